@@ -1,0 +1,136 @@
+//===- KVOps.td - the kv kernel model dialect --------------*- tablegen -*-===//
+//
+// The kernel model of PUG_para: one parameterized thread, a kernel body cut
+// into barrier intervals by `kv.barrier`, and conditional assignments
+// `kv.write` whose guard, index and value are expressions (arith ops) over
+// thread/block ids, launch dimensions, scalar parameters and `kv.read`s.
+// A `kv.read` sees the array as it stood at the start of its barrier
+// interval: the lowering forwards a thread's own earlier writes explicitly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KV_OPS_TD
+#define KV_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def KV_Dialect : Dialect {
+  let name = "kv";
+  let cppNamespace = "::kv";
+  let summary = "GPU kernel model for parameterized equivalence checking";
+  let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+class KV_Type<string name, string typeMnemonic> : TypeDef<KV_Dialect, name> {
+  let mnemonic = typeMnemonic;
+}
+
+def KV_GlobalArray : KV_Type<"GlobalArray", "global"> {
+  let summary = "a global-memory array reached through a kernel pointer parameter";
+  let parameters = (ins "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+}
+
+def KV_SharedArray : KV_Type<"SharedArray", "shared"> {
+  let summary = "a per-block shared-memory array; size 0 means extern (dynamic)";
+  let parameters = (ins "::mlir::Type":$elementType, "int64_t":$size);
+  let assemblyFormat = "`<` $elementType `,` $size `>`";
+}
+
+def KV_AnyArray : AnyTypeOf<[KV_GlobalArray, KV_SharedArray]>;
+
+class KV_Op<string mnemonic, list<Trait> traits = []> :
+    Op<KV_Dialect, mnemonic, traits>;
+
+def KV_KernelOp : KV_Op<"kernel", [Symbol, NoTerminator, IsolatedFromAbove,
+    SingleBlock, DeclareOpInterfaceMethods<OpAsmOpInterface,
+                                           ["getAsmBlockArgumentNames"]>]> {
+  let summary = "a kernel: parameters and shared arrays as block arguments";
+  let description = [{
+    Entry block arguments are the kernel's parameters (integer scalars and
+    `!kv.global` arrays) followed by its `!kv.shared` arrays; `arg_names`
+    gives their source names. The body is straight-line: barrier intervals
+    separated by `kv.barrier`, each holding conditional assignments.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$arg_names,
+                       OptionalAttr<StrAttr>:$source_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::Block &getBlock() { return getBody().front(); }
+    llvm::StringRef getArgName(unsigned i) {
+      return llvm::cast<mlir::StringAttr>(getArgNames()[i]).getValue();
+    }
+    /// Source-level name (demangled) if known, else the symbol name.
+    llvm::StringRef getDisplayName() {
+      if (auto s = getSourceName()) return *s;
+      return getSymName();
+    }
+  }];
+}
+
+def KV_SRegOp : KV_Op<"sreg", [Pure]> {
+  let summary = "a thread/block id or launch dimension";
+  let description = [{
+    `name` is one of tid.{x,y,z}, bid.{x,y,z}, bdim.{x,y,z}, gdim.{x,y,z}.
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def KV_ReadOp : KV_Op<"read", [Pure]> {
+  let summary = "read an array as it stood at the start of the interval";
+  let description = [{
+    The value is defined for every thread; `guard` says when the thread
+    actually performs the access (used by the race and bounds checks).
+  }];
+  let arguments = (ins KV_AnyArray:$array, AnySignlessInteger:$index,
+                       I1:$guard);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $array `[` $index `]` `if` $guard attr-dict `:` type($array) `,` type($index) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def KV_WriteOp : KV_Op<"write"> {
+  let summary = "a conditional assignment: if guard then array[index] := value";
+  let arguments = (ins KV_AnyArray:$array, AnySignlessInteger:$index,
+                       AnyType:$value, I1:$guard);
+  let assemblyFormat = [{
+    $array `[` $index `]` `=` $value `if` $guard attr-dict `:` type($array) `,` type($index) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def KV_BarrierOp : KV_Op<"barrier"> {
+  let summary = "__syncthreads(): ends one barrier interval, starts the next";
+  let assemblyFormat = "attr-dict";
+}
+
+def KV_AssumeOp : KV_Op<"assume"> {
+  let summary = "a precondition every thread of a valid launch satisfies";
+  let arguments = (ins I1:$cond);
+  let assemblyFormat = "$cond attr-dict";
+}
+
+def KV_ApplyOp : KV_Op<"apply", [Pure]> {
+  let summary = "a deterministic operation kept uninterpreted (e.g. float add)";
+  let description = [{
+    Both kernels of a pair compute the same value when they apply the same
+    `fn` to the same operands; nothing else is assumed about it.
+  }];
+  let arguments = (ins StrAttr:$fn, Variadic<AnyType>:$operands);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$fn `(` $operands `)` attr-dict `:` functional-type($operands, $result)";
+}
+
+#endif // KV_OPS_TD

@@ -1,0 +1,130 @@
+//===- KVDialect.cpp - the kv kernel model dialect ------------------------===//
+#include "kv/KVDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kv;
+
+#include "kv/KVOpsDialect.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "kv/KVOpsTypes.cpp.inc"
+#define GET_OP_CLASSES
+#include "kv/KVOps.cpp.inc"
+
+void KVDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "kv/KVOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "kv/KVOps.cpp.inc"
+      >();
+}
+
+Type kv::getArrayElementType(Type t) {
+  if (auto g = dyn_cast<GlobalArrayType>(t))
+    return g.getElementType();
+  if (auto s = dyn_cast<SharedArrayType>(t))
+    return s.getElementType();
+  return {};
+}
+
+bool kv::isArrayType(Type t) { return isa<GlobalArrayType, SharedArrayType>(t); }
+
+void kv::registerKVDialects(DialectRegistry &registry) {
+  registry.insert<KVDialect, arith::ArithDialect>();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  Block &b = getBlock();
+  if (getArgNames().size() != b.getNumArguments())
+    return emitOpError("has ") << b.getNumArguments()
+                               << " block arguments but "
+                               << getArgNames().size() << " arg_names";
+  bool sawShared = false;
+  for (BlockArgument a : b.getArguments()) {
+    Type t = a.getType();
+    if (isa<SharedArrayType>(t)) {
+      sawShared = true;
+      continue;
+    }
+    if (sawShared)
+      return emitOpError("parameter #")
+             << a.getArgNumber() << " follows a shared array";
+    if (!isa<GlobalArrayType>(t) && !t.isSignlessInteger())
+      return emitOpError("parameter #")
+             << a.getArgNumber() << " must be an integer or !kv.global, got "
+             << t;
+  }
+  for (BlockArgument a : b.getArguments())
+    if (Type e = getArrayElementType(a.getType()))
+      if (!e.isSignlessInteger())
+        return emitOpError("array element type must be a signless integer "
+                           "(floats are kept as bit patterns), got ")
+               << e;
+  for (Operation &op : b) {
+    if (isa<arith::ArithDialect>(op.getDialect()) ||
+        isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp>(op))
+      continue;
+    return op.emitOpError("is not allowed in a kv.kernel body");
+  }
+  return success();
+}
+
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  if (&region != &getBody() || region.empty())
+    return;
+  for (BlockArgument a : region.front().getArguments())
+    if (a.getArgNumber() < getArgNames().size())
+      setNameFn(a, getArgName(a.getArgNumber()));
+}
+
+LogicalResult SRegOp::verify() {
+  bool ok = llvm::StringSwitch<bool>(getName())
+                .Cases({"tid.x", "tid.y", "tid.z", "bid.x", "bid.y", "bid.z"},
+                       true)
+                .Cases({"bdim.x", "bdim.y", "bdim.z", "gdim.x", "gdim.y",
+                        "gdim.z"},
+                       true)
+                .Default(false);
+  if (!ok)
+    return emitOpError("unknown special register '") << getName() << "'";
+  return success();
+}
+
+static LogicalResult verifyArrayOperand(Operation *op, Value array) {
+  auto arg = dyn_cast<BlockArgument>(array);
+  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()))
+    return op->emitOpError("array operand must be a kv.kernel argument");
+  return success();
+}
+
+LogicalResult ReadOp::verify() {
+  if (failed(verifyArrayOperand(*this, getArray())))
+    return failure();
+  if (getResult().getType() != getArrayElementType(getArray().getType()))
+    return emitOpError("result type ")
+           << getResult().getType() << " differs from the element type "
+           << getArrayElementType(getArray().getType());
+  return success();
+}
+
+LogicalResult WriteOp::verify() {
+  if (failed(verifyArrayOperand(*this, getArray())))
+    return failure();
+  if (getValue().getType() != getArrayElementType(getArray().getType()))
+    return emitOpError("value type ")
+           << getValue().getType() << " differs from the element type "
+           << getArrayElementType(getArray().getType());
+  return success();
+}

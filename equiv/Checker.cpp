@@ -1,0 +1,640 @@
+//===- Checker.cpp - equivalence of two kv kernels ------------------------===//
+//
+// One query per global array that either kernel writes: is there a launch,
+// an input and a cell k where the two kernels' final values differ? The
+// "no other thread wrote here" obligations of the encoding are instantiated
+// with candidate threads (the other kernel's writers, their x/y swaps, and
+// threads obtained by solving the write index for one coordinate). Dropping
+// or instantiating a universally quantified hypothesis only weakens the
+// query, so `unsat` is a proof. A `sat` model is replayed on the concrete
+// executor and only reported when the two kernels really differ.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/Checker.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <set>
+
+using namespace mlir;
+
+namespace kv {
+
+const char *verdictName(Verdict v) {
+  switch (v) {
+  case Verdict::Equivalent: return "equivalent";
+  case Verdict::NotEquivalent: return "not-equivalent";
+  case Verdict::Unknown: return "unknown";
+  case Verdict::Unsupported: return "unsupported";
+  case Verdict::Error: return "error";
+  }
+  return "error";
+}
+
+int exitCode(Verdict v) {
+  switch (v) {
+  case Verdict::Equivalent: return 0;
+  case Verdict::NotEquivalent: return 1;
+  case Verdict::Unknown:
+  case Verdict::Unsupported: return 2;
+  case Verdict::Error: return 3;
+  }
+  return 3;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// --assume: a small C expression parser straight to Z3.
+//===----------------------------------------------------------------------===//
+
+class AssumeParser {
+public:
+  AssumeParser(Encoder &enc, llvm::StringRef text) : enc(enc), text(text) {}
+
+  /// The assumption as a Z3 boolean, or an error message.
+  std::optional<z3::expr> parse(std::string &error) {
+    pos = 0;
+    std::optional<z3::expr> e = parseBinary(0);
+    skipSpace();
+    if (e && pos != text.size())
+      err("unexpected '" + text.substr(pos, 1).str() + "'");
+    if (!msg.empty()) {
+      error = msg;
+      return std::nullopt;
+    }
+    return toBool(*e);
+  }
+
+private:
+  Encoder &enc;
+  llvm::StringRef text;
+  size_t pos = 0;
+  std::string msg;
+
+  unsigned width() { return modelWidth(32, enc.bits); }
+  void err(const std::string &m) {
+    if (msg.empty())
+      msg = "column " + std::to_string(pos + 1) + ": " + m;
+  }
+  void skipSpace() {
+    while (pos < text.size() && isspace((unsigned char)text[pos]))
+      ++pos;
+  }
+  bool eat(llvm::StringRef tok) {
+    skipSpace();
+    if (!text.substr(pos).starts_with(tok))
+      return false;
+    // Do not split "<=" into "<" "=", "&&" into "&" "&", and so on.
+    static const char *longer[] = {"<=", ">=", "==", "!=", "&&", "||", "<<",
+                                   ">>"};
+    if (tok.size() == 1)
+      for (const char *l : longer)
+        if (text.substr(pos).starts_with(l) && l[0] == tok[0])
+          return false;
+    pos += tok.size();
+    return true;
+  }
+  z3::expr toBv(const z3::expr &e) {
+    if (e.is_bool())
+      return z3::ite(e, enc.ctx.bv_val(1, width()), enc.ctx.bv_val(0, width()));
+    return enc.resize(e, width(), true);
+  }
+  z3::expr toBool(const z3::expr &e) {
+    return e.is_bool() ? e : e != enc.ctx.bv_val(0, e.get_sort().bv_size());
+  }
+
+  std::optional<z3::expr> parsePrimary() {
+    skipSpace();
+    if (pos >= text.size()) {
+      err("expression expected");
+      return std::nullopt;
+    }
+    char c = text[pos];
+    if (eat("(")) {
+      auto e = parseBinary(0);
+      if (!eat(")"))
+        err("')' expected");
+      return e;
+    }
+    if (eat("!")) {
+      auto e = parsePrimary();
+      return e ? std::optional<z3::expr>(!toBool(*e)) : std::nullopt;
+    }
+    if (eat("-")) {
+      auto e = parsePrimary();
+      return e ? std::optional<z3::expr>(-toBv(*e)) : std::nullopt;
+    }
+    if (eat("~")) {
+      auto e = parsePrimary();
+      return e ? std::optional<z3::expr>(~toBv(*e)) : std::nullopt;
+    }
+    if (isdigit((unsigned char)c)) {
+      size_t start = pos;
+      while (pos < text.size() && isalnum((unsigned char)text[pos]))
+        ++pos;
+      llvm::StringRef lit = text.slice(start, pos);
+      uint64_t v;
+      if (lit.getAsInteger(0, v)) {
+        pos = start;
+        err("bad integer '" + lit.str() + "'");
+        return std::nullopt;
+      }
+      return enc.ctx.bv_val(v, width());
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+      size_t start = pos;
+      while (pos < text.size() &&
+             (isalnum((unsigned char)text[pos]) || text[pos] == '_' ||
+              text[pos] == '.'))
+        ++pos;
+      llvm::StringRef id = text.slice(start, pos);
+      for (int i = 0; i < 3; ++i) {
+        std::string ax = std::string(".") + "xyz"[i];
+        if (id == "blockDim" + ax)
+          return enc.bdim[i];
+        if (id == "gridDim" + ax)
+          return enc.gdim[i];
+      }
+      for (unsigned i = 0; i < enc.paramNames.size(); ++i)
+        if (enc.paramNames[i] == id && enc.params[i] &&
+            !enc.params[i]->is_array())
+          return toBv(*enc.params[i]);
+      pos = start;
+      std::string known = "blockDim.{x,y,z}, gridDim.{x,y,z}";
+      for (unsigned i = 0; i < enc.paramNames.size(); ++i)
+        if (enc.params[i] && !enc.params[i]->is_array())
+          known += ", " + enc.paramNames[i];
+      err("unknown name '" + id.str() + "' (known: " + known + ")");
+      return std::nullopt;
+    }
+    err("unexpected '" + std::string(1, c) + "'");
+    return std::nullopt;
+  }
+
+  // Precedence climbing over C's binary operators.
+  std::optional<z3::expr> parseBinary(int minPrec) {
+    auto lhs = parsePrimary();
+    while (lhs && msg.empty()) {
+      static const std::pair<const char *, int> ops[] = {
+          {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},
+          {"==", 6}, {"!=", 6}, {"<=", 7}, {">=", 7}, {"<<", 8},
+          {">>", 8}, {"<", 7},  {">", 7},  {"+", 9},  {"-", 9},
+          {"*", 10}, {"/", 10}, {"%", 10}};
+      const char *op = nullptr;
+      int prec = 0;
+      size_t save = pos;
+      for (auto [o, p] : ops)
+        if (p >= minPrec && eat(o)) {
+          op = o;
+          prec = p;
+          break;
+        }
+      if (!op) {
+        pos = save;
+        break;
+      }
+      auto rhs = parseBinary(prec + 1);
+      if (!rhs)
+        return std::nullopt;
+      z3::expr l = *lhs, r = *rhs;
+      llvm::StringRef o(op);
+      if (o == "||")
+        lhs = toBool(l) || toBool(r);
+      else if (o == "&&")
+        lhs = toBool(l) && toBool(r);
+      else {
+        l = toBv(l);
+        r = toBv(r);
+        if (o == "|") lhs = l | r;
+        else if (o == "^") lhs = l ^ r;
+        else if (o == "&") lhs = l & r;
+        else if (o == "==") lhs = l == r;
+        else if (o == "!=") lhs = l != r;
+        else if (o == "<=") lhs = l <= r;
+        else if (o == ">=") lhs = l >= r;
+        else if (o == "<") lhs = l < r;
+        else if (o == ">") lhs = l > r;
+        else if (o == "<<") lhs = z3::shl(l, r);
+        else if (o == ">>") lhs = z3::ashr(l, r);
+        else if (o == "+") lhs = l + r;
+        else if (o == "-") lhs = l - r;
+        else if (o == "*") lhs = l * r;
+        else if (o == "/") lhs = l / r;
+        else lhs = z3::srem(l, r);
+      }
+    }
+    return lhs;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Model -> concrete values
+//===----------------------------------------------------------------------===//
+
+llvm::APInt numeral(const z3::expr &e, unsigned width) {
+  if (e.is_bool())
+    return llvm::APInt(width, e.is_true() ? 1 : 0);
+  std::string s = Z3_get_numeral_string(e.ctx(), e);
+  return llvm::APInt(std::max(width, (unsigned)s.size() * 4 + 1), s, 10)
+      .trunc(width);
+}
+
+struct PairCheck {
+  KernelOp before, after;
+  const CheckOptions &opts;
+  CheckResult &result;
+  std::chrono::steady_clock::time_point deadline;
+  bool hasDeadline;
+
+  unsigned remainingMs() {
+    if (!hasDeadline)
+      return 0;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    return left <= 1 ? 1 : (unsigned)left;
+  }
+
+  /// Check one output array; returns false when the verdict is settled
+  /// (not-equivalent, unknown, error).
+  bool checkArray(unsigned arg);
+  void addCandidates(Encoder &enc, size_t numObligations,
+                     size_t numAnchors);
+  bool replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
+              const z3::model &m, unsigned arg, const z3::expr &k,
+              Counterexample &cex, std::string &why);
+};
+
+void PairCheck::addCandidates(Encoder &enc, size_t numObligations,
+                              size_t numAnchors) {
+  z3::context &ctx = enc.ctx;
+  unsigned w = modelWidth(32, enc.bits);
+  (void)w;
+  std::vector<const Thread *> anchors;
+  for (size_t i = 0; i < numAnchors && i < enc.threads.size(); ++i)
+    anchors.push_back(&enc.threads[i]);
+  for (size_t oi = 0; oi < numObligations; ++oi) {
+    Obligation ob = enc.obligations[oi];
+    if (ob.depth > 0)
+      continue;
+    bool shared = enc.isShared(*ob.kernel, ob.array);
+    std::vector<std::pair<std::vector<z3::expr>, std::vector<z3::expr>>> cands;
+    auto blockOf = [&](const Thread &a) {
+      return shared ? ob.reader->bid : a.bid;
+    };
+    for (const Thread *a : anchors) {
+      std::vector<z3::expr> bid = blockOf(*a);
+      cands.push_back({a->tid, bid});
+      cands.push_back({{a->tid[1], a->tid[0], a->tid[2]}, bid});
+      if (!shared) {
+        // Swap the global x/y coordinates.
+        std::vector<z3::expr> g;
+        for (int i = 0; i < 3; ++i)
+          g.push_back(a->bid[i] * enc.bdim[i] + a->tid[i]);
+        std::vector<z3::expr> sw = {g[1], g[0], g[2]};
+        std::vector<z3::expr> tid, b;
+        for (int i = 0; i < 3; ++i) {
+          tid.push_back(z3::urem(sw[i], enc.bdim[i]));
+          b.push_back(z3::udiv(sw[i], enc.bdim[i]));
+        }
+        cands.push_back({tid, b});
+      }
+    }
+    // Solve each write's index for one thread coordinate.
+    for (WriteOp wr : ob.kernel->writes[ob.array][ob.interval]) {
+      std::vector<const Thread *> bases = {ob.reader};
+      for (const Thread *a : anchors)
+        bases.push_back(a);
+      for (const Thread *base : bases) {
+        for (int c = 0; c < 3; ++c) {
+          std::string coord = std::string("tid.") + "xyz"[c];
+          auto sol = enc.solveFor(*ob.kernel, wr.getIndex(), coord, ob.index,
+                                  *base);
+          if (!sol)
+            continue;
+          std::vector<z3::expr> tid = base->tid;
+          tid[c] = *sol;
+          cands.push_back({tid, blockOf(*base)});
+        }
+      }
+    }
+    for (auto &[tid, bid] : cands) {
+      Thread &t = enc.makeThread(tid, bid, 1);
+      z3::expr hit = enc.hitAny(*ob.kernel, ob.array, ob.interval, ob.index, t);
+      enc.side.push_back(ob.writerHit || !enc.inRange(t) || !hit);
+    }
+  }
+  (void)ctx;
+}
+
+bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
+                       const z3::model &m, unsigned arg, const z3::expr &k,
+                       Counterexample &cex, std::string &why) {
+  z3::context &ctx = enc.ctx;
+  LaunchConfig cfg;
+  unsigned w32 = modelWidth(32, enc.bits);
+  for (int i = 0; i < 3; ++i) {
+    cfg.grid[i] = numeral(m.eval(enc.gdim[i], true), w32).getZExtValue();
+    cfg.block[i] = numeral(m.eval(enc.bdim[i], true), w32).getZExtValue();
+    cex.gridDim[i] = cfg.grid[i];
+    cex.blockDim[i] = cfg.block[i];
+  }
+  std::map<std::pair<unsigned, uint64_t>, llvm::APInt> inputsRead;
+  auto inputsFor = [&](KernelModel &km) {
+    ExecInputs in;
+    in.bits = enc.bits;
+    in.scalar = [&](unsigned a) {
+      Type t = km.op.getBlock().getArgument(a).getType();
+      return numeral(m.eval(*enc.params[a], true), enc.widthOf(t));
+    };
+    in.initial = [&](unsigned a, uint64_t idx) {
+      Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
+      llvm::APInt v =
+          numeral(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, enc.bits)),
+                         true),
+                  enc.widthOf(et));
+      inputsRead.emplace(std::make_pair(a, idx), v);
+      return v;
+    };
+    in.sharedInitial = [&, km = &km](unsigned a, const uint64_t bid[3],
+                                      uint64_t idx) {
+      std::vector<z3::expr> b, t;
+      for (int i = 0; i < 3; ++i) {
+        b.push_back(ctx.bv_val(bid[i], w32));
+        t.push_back(ctx.bv_val(0, w32));
+      }
+      Thread &th = enc.makeThread(t, b, 2);
+      z3::expr v = enc.arrayValue(*km, a, -1, ctx.bv_val(idx, enc.bits), th, 2);
+      Type et = getArrayElementType(km->op.getBlock().getArgument(a).getType());
+      return numeral(m.eval(v, true), enc.widthOf(et));
+    };
+    in.apply = [&](llvm::StringRef fn, llvm::ArrayRef<llvm::APInt> args,
+                   unsigned width) -> std::optional<llvm::APInt> {
+      z3::sort_vector dom(ctx);
+      z3::expr_vector vals(ctx);
+      for (const llvm::APInt &a : args) {
+        dom.push_back(ctx.bv_sort(a.getBitWidth()));
+        vals.push_back(ctx.bv_val(llvm::toString(a, 10, false).c_str(),
+                                  a.getBitWidth()));
+      }
+      z3::expr r = enc.uf("uf." + fn.str(), dom, width)(vals);
+      return numeral(m.eval(r, true), width);
+    };
+    return in;
+  };
+  ExecResult rs = execute(ks.op, cfg, inputsFor(ks));
+  ExecResult rt = execute(kt.op, cfg, inputsFor(kt));
+  if (!rs.ok || !rt.ok) {
+    why = "the counterexample could not be replayed: " +
+          (!rs.ok ? rs.error : rt.error);
+    return false;
+  }
+  if (rs.assumeViolated) {
+    why = "the counterexample violates a __builtin_assume of the before kernel";
+    return false;
+  }
+  // Compare every cell either kernel wrote; prefer the solver's cell.
+  Type et = getArrayElementType(ks.op.getBlock().getArgument(arg).getType());
+  unsigned ew = enc.widthOf(et);
+  auto cell = [&](ExecResult &r, uint64_t idx) {
+    auto it = r.written[arg].find(idx);
+    if (it != r.written[arg].end())
+      return it->second;
+    return numeral(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, enc.bits)),
+                          true),
+                   ew);
+  };
+  std::vector<uint64_t> order;
+  order.push_back(numeral(m.eval(k, true), enc.bits).getZExtValue());
+  for (auto &[i, v] : rs.written[arg])
+    order.push_back(i);
+  for (auto &[i, v] : rt.written[arg])
+    order.push_back(i);
+  for (uint64_t idx : order) {
+    llvm::APInt a = cell(rs, idx), b = cell(rt, idx);
+    if (a == b)
+      continue;
+    cex.mismatchArray = enc.paramNames[arg];
+    cex.mismatchIndex = (int64_t)idx;
+    cex.before = a.getSExtValue();
+    cex.after = b.getSExtValue();
+    cex.replayed = true;
+    for (unsigned i = 0; i < enc.params.size(); ++i)
+      if (enc.params[i] && !enc.params[i]->is_array()) {
+        Type t = ks.op.getBlock().getArgument(i).getType();
+        cex.scalars.push_back(
+            {enc.paramNames[i],
+             numeral(m.eval(*enc.params[i], true), enc.widthOf(t))
+                 .getSExtValue()});
+      }
+    unsigned shown = 0;
+    for (auto &[key, v] : inputsRead)
+      if (shown++ < 64)
+        cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
+            v.getSExtValue();
+    return true;
+  }
+  why = "the solver's counterexample does not replay (an obligation the "
+        "encoding could not discharge)";
+  return false;
+}
+
+bool PairCheck::checkArray(unsigned arg) {
+  z3::context ctx;
+  Encoder enc(ctx, opts.bits, before);
+  KernelModel ks(before, "before"), kt(after, "after");
+  z3::expr k = ctx.bv_const("k", opts.bits);
+  Thread &host = enc.freshThread(nullptr, 0);
+  z3::expr vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0);
+  z3::expr vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0);
+  // The before kernel's __builtin_assume holds for every thread.
+  size_t numThreads = enc.threads.size();
+  for (size_t i = 0; i < numThreads; ++i)
+    for (AssumeOp a : ks.assumes)
+      enc.side.push_back(z3::implies(enc.inRange(enc.threads[i]),
+                                     enc.value(ks, a.getCond(),
+                                               enc.threads[i])));
+  addCandidates(enc, enc.obligations.size(), numThreads);
+  if (!enc.unsupported.empty()) {
+    result.verdict = Verdict::Unsupported;
+    result.reason = "kv construct without an encoding: " + enc.unsupported;
+    return false;
+  }
+
+  z3::solver s(ctx);
+  z3::params p(ctx);
+  if (hasDeadline)
+    p.set("timeout", remainingMs());
+  s.set(p);
+  s.add(enc.launchConstraints());
+  for (const std::string &a : opts.assumptions) {
+    std::string err;
+    AssumeParser parser(enc, a);
+    auto e = parser.parse(err);
+    if (!e) {
+      result.verdict = Verdict::Error;
+      result.reason = "cannot parse --assume='" + a + "': " + err;
+      return false;
+    }
+    s.add(*e);
+  }
+  s.add(enc.side);
+  s.add(vs != vt);
+  z3::check_result r = s.check();
+  if (r == z3::unsat)
+    return true;
+  if (r == z3::unknown) {
+    result.verdict = Verdict::Unknown;
+    result.reason = "solver returned unknown for array '" +
+                    enc.paramNames[arg] + "': " + s.reason_unknown();
+    return false;
+  }
+  // Prefer a small launch for a readable counterexample that replays fast.
+  unsigned w32 = modelWidth(32, opts.bits);
+  z3::model m = s.get_model();
+  for (uint64_t lim : {4, 64}) {
+    s.push();
+    for (int i = 0; i < 3; ++i) {
+      s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w32)));
+      s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w32)));
+    }
+    for (auto &prm : enc.params)
+      if (prm && !prm->is_array() && prm->get_sort().bv_size() > 8) {
+        unsigned pw = prm->get_sort().bv_size();
+        s.add(*prm >= ctx.bv_val(-64, pw) && *prm <= ctx.bv_val(64 * lim, pw));
+      }
+    if (s.check() == z3::sat) {
+      m = s.get_model();
+      s.pop();
+      break;
+    }
+    s.pop();
+  }
+  Counterexample cex;
+  std::string why;
+  if (replay(enc, ks, kt, m, arg, k, cex, why)) {
+    result.verdict = Verdict::NotEquivalent;
+    result.counterexample = cex;
+    result.reason = "the kernels write different values to '" +
+                    cex.mismatchArray + "'";
+    return false;
+  }
+  result.verdict = Verdict::Unknown;
+  result.reason = "array '" + enc.paramNames[arg] + "': " + why;
+  return false;
+}
+
+/// Human-readable reason when the parameter lists cannot be matched.
+std::string matchParams(KernelOp a, KernelOp b) {
+  auto params = [](KernelOp k) {
+    std::vector<BlockArgument> v;
+    for (BlockArgument x : k.getBlock().getArguments())
+      if (!isa<SharedArrayType>(x.getType()))
+        v.push_back(x);
+    return v;
+  };
+  auto pa = params(a), pb = params(b);
+  if (pa.size() != pb.size())
+    return "the kernels have " + std::to_string(pa.size()) + " and " +
+           std::to_string(pb.size()) + " parameters";
+  for (size_t i = 0; i < pa.size(); ++i) {
+    Type ta = pa[i].getType(), tb = pb[i].getType();
+    if (ta == tb)
+      continue;
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "parameter #" << i << " ('" << a.getArgName(i) << "') has type " << ta
+       << " in the before kernel and " << tb << " in the after kernel";
+    return s;
+  }
+  return "";
+}
+
+} // namespace
+
+CheckResult checkEquivalence(KernelOp before, KernelOp after,
+                             const CheckOptions &opts) {
+  auto start = std::chrono::steady_clock::now();
+  CheckResult result;
+  auto finish = [&]() {
+    result.timeMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    return result;
+  };
+  if (std::string m = matchParams(before, after); !m.empty()) {
+    result.verdict = Verdict::Unsupported;
+    result.reason = m;
+    return finish();
+  }
+
+  // What the verdict rests on.
+  std::vector<std::string> arrays;
+  bool hasApply = false;
+  for (KernelOp k : {before, after}) {
+    KernelModel km(k, "");
+    hasApply |= km.hasApply;
+  }
+  for (BlockArgument a : before.getBlock().getArguments())
+    if (isa<GlobalArrayType>(a.getType()))
+      arrays.push_back(before.getArgName(a.getArgNumber()).str());
+  if (arrays.size() > 1)
+    result.assumptions.push_back("pointer parameters " +
+                                 llvm::join(arrays, ", ") +
+                                 " point to distinct, non-overlapping arrays");
+  result.assumptions.push_back(
+      "launch within CUDA limits: blockDim <= (1024, 1024, 64) with at most "
+      "1024 threads per block, gridDim <= (2^31-1, 65535, 65535)");
+  result.assumptions.push_back(
+      "integers are " + std::to_string(opts.bits) +
+      "-bit words; wider values (64-bit addresses) are taken modulo 2^" +
+      std::to_string(opts.bits));
+  result.assumptions.push_back(
+      "both kernels are free of data races and barrier divergence (not "
+      "checked)");
+  for (const std::string &a : opts.assumptions)
+    result.assumptions.push_back(a + " (--assume)");
+  KernelModel kb(before, "");
+  for (AssumeOp a : kb.assumes) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "__builtin_assume in the before kernel at " << a.getLoc();
+    result.assumptions.push_back(s);
+  }
+  if (hasApply)
+    result.assumptions.push_back(
+        "floating-point and other uninterpreted operations give equal results "
+        "on equal operands (nothing else is assumed about them)");
+
+  PairCheck pc{before, after, opts, result, {}, opts.timeoutSecs > 0};
+  if (pc.hasDeadline)
+    pc.deadline = start + std::chrono::seconds(opts.timeoutSecs);
+
+  // Every global array either kernel writes is an output.
+  std::set<unsigned> outputs;
+  for (KernelOp k : {before, after}) {
+    KernelModel km(k, "");
+    for (auto &[arg, byInterval] : km.writes)
+      if (isa<GlobalArrayType>(k.getBlock().getArgument(arg).getType()))
+        outputs.insert(arg);
+  }
+  try {
+    for (unsigned arg : outputs)
+      if (!pc.checkArray(arg))
+        return finish();
+  } catch (z3::exception &e) {
+    result.verdict = Verdict::Unknown;
+    result.reason = std::string("solver error: ") + e.msg();
+    return finish();
+  }
+  result.verdict = Verdict::Equivalent;
+  result.reason = "proved for every launch configuration and input";
+  return finish();
+}
+
+} // namespace kv

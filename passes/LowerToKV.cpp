@@ -1,0 +1,1101 @@
+//===- LowerToKV.cpp - nvptx LLVM IR to the kv kernel model ---------------===//
+//
+// Symbolic execution of one parameterized thread. Each path through the CFG
+// carries a guard; at a branch on a symbolic condition both sides run to the
+// branch's immediate post-dominator and their states are merged with selects.
+// Branches on conditions that fold to constants are followed, which unrolls
+// loops with constant trip counts. Writes to shared/global memory become
+// kv.write ops guarded by the path condition; reads become kv.read ops, with
+// the thread's own earlier writes in the same barrier interval forwarded.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/LowerToKV.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+
+using namespace mlir;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+namespace kv {
+
+bool isKernel(const llvm::Function &f) {
+  return f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
+}
+
+std::string sourceName(llvm::StringRef mangled) {
+  llvm::ItaniumPartialDemangler d;
+  if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
+    return mangled.str();
+  char *buf = d.getFunctionName(nullptr, nullptr);
+  std::string s = buf ? buf : mangled.str();
+  std::free(buf);
+  return s;
+}
+
+std::string describeLocation(const llvm::Instruction *inst) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (const llvm::DebugLoc &dl = inst->getDebugLoc()) {
+    os << dl->getFilename() << ":" << dl.getLine() << ":" << dl.getCol();
+    return s;
+  }
+  os << sourceName(inst->getFunction()->getName()) << ": `";
+  inst->print(os);
+  os << "`";
+  return s;
+}
+
+namespace {
+
+/// A byte offset: constant + sum of coefficient * i64 value.
+struct Linear {
+  int64_t constant = 0;
+  llvm::SmallVector<std::pair<Value, int64_t>, 2> terms;
+  bool operator==(const Linear &o) const {
+    return constant == o.constant && terms == o.terms;
+  }
+  void add(const Linear &o, int64_t scale = 1) {
+    constant += o.constant * scale;
+    for (auto &[v, c] : o.terms)
+      addTerm(v, c * scale);
+  }
+  void addTerm(Value v, int64_t c) {
+    if (c == 0)
+      return;
+    for (auto &t : terms)
+      if (t.first == v) {
+        t.second += c;
+        if (t.second == 0)
+          terms.erase(&t);
+        return;
+      }
+    terms.push_back({v, c});
+  }
+};
+
+struct SymVal {
+  enum Kind { None, Scalar, PrivPtr, ArrayPtr, NullPtr } kind = None;
+  Value scalar;      // Scalar
+  unsigned obj = 0;  // PrivPtr: private object id
+  Value array;       // ArrayPtr: kv kernel argument
+  Linear off;        // pointers: byte offset
+  bool isPtr() const { return kind >= PrivPtr; }
+  bool operator==(const SymVal &o) const {
+    return kind == o.kind && scalar == o.scalar && obj == o.obj &&
+           array == o.array && off == o.off;
+  }
+};
+
+struct PrivStore {
+  unsigned obj;
+  Linear off;
+  uint64_t size;
+  SymVal val;
+  Value guard;
+};
+
+struct State {
+  llvm::DenseMap<const llvm::Value *, SymVal> vals;
+  std::vector<PrivStore> stores;
+  Value guard;
+  bool dead = false;
+  SymVal ret;
+};
+
+struct OwnWrite {
+  Value array, index, value, guard;
+};
+
+struct Failure {};
+
+class Lowerer {
+public:
+  Lowerer(llvm::Function &f, ModuleOp module, Unsupported &why,
+          const LowerOptions &opts)
+      : f(f), module(module), why(why), opts(opts), ctx(module.getContext()),
+        b(ctx) {}
+
+  FailureOr<KernelOp> run();
+
+private:
+  llvm::Function &f;
+  ModuleOp module;
+  Unsupported &why;
+  const LowerOptions &opts;
+  MLIRContext *ctx;
+  OpBuilder b;
+  KernelOp kernel;
+  Location loc = UnknownLoc::get(ctx);
+  const llvm::Instruction *curInst = nullptr;
+  bool failed = false;
+
+  llvm::DenseMap<const llvm::Value *, Value> argArrays; // ptr params/globals
+  llvm::DenseMap<const llvm::Value *, SymVal> paramVals;
+  std::map<std::string, Value> sregs;
+  std::vector<OwnWrite> ownWrites; // current barrier interval
+  llvm::DenseMap<const llvm::Function *,
+                 std::unique_ptr<llvm::PostDominatorTree>>
+      pdts;
+  llvm::DenseMap<const llvm::BasicBlock *, unsigned> visits;
+  unsigned nextObj = 1;
+  unsigned depth = 0;
+  llvm::SmallVector<std::string> argNames;
+  llvm::DenseMap<Value, uint64_t> arrayElemSize;
+
+  // --- failure reporting -------------------------------------------------
+  void fail(const llvm::Twine &what) {
+    if (failed)
+      return;
+    failed = true;
+    why.construct = what.str();
+    why.location = curInst ? describeLocation(curInst)
+                           : sourceName(f.getName());
+  }
+
+  // --- expression helpers ------------------------------------------------
+  Value cst(Type t, int64_t v) {
+    return arith::ConstantOp::create(b, loc, t, IntegerAttr::get(t, v));
+  }
+  Value i1(bool v) { return cst(b.getI1Type(), v); }
+  static bool constBool(Value v, bool &out) {
+    llvm::APInt ap;
+    if (!matchPattern(v, m_ConstantInt(&ap)))
+      return false;
+    out = !ap.isZero();
+    return true;
+  }
+  bool isTrue(Value v) {
+    bool c;
+    return constBool(v, c) && c;
+  }
+  bool isFalse(Value v) {
+    bool c;
+    return constBool(v, c) && !c;
+  }
+  Value andI1(Value a, Value c) {
+    if (isTrue(a))
+      return c;
+    if (isTrue(c))
+      return a;
+    if (isFalse(a) || isFalse(c))
+      return i1(false);
+    return b.createOrFold<arith::AndIOp>(loc, a, c);
+  }
+  Value notI1(Value a) {
+    return b.createOrFold<arith::XOrIOp>(loc, a, i1(true));
+  }
+  Value select(Value c, Value t, Value e) {
+    if (t == e)
+      return t;
+    return b.createOrFold<arith::SelectOp>(loc, c, t, e);
+  }
+  Value eq(Value a, Value c) {
+    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c);
+  }
+  Value toI64(Value v, bool isSigned = true) {
+    unsigned w = v.getType().getIntOrFloatBitWidth();
+    if (w == 64)
+      return v;
+    if (w > 64) {
+      fail("integer wider than 64 bits");
+      return cst(b.getI64Type(), 0);
+    }
+    if (isSigned && w > 1)
+      return b.createOrFold<arith::ExtSIOp>(loc, b.getI64Type(), v);
+    return b.createOrFold<arith::ExtUIOp>(loc, b.getI64Type(), v);
+  }
+  Value materialize(const Linear &l) {
+    Type i64 = b.getI64Type();
+    Value acc = cst(i64, l.constant);
+    for (auto &[v, c] : l.terms) {
+      Value t = c == 1 ? v : b.createOrFold<arith::MulIOp>(loc, v, cst(i64, c));
+      acc = b.createOrFold<arith::AddIOp>(loc, acc, t);
+    }
+    return acc;
+  }
+  static Linear linearOf(Value v) {
+    Linear l;
+    llvm::APInt ap;
+    if (matchPattern(v, m_ConstantInt(&ap)))
+      l.constant = ap.getSExtValue();
+    else
+      l.terms.push_back({v, 1});
+    return l;
+  }
+
+  Type typeFor(llvm::Type *t) {
+    if (t->isIntegerTy())
+      return b.getIntegerType(t->getIntegerBitWidth());
+    if (t->isFloatingPointTy())
+      return b.getIntegerType(t->getPrimitiveSizeInBits());
+    fail("value of type " + typeName(t));
+    return b.getI32Type();
+  }
+  static std::string typeName(llvm::Type *t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t->print(os);
+    return s;
+  }
+
+  Value sreg(llvm::StringRef name) {
+    auto it = sregs.find(name.str());
+    if (it != sregs.end())
+      return it->second;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&kernel.getBlock());
+    Value v = SRegOp::create(b, UnknownLoc::get(ctx), b.getI32Type(),
+                             b.getStringAttr(name));
+    sregs[name.str()] = v;
+    return v;
+  }
+
+  // --- values --------------------------------------------------------------
+  SymVal scalar(Value v) {
+    SymVal s;
+    s.kind = SymVal::Scalar;
+    s.scalar = v;
+    return s;
+  }
+  SymVal eval(const llvm::Value *v, State &s);
+  Value evalScalar(const llvm::Value *v, State &s) {
+    SymVal sv = eval(v, s);
+    if (sv.kind != SymVal::Scalar) {
+      if (!failed)
+        fail("pointer used as an integer");
+      return cst(b.getI32Type(), 0);
+    }
+    return sv.scalar;
+  }
+  SymVal evalConstant(const llvm::Constant *c, State &s);
+  Value arrayFor(const llvm::Value *base);
+
+  // --- execution -------------------------------------------------------
+  void runBlocks(const llvm::BasicBlock *bb, State &s,
+                 const llvm::BasicBlock *stopAt);
+  void takeEdge(const llvm::BasicBlock *from, const llvm::BasicBlock *to,
+                State &s);
+  State merge(State &t, State &e, Value c, Value guard, size_t forkStores);
+  SymVal mergeVal(const SymVal &t, const SymVal &e, Value c);
+  void exec(const llvm::Instruction &inst, State &s);
+  void execCall(const llvm::CallBase &call, State &s);
+  SymVal callFunction(const llvm::Function &callee, const llvm::CallBase &call,
+                      State &s);
+  Value loadArray(Value array, const Linear &off, llvm::Type *ty, Value guard);
+  void storeArray(Value array, const Linear &off, Value val, State &s);
+  Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
+  SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
+  Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result) {
+    return ApplyOp::create(b, loc, result, b.getStringAttr(fn), ops);
+  }
+  llvm::PostDominatorTree &pdt(const llvm::Function &fn) {
+    auto &p = pdts[&fn];
+    if (!p)
+      p = std::make_unique<llvm::PostDominatorTree>(
+          const_cast<llvm::Function &>(fn));
+    return *p;
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+Value Lowerer::arrayFor(const llvm::Value *base) {
+  auto it = argArrays.find(base);
+  if (it != argArrays.end())
+    return it->second;
+  auto *gv = dyn_cast<llvm::GlobalVariable>(base);
+  if (!gv)
+    return {};
+  // A global variable: shared memory (addrspace 3) or a __device__ /
+  // __constant__ variable, which acts as a global-memory array.
+  Block &blk = kernel.getBlock();
+  std::string name = sourceName(gv->getName());
+  size_t colons = name.rfind("::");
+  if (colons != std::string::npos)
+    name = name.substr(colons + 2);
+  // Element type and size are fixed at the first access.
+  Type placeholder;
+  if (gv->getAddressSpace() == 3)
+    placeholder = SharedArrayType::get(ctx, b.getI8Type(), 0);
+  else
+    placeholder = GlobalArrayType::get(ctx, b.getI8Type());
+  unsigned pos = blk.getNumArguments();
+  if (!isa<SharedArrayType>(placeholder)) {
+    // Global arrays come before shared arrays.
+    pos = 0;
+    while (pos < blk.getNumArguments() &&
+           !isa<SharedArrayType>(blk.getArgument(pos).getType()))
+      ++pos;
+  }
+  Value a = blk.insertArgument(pos, placeholder, UnknownLoc::get(ctx));
+  argNames.insert(argNames.begin() + pos, name);
+  argArrays[base] = a;
+  return a;
+}
+
+SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
+  if (auto *ci = dyn_cast<llvm::ConstantInt>(c)) {
+    Type t = b.getIntegerType(ci->getBitWidth());
+    return scalar(arith::ConstantOp::create(
+        b, loc, t, IntegerAttr::get(t, ci->getValue())));
+  }
+  if (auto *cf = dyn_cast<llvm::ConstantFP>(c)) {
+    llvm::APInt bits = cf->getValueAPF().bitcastToAPInt();
+    Type t = b.getIntegerType(bits.getBitWidth());
+    return scalar(
+        arith::ConstantOp::create(b, loc, t, IntegerAttr::get(t, bits)));
+  }
+  if (isa<llvm::ConstantPointerNull>(c)) {
+    SymVal n;
+    n.kind = SymVal::NullPtr;
+    return n;
+  }
+  if (isa<llvm::UndefValue>(c) && !c->getType()->isPointerTy()) {
+    // undef/poison: any value is a refinement; 0 is one of them.
+    Type t = typeFor(c->getType());
+    return scalar(cst(t, 0));
+  }
+  if (auto *gv = dyn_cast<llvm::GlobalVariable>(c)) {
+    Value a = arrayFor(gv);
+    SymVal p;
+    p.kind = SymVal::ArrayPtr;
+    p.array = a;
+    return p;
+  }
+  if (auto *ce = dyn_cast<llvm::ConstantExpr>(c)) {
+    // Evaluate the expression as an instruction would be.
+    llvm::Instruction *inst = ce->getAsInstruction();
+    State tmp = s;
+    for (unsigned i = 0; i < inst->getNumOperands(); ++i)
+      tmp.vals[inst->getOperand(i)] = eval(inst->getOperand(i), s);
+    exec(*inst, tmp);
+    SymVal r = tmp.vals.lookup(inst);
+    inst->deleteValue();
+    return r;
+  }
+  fail("constant `" + [&] {
+    std::string str;
+    llvm::raw_string_ostream os(str);
+    c->print(os);
+    return str;
+  }() + "`");
+  return scalar(cst(b.getI32Type(), 0));
+}
+
+SymVal Lowerer::eval(const llvm::Value *v, State &s) {
+  auto it = s.vals.find(v);
+  if (it != s.vals.end())
+    return it->second;
+  auto pit = paramVals.find(v);
+  if (pit != paramVals.end())
+    return pit->second;
+  if (auto *c = dyn_cast<llvm::Constant>(v))
+    return evalConstant(c, s);
+  fail("value used before it is defined");
+  return scalar(cst(b.getI32Type(), 0));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
+  Type et = typeFor(ty);
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  // The element type of an array is fixed by its first access.
+  Type cur = getArrayElementType(array.getType());
+  auto sizeIt = arrayElemSize.find(array);
+  if (sizeIt == arrayElemSize.end()) {
+    arrayElemSize[array] = size;
+    if (auto sh = dyn_cast<SharedArrayType>(array.getType())) {
+      int64_t n = sh.getSize();
+      array.setType(SharedArrayType::get(ctx, et, n));
+    } else {
+      array.setType(GlobalArrayType::get(ctx, et));
+    }
+  } else if (cur != et) {
+    fail("array accessed with two element types (" + typeName(ty) + ")");
+    return cst(b.getI64Type(), 0);
+  }
+  Linear idx;
+  if (off.constant % (int64_t)size) {
+    fail("unaligned access into an array");
+    return cst(b.getI64Type(), 0);
+  }
+  idx.constant = off.constant / (int64_t)size;
+  for (auto &[v, c] : off.terms) {
+    if (c % (int64_t)size) {
+      fail("array index not a multiple of the element size");
+      return cst(b.getI64Type(), 0);
+    }
+    idx.addTerm(v, c / (int64_t)size);
+  }
+  return materialize(idx);
+}
+
+Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
+                          Value guard) {
+  Value idx = elementIndex(array, off, ty);
+  if (failed)
+    return cst(typeFor(ty), 0);
+  Value v = ReadOp::create(b, loc, typeFor(ty), array, idx, guard);
+  // Forward this thread's own earlier writes in the barrier interval: a
+  // kv.read sees the array as it stood when the interval began.
+  for (const OwnWrite &w : ownWrites) {
+    if (w.array != array)
+      continue;
+    Value hit = andI1(w.guard, eq(w.index, idx));
+    v = select(hit, w.value, v);
+  }
+  return v;
+}
+
+void Lowerer::storeArray(Value array, const Linear &off, Value val,
+                         State &s) {
+  llvm::Type *ty = nullptr;
+  (void)ty;
+  Value idx = elementIndex(array, off, curInst->getOperand(0)->getType());
+  if (failed)
+    return;
+  if (isFalse(s.guard))
+    return;
+  WriteOp::create(b, loc, array, idx, val, s.guard);
+  ownWrites.push_back({array, idx, val, s.guard});
+}
+
+SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  // Walk the stores to this object from the latest; an exact hit under a
+  // true guard ends the walk.
+  std::vector<std::pair<Value, SymVal>> hits; // condition, value
+  bool complete = false;
+  for (auto it = s.stores.rbegin(); it != s.stores.rend(); ++it) {
+    if (it->obj != p.obj)
+      continue;
+    Linear diff = it->off;
+    diff.add(p.off, -1);
+    if (diff.terms.empty()) {
+      int64_t d = diff.constant;
+      if (d == 0 && it->size == size) {
+        hits.push_back({it->guard, it->val});
+        if (isTrue(it->guard)) {
+          complete = true;
+          break;
+        }
+        continue;
+      }
+      // Disjoint byte ranges do not matter.
+      if (d >= (int64_t)size || -d >= (int64_t)it->size)
+        continue;
+      fail("private memory accessed with overlapping sizes");
+      return scalar(cst(b.getI32Type(), 0));
+    }
+    if (it->size != size) {
+      fail("private memory accessed with overlapping sizes");
+      return scalar(cst(b.getI32Type(), 0));
+    }
+    Value same = eq(materialize(it->off), materialize(p.off));
+    hits.push_back({andI1(it->guard, same), it->val});
+  }
+  SymVal result;
+  if (complete) {
+    result = hits.back().second;
+    hits.pop_back();
+  } else if (!hits.empty()) {
+    // Reading a private location on a path where it may be uninitialized:
+    // its content is indeterminate, so any value (here the oldest store) is
+    // a valid refinement.
+    result = hits.back().second;
+    hits.pop_back();
+  } else {
+    if (ty->isPointerTy()) {
+      fail("read of an uninitialized private pointer");
+      return scalar(cst(b.getI32Type(), 0));
+    }
+    result = scalar(cst(typeFor(ty), 0));
+  }
+  for (auto it = hits.rbegin(); it != hits.rend(); ++it)
+    result = mergeVal(it->second, result, it->first);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
+  if (t == e)
+    return t;
+  if (t.kind == SymVal::Scalar && e.kind == SymVal::Scalar) {
+    if (t.scalar.getType() != e.scalar.getType()) {
+      fail("values of different types merged");
+      return t;
+    }
+    return scalar(select(c, t.scalar, e.scalar));
+  }
+  if (t.kind == e.kind && t.obj == e.obj && t.array == e.array &&
+      t.isPtr()) {
+    SymVal r = t;
+    r.off = linearOf(select(c, materialize(t.off), materialize(e.off)));
+    return r;
+  }
+  if (t.kind == SymVal::None)
+    return e;
+  if (e.kind == SymVal::None)
+    return t;
+  // A pointer that may point into two different objects: give up.
+  SymVal bad;
+  bad.kind = SymVal::None;
+  return bad;
+}
+
+State Lowerer::merge(State &t, State &e, Value c, Value guard,
+                     size_t forkStores) {
+  if (t.dead)
+    return std::move(e);
+  if (e.dead)
+    return std::move(t);
+  State m;
+  m.guard = guard;
+  m.vals = t.vals;
+  for (auto &[k, ev] : e.vals) {
+    auto it = m.vals.find(k);
+    if (it == m.vals.end())
+      m.vals[k] = ev;
+    else
+      it->second = mergeVal(it->second, ev, c);
+  }
+  m.stores = std::move(t.stores);
+  m.stores.insert(m.stores.end(), e.stores.begin() + forkStores,
+                  e.stores.end());
+  m.ret = mergeVal(t.ret, e.ret, c);
+  return m;
+}
+
+void Lowerer::takeEdge(const llvm::BasicBlock *from,
+                       const llvm::BasicBlock *to, State &s) {
+  llvm::SmallVector<std::pair<const llvm::PHINode *, SymVal>> phis;
+  for (const llvm::PHINode &phi : to->phis())
+    phis.push_back({&phi, eval(phi.getIncomingValueForBlock(from), s)});
+  for (auto &[phi, v] : phis)
+    s.vals[phi] = v;
+}
+
+void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
+                        const llvm::BasicBlock *stopAt) {
+  while (bb && !failed) {
+    if (++visits[bb] > opts.maxBlockVisits) {
+      curInst = bb->getTerminator();
+      fail("loop whose trip count is not a constant (unrolled " +
+           llvm::Twine(opts.maxBlockVisits) + " times)");
+      return;
+    }
+    for (const llvm::Instruction &inst : *bb) {
+      if (isa<llvm::PHINode>(inst))
+        continue;
+      if (inst.isTerminator())
+        break;
+      exec(inst, s);
+      if (failed || s.dead)
+        return;
+    }
+    const llvm::Instruction *term = bb->getTerminator();
+    curInst = term;
+    if (term->getDebugLoc())
+      loc = FileLineColLoc::get(ctx, term->getDebugLoc()->getFilename(),
+                                term->getDebugLoc().getLine(),
+                                term->getDebugLoc().getCol());
+    if (auto *ret = dyn_cast<llvm::ReturnInst>(term)) {
+      if (ret->getReturnValue())
+        s.ret = eval(ret->getReturnValue(), s);
+      return;
+    }
+    if (isa<llvm::UnreachableInst>(term)) {
+      s.dead = true;
+      return;
+    }
+    auto *br = dyn_cast<llvm::BranchInst>(term);
+    if (!br) {
+      fail(llvm::Twine("terminator '") + term->getOpcodeName() + "'");
+      return;
+    }
+    const llvm::BasicBlock *next = nullptr;
+    if (br->isUnconditional()) {
+      next = br->getSuccessor(0);
+    } else {
+      Value c = evalScalar(br->getCondition(), s);
+      bool k;
+      if (constBool(c, k)) {
+        next = br->getSuccessor(k ? 0 : 1);
+      } else if (br->getSuccessor(0) == br->getSuccessor(1)) {
+        next = br->getSuccessor(0);
+      } else {
+        const llvm::BasicBlock *join =
+            pdt(*bb->getParent()).getNode(bb)->getIDom()->getBlock();
+        size_t forkStores = s.stores.size();
+        State t = s, e = s;
+        t.guard = andI1(s.guard, c);
+        e.guard = andI1(s.guard, notI1(c));
+        for (auto [st, succ] :
+             {std::pair<State *, const llvm::BasicBlock *>{&t,
+                                                           br->getSuccessor(0)},
+              {&e, br->getSuccessor(1)}}) {
+          takeEdge(bb, succ, *st);
+          if (succ != join)
+            runBlocks(succ, *st, join);
+        }
+        if (failed)
+          return;
+        s = merge(t, e, c, s.guard, forkStores);
+        if (!join || join == stopAt || s.dead)
+          return;
+        bb = join;
+        continue;
+      }
+    }
+    takeEdge(bb, next, s);
+    if (next == stopAt)
+      return;
+    bb = next;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+void Lowerer::exec(const llvm::Instruction &inst, State &s) {
+  curInst = &inst;
+  if (const llvm::DebugLoc &dl = inst.getDebugLoc())
+    loc = FileLineColLoc::get(ctx, dl->getFilename(), dl.getLine(),
+                              dl.getCol());
+  if (inst.getType()->isVectorTy()) {
+    fail("vector operation");
+    return;
+  }
+  auto set = [&](SymVal v) { s.vals[&inst] = v; };
+  auto setS = [&](Value v) { s.vals[&inst] = scalar(v); };
+
+  if (auto *bo = dyn_cast<llvm::BinaryOperator>(&inst)) {
+    Value l = evalScalar(bo->getOperand(0), s);
+    Value r = evalScalar(bo->getOperand(1), s);
+    if (failed)
+      return;
+    using O = llvm::Instruction::BinaryOps;
+    switch (bo->getOpcode()) {
+    case O::Add: return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
+    case O::Sub: return setS(b.createOrFold<arith::SubIOp>(loc, l, r));
+    case O::Mul: return setS(b.createOrFold<arith::MulIOp>(loc, l, r));
+    case O::UDiv: return setS(b.createOrFold<arith::DivUIOp>(loc, l, r));
+    case O::SDiv: return setS(b.createOrFold<arith::DivSIOp>(loc, l, r));
+    case O::URem: return setS(b.createOrFold<arith::RemUIOp>(loc, l, r));
+    case O::SRem: return setS(b.createOrFold<arith::RemSIOp>(loc, l, r));
+    case O::Shl: return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
+    case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
+    case O::AShr: return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
+    case O::And: return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
+    case O::Or: return setS(b.createOrFold<arith::OrIOp>(loc, l, r));
+    case O::Xor: return setS(b.createOrFold<arith::XOrIOp>(loc, l, r));
+    case O::FAdd: return setS(floatOp("fadd", {l, r}, l.getType()));
+    case O::FSub: return setS(floatOp("fsub", {l, r}, l.getType()));
+    case O::FMul: return setS(floatOp("fmul", {l, r}, l.getType()));
+    case O::FDiv: return setS(floatOp("fdiv", {l, r}, l.getType()));
+    case O::FRem: return setS(floatOp("frem", {l, r}, l.getType()));
+    default:
+      return fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
+    }
+  }
+  if (auto *un = dyn_cast<llvm::UnaryOperator>(&inst)) {
+    Value v = evalScalar(un->getOperand(0), s);
+    if (un->getOpcode() == llvm::Instruction::FNeg)
+      return setS(floatOp("fneg", {v}, v.getType()));
+    return fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
+  }
+  if (auto *cmp = dyn_cast<llvm::ICmpInst>(&inst)) {
+    if (cmp->getOperand(0)->getType()->isPointerTy())
+      return fail("pointer comparison");
+    Value l = evalScalar(cmp->getOperand(0), s);
+    Value r = evalScalar(cmp->getOperand(1), s);
+    if (failed)
+      return;
+    using P = llvm::CmpInst::Predicate;
+    arith::CmpIPredicate p;
+    switch (cmp->getPredicate()) {
+    case P::ICMP_EQ: p = arith::CmpIPredicate::eq; break;
+    case P::ICMP_NE: p = arith::CmpIPredicate::ne; break;
+    case P::ICMP_SLT: p = arith::CmpIPredicate::slt; break;
+    case P::ICMP_SLE: p = arith::CmpIPredicate::sle; break;
+    case P::ICMP_SGT: p = arith::CmpIPredicate::sgt; break;
+    case P::ICMP_SGE: p = arith::CmpIPredicate::sge; break;
+    case P::ICMP_ULT: p = arith::CmpIPredicate::ult; break;
+    case P::ICMP_ULE: p = arith::CmpIPredicate::ule; break;
+    case P::ICMP_UGT: p = arith::CmpIPredicate::ugt; break;
+    default: p = arith::CmpIPredicate::uge; break;
+    }
+    return setS(b.createOrFold<arith::CmpIOp>(loc, p, l, r));
+  }
+  if (auto *fc = dyn_cast<llvm::FCmpInst>(&inst)) {
+    Value l = evalScalar(fc->getOperand(0), s);
+    Value r = evalScalar(fc->getOperand(1), s);
+    std::string fn = ("fcmp." + llvm::CmpInst::getPredicateName(
+                                    fc->getPredicate()))
+                         .str();
+    return setS(floatOp(fn, {l, r}, b.getI1Type()));
+  }
+  if (auto *sel = dyn_cast<llvm::SelectInst>(&inst)) {
+    Value c = evalScalar(sel->getCondition(), s);
+    SymVal t = eval(sel->getTrueValue(), s), e = eval(sel->getFalseValue(), s);
+    SymVal r = mergeVal(t, e, c);
+    if (r.kind == SymVal::None && !failed)
+      return fail("select between pointers into different objects");
+    return set(r);
+  }
+  if (auto *cast = dyn_cast<llvm::CastInst>(&inst)) {
+    using O = llvm::Instruction::CastOps;
+    if (cast->getOpcode() == O::AddrSpaceCast ||
+        (cast->getOpcode() == O::BitCast && cast->getType()->isPointerTy()))
+      return set(eval(cast->getOperand(0), s));
+    if (cast->getOpcode() == O::PtrToInt || cast->getOpcode() == O::IntToPtr)
+      return fail("pointer/integer cast");
+    Value v = evalScalar(cast->getOperand(0), s);
+    Type t = typeFor(cast->getType());
+    if (failed)
+      return;
+    switch (cast->getOpcode()) {
+    case O::ZExt: return setS(b.createOrFold<arith::ExtUIOp>(loc, t, v));
+    case O::SExt: return setS(b.createOrFold<arith::ExtSIOp>(loc, t, v));
+    case O::Trunc: return setS(b.createOrFold<arith::TruncIOp>(loc, t, v));
+    case O::BitCast: return setS(v); // float <-> int: same bits
+    default: {
+      std::string fn = std::string(cast->getOpcodeName()) + "." +
+                       typeName(cast->getSrcTy()) + "." +
+                       typeName(cast->getDestTy());
+      return setS(floatOp(fn, {v}, t));
+    }
+    }
+  }
+  if (auto *fr = dyn_cast<llvm::FreezeInst>(&inst))
+    return set(eval(fr->getOperand(0), s));
+  if (auto *phi = dyn_cast<llvm::PHINode>(&inst))
+    return; // resolved on the edge
+  if (auto *al = dyn_cast<llvm::AllocaInst>(&inst)) {
+    SymVal p;
+    p.kind = SymVal::PrivPtr;
+    p.obj = nextObj++;
+    return set(p);
+  }
+  if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(&inst)) {
+    SymVal p = eval(gep->getPointerOperand(), s);
+    if (!p.isPtr() || p.kind == SymVal::NullPtr)
+      return failed ? void() : fail("address computed from an unknown pointer");
+    const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+    for (llvm::gep_type_iterator gi = llvm::gep_type_begin(gep),
+                                 ge = llvm::gep_type_end(gep);
+         gi != ge; ++gi) {
+      const llvm::Value *idx = gi.getOperand();
+      if (llvm::StructType *st = gi.getStructTypeOrNull()) {
+        unsigned field = cast<llvm::ConstantInt>(idx)->getZExtValue();
+        p.off.constant += dl.getStructLayout(st)->getElementOffset(field);
+        continue;
+      }
+      int64_t stride = gi.getSequentialElementStride(dl).getFixedValue();
+      if (auto *ci = dyn_cast<llvm::ConstantInt>(idx)) {
+        p.off.constant += ci->getSExtValue() * stride;
+        continue;
+      }
+      Value iv = toI64(evalScalar(idx, s));
+      if (failed)
+        return;
+      p.off.add(linearOf(iv), stride);
+    }
+    return set(p);
+  }
+  if (auto *ld = dyn_cast<llvm::LoadInst>(&inst)) {
+    if (ld->isAtomic())
+      return fail("atomic load");
+    SymVal p = eval(ld->getPointerOperand(), s);
+    if (p.kind == SymVal::PrivPtr)
+      return set(loadPrivate(p, ld->getType(), s));
+    if (p.kind == SymVal::ArrayPtr) {
+      if (ld->getType()->isPointerTy())
+        return fail("pointer loaded from shared/global memory");
+      return setS(loadArray(p.array, p.off, ld->getType(), s.guard));
+    }
+    return failed ? void() : fail("load through an unknown pointer");
+  }
+  if (auto *st = dyn_cast<llvm::StoreInst>(&inst)) {
+    if (st->isAtomic())
+      return fail("atomic store");
+    SymVal p = eval(st->getPointerOperand(), s);
+    SymVal v = eval(st->getValueOperand(), s);
+    if (failed)
+      return;
+    if (p.kind == SymVal::PrivPtr) {
+      const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+      PrivStore ps;
+      ps.obj = p.obj;
+      ps.off = p.off;
+      ps.size = dl.getTypeStoreSize(st->getValueOperand()->getType());
+      ps.val = v;
+      ps.guard = s.guard;
+      s.stores.push_back(ps);
+      return;
+    }
+    if (p.kind == SymVal::ArrayPtr) {
+      if (v.kind != SymVal::Scalar)
+        return fail("pointer stored to shared/global memory");
+      return storeArray(p.array, p.off, v.scalar, s);
+    }
+    return fail("store through an unknown pointer");
+  }
+  if (auto *call = dyn_cast<llvm::CallBase>(&inst))
+    return execCall(*call, s);
+  if (isa<llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst, llvm::FenceInst>(inst))
+    return fail(llvm::Twine("atomic operation '") + inst.getOpcodeName() + "'");
+  fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
+}
+
+void Lowerer::execCall(const llvm::CallBase &call, State &s) {
+  const llvm::Function *callee = call.getCalledFunction();
+  if (!callee)
+    return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
+  llvm::StringRef name = callee->getName();
+  auto setS = [&](Value v) { s.vals[&call] = scalar(v); };
+  if (callee->isIntrinsic()) {
+    llvm::Intrinsic::ID id = callee->getIntrinsicID();
+    if (name.starts_with("llvm.nvvm.read.ptx.sreg.")) {
+      llvm::StringRef reg = name.drop_front(strlen("llvm.nvvm.read.ptx.sreg."));
+      static const std::pair<const char *, const char *> map[] = {
+          {"tid.", "tid."},
+          {"ntid.", "bdim."},
+          {"ctaid.", "bid."},
+          {"nctaid.", "gdim."}};
+      for (auto [from, to] : map)
+        if (reg.starts_with(from) && reg.size() == strlen(from) + 1)
+          return setS(sreg((llvm::Twine(to) + reg.take_back(1)).str()));
+      if (reg == "warpsize")
+        return setS(cst(b.getI32Type(), 32));
+      return fail("special register '" + reg + "'");
+    }
+    switch (id) {
+    case llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all:
+    case llvm::Intrinsic::nvvm_barrier_cta_sync_all: {
+      auto *id = dyn_cast<llvm::ConstantInt>(call.getArgOperand(0));
+      if (!id || !id->isZero())
+        return fail("named barrier (barrier id other than 0)");
+      if (!isTrue(s.guard))
+        return fail("__syncthreads() under a condition (barrier divergence "
+                    "unless every thread of the block agrees)");
+      BarrierOp::create(b, loc);
+      ownWrites.clear();
+      return;
+    }
+    case llvm::Intrinsic::lifetime_start:
+    case llvm::Intrinsic::lifetime_end:
+    case llvm::Intrinsic::dbg_declare:
+    case llvm::Intrinsic::dbg_value:
+    case llvm::Intrinsic::dbg_label:
+    case llvm::Intrinsic::donothing:
+    case llvm::Intrinsic::experimental_noalias_scope_decl:
+      return;
+    case llvm::Intrinsic::assume: {
+      Value c = evalScalar(call.getArgOperand(0), s);
+      if (failed)
+        return;
+      // Holds on this path: guard => c.
+      Value implied = b.createOrFold<arith::OrIOp>(loc, notI1(s.guard), c);
+      if (!isTrue(implied))
+        AssumeOp::create(b, loc, implied);
+      return;
+    }
+    case llvm::Intrinsic::smax:
+    case llvm::Intrinsic::smin:
+    case llvm::Intrinsic::umax:
+    case llvm::Intrinsic::umin: {
+      Value l = evalScalar(call.getArgOperand(0), s);
+      Value r = evalScalar(call.getArgOperand(1), s);
+      if (failed)
+        return;
+      if (id == llvm::Intrinsic::smax)
+        return setS(b.createOrFold<arith::MaxSIOp>(loc, l, r));
+      if (id == llvm::Intrinsic::smin)
+        return setS(b.createOrFold<arith::MinSIOp>(loc, l, r));
+      if (id == llvm::Intrinsic::umax)
+        return setS(b.createOrFold<arith::MaxUIOp>(loc, l, r));
+      return setS(b.createOrFold<arith::MinUIOp>(loc, l, r));
+    }
+    case llvm::Intrinsic::abs: {
+      Value v = evalScalar(call.getArgOperand(0), s);
+      Value zero = cst(v.getType(), 0);
+      Value neg = b.createOrFold<arith::SubIOp>(loc, zero, v);
+      Value lt = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                               v, zero);
+      return setS(select(lt, neg, v));
+    }
+    default:
+      break;
+    }
+    // Pure floating-point math intrinsics stay uninterpreted.
+    if (callee->doesNotAccessMemory() && !call.getType()->isVoidTy() &&
+        call.getType()->isFloatingPointTy()) {
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      return setS(floatOp(name, ops, typeFor(call.getType())));
+    }
+    return fail("intrinsic '" + name + "'");
+  }
+  if (callee->isDeclaration()) {
+    // A pure external function (e.g. libdevice math) is deterministic:
+    // keep it uninterpreted.
+    if (callee->doesNotAccessMemory() && !call.getType()->isVoidTy() &&
+        !call.getType()->isPointerTy()) {
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      return setS(floatOp(name, ops, typeFor(call.getType())));
+    }
+    return fail("call to external function '" + sourceName(name) + "'");
+  }
+  SymVal r = callFunction(*callee, call, s);
+  if (!call.getType()->isVoidTy())
+    s.vals[&call] = r;
+}
+
+SymVal Lowerer::callFunction(const llvm::Function &callee,
+                             const llvm::CallBase &call, State &s) {
+  if (++depth > opts.maxInlineDepth) {
+    fail("call nesting deeper than " + llvm::Twine(opts.maxInlineDepth) +
+         " (recursion?)");
+    return {};
+  }
+  const llvm::Instruction *site = curInst;
+  for (unsigned i = 0; i < callee.arg_size(); ++i)
+    s.vals[callee.getArg(i)] = eval(call.getArgOperand(i), s);
+  s.ret = SymVal();
+  // Block visit counts are per call: a helper called in an unrolled loop is
+  // entered once per iteration.
+  auto savedVisits = std::move(visits);
+  visits.clear();
+  runBlocks(&callee.getEntryBlock(), s, nullptr);
+  visits = std::move(savedVisits);
+  curInst = site;
+  --depth;
+  if (s.dead && !failed)
+    fail("call to '" + sourceName(callee.getName()) +
+         "' never returns normally");
+  return s.ret;
+}
+
+FailureOr<KernelOp> Lowerer::run() {
+  b.setInsertionPointToEnd(module.getBody());
+  std::string sym = f.getName().str();
+  kernel = KernelOp::create(b, UnknownLoc::get(ctx), b.getStringAttr(sym),
+                            b.getStrArrayAttr({}), StringAttr());
+  kernel.setSourceNameAttr(b.getStringAttr(sourceName(f.getName())));
+  Block *blk = new Block();
+  kernel.getBody().push_back(blk);
+  b.setInsertionPointToEnd(blk);
+
+  for (const llvm::Argument &a : f.args()) {
+    std::string name = a.getName().str();
+    if (name.empty())
+      name = "arg" + std::to_string(a.getArgNo());
+    if (a.getType()->isPointerTy()) {
+      if (a.hasByValAttr()) {
+        curInst = nullptr;
+        fail("by-value struct parameter '" + name + "'");
+        break;
+      }
+      Value arr = blk->addArgument(GlobalArrayType::get(ctx, b.getI8Type()),
+                                   UnknownLoc::get(ctx));
+      argArrays[&a] = arr;
+      SymVal p;
+      p.kind = SymVal::ArrayPtr;
+      p.array = arr;
+      paramVals[&a] = p;
+    } else if (a.getType()->isIntegerTy() ||
+               a.getType()->isFloatingPointTy()) {
+      Value v = blk->addArgument(typeFor(a.getType()), UnknownLoc::get(ctx));
+      paramVals[&a] = scalar(v);
+    } else {
+      fail("parameter '" + name + "' of type " + typeName(a.getType()));
+      break;
+    }
+    argNames.push_back(name);
+  }
+  if (!failed) {
+    State s;
+    s.guard = i1(true);
+    runBlocks(&f.getEntryBlock(), s, nullptr);
+  }
+  // Arrays never accessed keep a placeholder element type; give them i32.
+  for (BlockArgument a : blk->getArguments())
+    if (getArrayElementType(a.getType()) == b.getI8Type() &&
+        !arrayElemSize.count(a))
+      a.setType(isa<SharedArrayType>(a.getType())
+                    ? Type(SharedArrayType::get(ctx, b.getI32Type(), 0))
+                    : Type(GlobalArrayType::get(ctx, b.getI32Type())));
+  // Shared arrays get their size in elements from the global's type.
+  for (auto &[base, arr] : argArrays) {
+    auto *gv = dyn_cast<llvm::GlobalVariable>(base);
+    auto sh = dyn_cast<SharedArrayType>(arr.getType());
+    if (!gv || !sh)
+      continue;
+    uint64_t bytes =
+        f.getParent()->getDataLayout().getTypeAllocSize(gv->getValueType());
+    uint64_t es = arrayElemSize.count(arr) ? arrayElemSize[arr] : 4;
+    arr.setType(SharedArrayType::get(ctx, sh.getElementType(),
+                                     (int64_t)(bytes / es)));
+  }
+  kernel.setArgNamesAttr(b.getStrArrayAttr(
+      llvm::SmallVector<llvm::StringRef>(argNames.begin(), argNames.end())));
+  if (failed) {
+    kernel.erase();
+    return mlir::failure();
+  }
+  // Drop expression ops nobody uses (constant folding leaves some behind).
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*blk)))
+      if (op.use_empty() && isPure(&op)) {
+        op.erase();
+        changed = true;
+      }
+  }
+  return kernel;
+}
+
+FailureOr<KernelOp> lowerKernel(llvm::Function &f, ModuleOp module,
+                                Unsupported &why, const LowerOptions &opts) {
+  Lowerer l(f, module, why, opts);
+  return l.run();
+}
+
+} // namespace kv

@@ -1,0 +1,483 @@
+//===- Plugin.cpp - kvalidate as an LLVM pass plugin ----------------------===//
+//
+// Translation validation inside clang and opt. At the start of the optimizer
+// pipeline every CUDA kernel of an nvptx module is lowered into kv (the
+// "before" model); at the end the optimized kernel is lowered too and the pair
+// is checked for equivalence. Results go through LLVMContext diagnostics so
+// that clang prints them at the kernel's source location:
+//
+//   equivalent                 remark, shown with -Rpass=kvalidate (clang) or
+//                              -pass-remarks=kvalidate (opt)
+//   not-equivalent             warning with the counterexample; an error with
+//                              -mllvm -kvalidate-werror
+//   unknown/unsupported/error  warning with the reason
+//
+// Lowering the snapshot right away, instead of cloning the module, keeps no
+// second copy of the IR alive in the LLVMContext (a clone would share
+// constants, metadata and use lists with the module being optimized) and
+// lowering only reads the IR.
+//
+// The passes never modify the IR and preserve all analyses. The host half of
+// a CUDA compile (any module that is not nvptx) is left alone entirely.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/Checker.h"
+#include "passes/LowerToKV.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+using namespace llvm;
+
+//===----------------------------------------------------------------------===//
+// Options (-mllvm -kvalidate-... in clang)
+//===----------------------------------------------------------------------===//
+
+// A category of their own keeps them out of the kvalidate tool's --help,
+// which links the same library.
+static cl::OptionCategory PluginCategory("kvalidate pass plugin options");
+
+static cl::opt<unsigned>
+    Bits("kvalidate-bits", cl::init(32), cl::cat(PluginCategory),
+         cl::desc("Bit width of launch dimensions and indices in the check"));
+static cl::opt<unsigned>
+    TimeoutSecs("kvalidate-timeout", cl::init(60), cl::cat(PluginCategory),
+                cl::desc("Solver time limit per kernel in seconds (0: none)"));
+static cl::list<std::string>
+    Assume("kvalidate-assume", cl::cat(PluginCategory),
+           cl::desc("Assumption over blockDim/gridDim and scalar parameters, "
+                    "C syntax (repeatable)"));
+static cl::opt<bool>
+    Werror("kvalidate-werror", cl::cat(PluginCategory),
+           cl::desc("Report a non-equivalent kernel as an error"));
+static cl::list<std::string>
+    OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
+                cl::desc("Only validate the kernel with this source or "
+                         "symbol name (repeatable)"));
+static cl::opt<bool> Disable("kvalidate-disable", cl::cat(PluginCategory),
+                             cl::desc("Do not validate anything"));
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// "file:line: " of a function's definition, for printers that have no
+/// source locations of their own.
+std::string functionLocation(const Function &F) {
+  const DISubprogram *SP = F.getSubprogram();
+  if (!SP)
+    return "";
+  return (SP->getFilename() + ":" + Twine(SP->getLine()) + ": ").str();
+}
+
+/// Warnings and errors. Clang prints the Unsupported kind as a plain
+/// "warning:"/"error:" with the message at the function's location (from
+/// debug info, or its own record of where the function is declared, so the
+/// location is left empty here). print() is only used by tools without a
+/// handler of their own, such as opt, whose default would be
+/// "<unknown>:0:0: in function <mangled> <type>: ...".
+class KVDiagnostic : public DiagnosticInfoUnsupported {
+public:
+  KVDiagnostic(const Function &F, const Twine &Msg, DiagnosticSeverity Sev)
+      : DiagnosticInfoUnsupported(F, Msg, DiagnosticLocation(), Sev) {}
+
+  void print(DiagnosticPrinter &DP) const override {
+    DP << functionLocation(getFunction()) << getMessage();
+  }
+};
+
+/// The verdict "equivalent": an optimization remark of pass "kvalidate", so
+/// -Rpass=kvalidate / -pass-remarks=kvalidate select it and it reaches
+/// optimization records. print() as above.
+class KVRemark : public OptimizationRemark {
+public:
+  explicit KVRemark(const Function &F)
+      : OptimizationRemark("kvalidate", "Equivalent", DiagnosticLocation(),
+                           &F.getEntryBlock()) {}
+
+  void print(DiagnosticPrinter &DP) const override {
+    DP << functionLocation(getFunction()) << getMsg();
+  }
+};
+
+void warn(const Function &F, const Twine &Msg,
+          DiagnosticSeverity Sev = DS_Warning) {
+  F.getContext().diagnose(KVDiagnostic(F, Msg, Sev));
+}
+
+std::string kernelPrefix(const Function &F) {
+  return "kvalidate: kernel '" + kv::sourceName(F.getName()) + "': ";
+}
+
+std::string describeCounterexample(const kv::Counterexample &Cex) {
+  std::string S;
+  raw_string_ostream OS(S);
+  auto Dim = [&](const uint64_t D[3]) {
+    OS << "(" << D[0] << "," << D[1] << "," << D[2] << ")";
+  };
+  OS << "gridDim=";
+  Dim(Cex.gridDim);
+  OS << " blockDim=";
+  Dim(Cex.blockDim);
+  for (const auto &[Name, V] : Cex.scalars)
+    OS << " " << Name << "=" << V;
+  // The cells that matter are few for the counterexamples the solver finds;
+  // the cap keeps a pathological one from flooding the build log.
+  constexpr unsigned MaxCells = 8;
+  for (const auto &[Array, Cells] : Cex.arrays) {
+    unsigned N = 0;
+    for (const auto &[Index, V] : Cells) {
+      if (N++ == MaxCells) {
+        OS << " " << Array << "[...]";
+        break;
+      }
+      OS << " " << Array << "[" << Index << "]=" << V;
+    }
+  }
+  OS << ": " << Cex.mismatchArray << "[" << Cex.mismatchIndex << "] is "
+     << Cex.before << " before optimization, " << Cex.after << " after";
+  if (!Cex.replayed)
+    OS << " (not confirmed by replay)";
+  return S;
+}
+
+void report(const Function &F, const kv::CheckResult &R) {
+  std::string Prefix = kernelPrefix(F);
+  switch (R.verdict) {
+  case kv::Verdict::Equivalent: {
+    std::string Msg;
+    raw_string_ostream OS(Msg);
+    OS << Prefix << "equivalent (" << (int64_t)std::llround(R.timeMs) << " ms)";
+    if (!R.assumptions.empty()) {
+      OS << " [assumptions: ";
+      ListSeparator Sep("; ");
+      for (const std::string &A : R.assumptions)
+        OS << Sep << A;
+      OS << "]";
+    }
+    KVRemark Remark(F);
+    Remark << Msg;
+    F.getContext().diagnose(Remark);
+    return;
+  }
+  case kv::Verdict::NotEquivalent: {
+    std::string Detail =
+        R.counterexample ? describeCounterexample(*R.counterexample) : R.reason;
+    warn(F, Prefix + "not-equivalent: " + Detail,
+         Werror ? DS_Error : DS_Warning);
+    return;
+  }
+  case kv::Verdict::Unknown:
+  case kv::Verdict::Unsupported:
+  case kv::Verdict::Error:
+    warn(F, Prefix + kv::verdictName(R.verdict) + ": " + R.reason);
+    return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Snapshots
+//===----------------------------------------------------------------------===//
+
+/// The kv models of one module's kernels at the start of the pipeline.
+struct Snapshot {
+  struct Kernel {
+    kv::KernelOp Op;     // null if lowering failed
+    std::string Failure; // why, if it failed
+  };
+
+  std::string ModuleId;
+  /// Taken by an explicit kvalidate-start: only an explicit kvalidate-check
+  /// consumes it, so that the two delimit what is validated even around a
+  /// default<O2> that carries the extension-point passes.
+  bool Explicit = false;
+  // Declared before Module so that the module is destroyed first.
+  std::unique_ptr<mlir::MLIRContext> Ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> Module;
+  std::map<std::string, Kernel> Kernels; // by symbol name
+};
+
+std::mutex SnapshotsMutex;
+
+/// Snapshots between the start and the check pass, by module. Heap-allocated
+/// and never destroyed: one left behind (a pipeline with a start but no check)
+/// must not run MLIR destructors during static destruction at exit.
+std::map<const Module *, std::unique_ptr<Snapshot>> &snapshots() {
+  static auto *Map = new std::map<const Module *, std::unique_ptr<Snapshot>>;
+  return *Map;
+}
+
+/// Set once lowering or checking crashed (caught by crash recovery): the
+/// libraries' state may be inconsistent, so nothing more is attempted.
+bool Crashed = false;
+
+bool isDeviceModule(const Module &M) { return M.getTargetTriple().isNVPTX(); }
+
+bool isSelected(const Function &F) {
+  if (F.isDeclaration() || !kv::isKernel(F))
+    return false;
+  if (OnlyKernels.empty())
+    return true;
+  std::string Src = kv::sourceName(F.getName());
+  return any_of(OnlyKernels, [&](const std::string &K) {
+    return K == Src || K == F.getName();
+  });
+}
+
+/// Lower \p F into \p Into; on failure the reason is in \p Why. MLIR
+/// diagnostics are collected rather than printed on stderr behind clang's
+/// back.
+mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
+                                    std::string &Why) {
+  std::string FirstDiag;
+  mlir::ScopedDiagnosticHandler Handler(Into.getContext(),
+                                        [&](mlir::Diagnostic &D) {
+                                          if (FirstDiag.empty())
+                                            FirstDiag = D.str();
+                                          return mlir::success();
+                                        });
+  kv::Unsupported U;
+  mlir::FailureOr<kv::KernelOp> K = kv::lowerKernel(F, Into, U);
+  if (mlir::failed(K)) {
+    Why = !U.construct.empty() ? U.str()
+          : !FirstDiag.empty() ? FirstDiag
+                               : "lowering to kv failed";
+    return mlir::failure();
+  }
+  // A malformed model must not reach the checker.
+  if (mlir::failed(mlir::verify(*K))) {
+    Why = "internal error: lowered kernel does not verify" +
+          (FirstDiag.empty() ? std::string() : ": " + FirstDiag);
+    K->erase();
+    return mlir::failure();
+  }
+  return K;
+}
+
+/// Run \p Fn, recovering from a crash inside it where the host enables crash
+/// recovery (clang's in-process cc1 does). Returns false after a crash.
+bool runGuarded(function_ref<void()> Fn) {
+  CrashRecoveryContext CRC;
+  if (CRC.RunSafely(Fn))
+    return true;
+  Crashed = true;
+  return false;
+}
+
+std::unique_ptr<Snapshot> takeSnapshot(Module &M) {
+  auto S = std::make_unique<Snapshot>();
+  S->ModuleId = M.getModuleIdentifier();
+  for (Function &F : M) {
+    if (!isSelected(F))
+      continue;
+    if (!S->Ctx) {
+      mlir::DialectRegistry Registry;
+      kv::registerKVDialects(Registry);
+      // No thread pool inside someone else's compiler process.
+      S->Ctx = std::make_unique<mlir::MLIRContext>(
+          Registry, mlir::MLIRContext::Threading::DISABLED);
+      S->Ctx->loadAllAvailableDialects();
+      S->Module = mlir::ModuleOp::create(mlir::UnknownLoc::get(S->Ctx.get()));
+    }
+    Snapshot::Kernel &K = S->Kernels[F.getName().str()];
+    mlir::FailureOr<kv::KernelOp> Op = lower(F, *S->Module, K.Failure);
+    if (mlir::succeeded(Op))
+      K.Op = *Op;
+  }
+  return S;
+}
+
+void checkModule(Module &M, Snapshot &S) {
+  mlir::OwningOpRef<mlir::ModuleOp> After;
+  kv::CheckOptions Opts;
+  Opts.bits = Bits;
+  Opts.timeoutSecs = TimeoutSecs;
+  Opts.assumptions.assign(Assume.begin(), Assume.end());
+
+  // Module order, so that reports come out in source order.
+  for (Function &F : M) {
+    if (Crashed)
+      return;
+    if (!isSelected(F))
+      continue;
+    auto It = S.Kernels.find(F.getName().str());
+    if (It == S.Kernels.end())
+      continue;
+    const Snapshot::Kernel &Before = It->second;
+    if (!Before.Op) {
+      warn(F, kernelPrefix(F) +
+                  "unsupported: before optimization: " + Before.Failure);
+      continue;
+    }
+    if (!After)
+      After = mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
+
+    kv::CheckResult R;
+    bool Lowered = false;
+    std::string Why;
+    bool Finished = runGuarded([&] {
+      mlir::FailureOr<kv::KernelOp> Op = lower(F, *After, Why);
+      if (mlir::failed(Op))
+        return;
+      Lowered = true;
+      // The checker's own MLIR diagnostics would bypass clang; its verdict
+      // and reason carry what matters.
+      mlir::ScopedDiagnosticHandler Quiet(
+          S.Ctx.get(), [](mlir::Diagnostic &) { return mlir::success(); });
+      R = kv::checkEquivalence(Before.Op, *Op, Opts);
+    });
+    if (!Finished) {
+      (void)After.release(); // not safe to destroy after a crash
+      warn(F, kernelPrefix(F) +
+                  "error: kvalidate crashed while checking this kernel; "
+                  "validation is off for the rest of this compilation");
+      return;
+    }
+    if (!Lowered) {
+      warn(F, kernelPrefix(F) + "unsupported: after optimization: " + Why);
+      continue;
+    }
+    report(F, R);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Passes
+//===----------------------------------------------------------------------===//
+
+/// kvalidate-start: snapshot the module's kernels.
+struct StartPass : PassInfoMixin<StartPass> {
+  /// Registered by name rather than at the pipeline-start extension point.
+  bool Explicit;
+
+  explicit StartPass(bool Explicit) : Explicit(Explicit) {}
+
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    if (Disable || Crashed || !isDeviceModule(M))
+      return PreservedAnalyses::all();
+    {
+      std::lock_guard<std::mutex> Lock(SnapshotsMutex);
+      auto It = snapshots().find(&M);
+      if (It != snapshots().end()) {
+        // Same address and name: ours, and the extension point keeps what an
+        // explicit kvalidate-start took earlier (opt -passes='kvalidate-start,
+        // default<O2>,kvalidate-check'). Otherwise a stale one from a module
+        // that has since been freed.
+        if (!Explicit && It->second->ModuleId == M.getModuleIdentifier())
+          return PreservedAnalyses::all();
+        snapshots().erase(It);
+      }
+    }
+    std::unique_ptr<Snapshot> S;
+    if (!runGuarded([&] { S = takeSnapshot(M); })) {
+      // The partial snapshot is leaked: its destructors may not be safe.
+      (void)S.release();
+      for (Function &F : M)
+        if (isSelected(F)) {
+          warn(F, kernelPrefix(F) +
+                      "error: kvalidate crashed while lowering the kernels; "
+                      "validation is off for the rest of this compilation");
+          break;
+        }
+      return PreservedAnalyses::all();
+    }
+    if (S->Kernels.empty())
+      return PreservedAnalyses::all();
+    S->Explicit = Explicit;
+    std::lock_guard<std::mutex> Lock(SnapshotsMutex);
+    snapshots()[&M] = std::move(S);
+    return PreservedAnalyses::all();
+  }
+
+  static bool isRequired() { return true; }
+};
+
+/// kvalidate-check: check the kernels against the snapshot and report. The
+/// snapshot is consumed: one report per kernel even when both the explicit
+/// and the extension-point passes are in the pipeline.
+struct CheckPass : PassInfoMixin<CheckPass> {
+  bool Explicit;
+
+  explicit CheckPass(bool Explicit) : Explicit(Explicit) {}
+
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    if (Disable || !isDeviceModule(M))
+      return PreservedAnalyses::all();
+    std::unique_ptr<Snapshot> S;
+    {
+      std::lock_guard<std::mutex> Lock(SnapshotsMutex);
+      auto It = snapshots().find(&M);
+      if (It == snapshots().end() || (It->second->Explicit && !Explicit))
+        return PreservedAnalyses::all();
+      S = std::move(It->second);
+      snapshots().erase(It);
+    }
+    if (Crashed) {
+      (void)S.release(); // see StartPass: not safe to destroy after a crash
+      return PreservedAnalyses::all();
+    }
+    if (S->ModuleId != M.getModuleIdentifier())
+      return PreservedAnalyses::all(); // stale, from a freed module
+    checkModule(M, *S);
+    if (Crashed)
+      (void)S.release();
+    return PreservedAnalyses::all();
+  }
+
+  static bool isRequired() { return true; }
+};
+
+void registerCallbacks(PassBuilder &PB) {
+  // -O0 has nothing to validate: no snapshot, so the check is silent too.
+  PB.registerPipelineStartEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel Level) {
+        if (Level != OptimizationLevel::O0)
+          MPM.addPass(StartPass(/*Explicit=*/false));
+      });
+  PB.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel Level, ThinOrFullLTOPhase) {
+        if (Level != OptimizationLevel::O0)
+          MPM.addPass(CheckPass(/*Explicit=*/false));
+      });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name == "kvalidate-start") {
+          MPM.addPass(StartPass(/*Explicit=*/true));
+          return true;
+        }
+        if (Name == "kvalidate-check") {
+          MPM.addPass(CheckPass(/*Explicit=*/true));
+          return true;
+        }
+        return false;
+      });
+}
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "kvalidate", "0.1", registerCallbacks};
+}

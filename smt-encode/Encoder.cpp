@@ -1,0 +1,398 @@
+//===- Encoder.cpp - kv kernels to Z3, one parameterized thread -----------===//
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace kv {
+
+static const char *axes[3] = {"x", "y", "z"};
+
+KernelModel::KernelModel(KernelOp k, std::string label)
+    : op(k), label(std::move(label)) {
+  unsigned interval = 0;
+  for (Operation &o : k.getBlock()) {
+    intervalOf[&o] = interval;
+    if (isa<BarrierOp>(o))
+      ++interval;
+    else if (auto w = dyn_cast<WriteOp>(o))
+      writes[cast<BlockArgument>(w.getArray()).getArgNumber()][interval]
+          .push_back(w);
+    else if (auto a = dyn_cast<AssumeOp>(o))
+      assumes.push_back(a);
+    else if (isa<ApplyOp>(o))
+      hasApply = true;
+  }
+  numIntervals = interval + 1;
+}
+
+Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
+    : ctx(ctx), bits(bits), side(ctx) {
+  unsigned w = modelWidth(32, bits);
+  for (int i = 0; i < 3; ++i) {
+    bdim.push_back(ctx.bv_const((std::string("blockDim.") + axes[i]).c_str(), w));
+    gdim.push_back(ctx.bv_const((std::string("gridDim.") + axes[i]).c_str(), w));
+  }
+  Block &b = paramSource.getBlock();
+  for (BlockArgument a : b.getArguments()) {
+    std::string name = paramSource.getArgName(a.getArgNumber()).str();
+    paramNames.push_back(name);
+    Type t = a.getType();
+    if (isa<SharedArrayType>(t)) {
+      params.push_back(std::nullopt);
+    } else if (auto g = dyn_cast<GlobalArrayType>(t)) {
+      params.push_back(ctx.constant(
+          (name + "@0").c_str(),
+          ctx.array_sort(ctx.bv_sort(bits),
+                         ctx.bv_sort(widthOf(g.getElementType())))));
+    } else {
+      params.push_back(ctx.bv_const(name.c_str(), widthOf(t)));
+    }
+  }
+}
+
+unsigned Encoder::widthOf(Type t) {
+  return modelWidth(t.getIntOrFloatBitWidth(), bits);
+}
+
+z3::expr Encoder::launchConstraints() {
+  unsigned w = modelWidth(32, bits);
+  auto lim = [&](uint64_t v) {
+    uint64_t max = w >= 64 ? UINT64_MAX : ((uint64_t(1) << w) - 1);
+    return ctx.bv_val(std::min(v, max), w);
+  };
+  z3::expr c = ctx.bool_val(true);
+  uint64_t bmax[3] = {1024, 1024, 64}, gmax[3] = {2147483647, 65535, 65535};
+  for (int i = 0; i < 3; ++i) {
+    c = c && z3::uge(bdim[i], ctx.bv_val(1, w)) && z3::ule(bdim[i], lim(bmax[i]));
+    c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) && z3::ule(gdim[i], lim(gmax[i]));
+  }
+  // At most 1024 threads per block, computed without wrapping.
+  auto wide = [&](const z3::expr &e) { return z3::zext(e, 64 - w); };
+  c = c && z3::ule(wide(bdim[0]) * wide(bdim[1]) * wide(bdim[2]),
+                   ctx.bv_val(1024, 64));
+  return c;
+}
+
+Thread &Encoder::makeThread(std::vector<z3::expr> tid,
+                            std::vector<z3::expr> bid, unsigned depth) {
+  threads.push_back(Thread{(unsigned)threads.size(), std::move(tid),
+                           std::move(bid), depth});
+  return threads.back();
+}
+
+Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
+  unsigned w = modelWidth(32, bits);
+  unsigned n = fresh++;
+  std::vector<z3::expr> tid, bid;
+  for (int i = 0; i < 3; ++i) {
+    tid.push_back(ctx.bv_const(
+        ("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
+    bid.push_back(blockOf ? blockOf->bid[i]
+                          : ctx.bv_const(("t" + std::to_string(n) + ".bid." +
+                                          axes[i])
+                                             .c_str(),
+                                         w));
+  }
+  Thread &t = makeThread(tid, bid, depth);
+  side.push_back(inRange(t));
+  return t;
+}
+
+z3::expr Encoder::inRange(const Thread &t) {
+  z3::expr c = ctx.bool_val(true);
+  for (int i = 0; i < 3; ++i)
+    c = c && z3::ult(t.tid[i], bdim[i]) && z3::ult(t.bid[i], gdim[i]);
+  return c;
+}
+
+z3::expr Encoder::sameBlock(const Thread &a, const Thread &b) {
+  return a.bid[0] == b.bid[0] && a.bid[1] == b.bid[1] && a.bid[2] == b.bid[2];
+}
+
+bool Encoder::isShared(KernelModel &k, unsigned arg) {
+  return isa<SharedArrayType>(k.op.getBlock().getArgument(arg).getType());
+}
+
+z3::expr Encoder::resize(const z3::expr &e, unsigned to, bool isSigned) {
+  if (e.is_bool())
+    return to == 1 ? boolToBv(e)
+                   : z3::ite(e, ctx.bv_val(isSigned ? -1 : 1, to),
+                             ctx.bv_val(0, to));
+  unsigned from = e.get_sort().bv_size();
+  if (from == to)
+    return e;
+  if (from > to)
+    return e.extract(to - 1, 0);
+  return isSigned ? z3::sext(e, to - from) : z3::zext(e, to - from);
+}
+
+z3::expr Encoder::toIndex(const z3::expr &e) { return resize(e, bits, false); }
+
+z3::expr Encoder::value(KernelModel &k, Value v, const Thread &t) {
+  auto key = std::make_pair(v.getAsOpaquePointer(), t.id);
+  auto it = memo.find(key);
+  if (it != memo.end())
+    return it->second;
+  z3::expr r(ctx);
+  if (auto a = dyn_cast<BlockArgument>(v)) {
+    auto &p = params[a.getArgNumber()];
+    if (!p || p->is_array()) {
+      unsupported = "an array used as a value";
+      r = ctx.bv_val(0, 1);
+    } else {
+      r = *p;
+    }
+  } else {
+    r = encodeOp(k, v.getDefiningOp(), t);
+  }
+  memo.emplace(key, r);
+  return r;
+}
+
+z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
+  auto val = [&](unsigned i) { return value(k, op->getOperand(i), t); };
+  auto bv = [&](const z3::expr &e) { return e.is_bool() ? boolToBv(e) : e; };
+  auto fail = [&](llvm::StringRef what) {
+    if (unsupported.empty())
+      unsupported = what.str();
+    return ctx.bv_val(0, op->getNumResults()
+                             ? std::max(1u, widthOf(op->getResult(0).getType()))
+                             : 1);
+  };
+  Type rt = op->getNumResults() ? op->getResult(0).getType() : Type();
+  bool isBool = rt && rt.isInteger(1);
+
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto ia = dyn_cast<IntegerAttr>(c.getValue());
+    if (!ia)
+      return fail("non-integer constant");
+    llvm::APInt ap = ia.getValue();
+    if (isBool)
+      return ctx.bool_val(!ap.isZero());
+    unsigned w = widthOf(rt);
+    ap = ap.zextOrTrunc(w);
+    return ctx.bv_val(std::to_string(ap.getZExtValue()).c_str(), w);
+  }
+  if (auto s = dyn_cast<SRegOp>(op)) {
+    llvm::StringRef n = s.getName();
+    unsigned axis = n.back() - 'x';
+    if (n.starts_with("tid"))
+      return t.tid[axis];
+    if (n.starts_with("bid"))
+      return t.bid[axis];
+    if (n.starts_with("bdim"))
+      return bdim[axis];
+    return gdim[axis];
+  }
+  if (auto r = dyn_cast<ReadOp>(op)) {
+    unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
+    int interval = (int)k.intervalOf.lookup(op) - 1;
+    z3::expr idx = toIndex(value(k, r.getIndex(), t));
+    return arrayValue(k, arg, interval, idx, t, t.depth);
+  }
+  if (auto a = dyn_cast<ApplyOp>(op)) {
+    z3::sort_vector dom(ctx);
+    z3::expr_vector args(ctx);
+    for (Value o : a.getOperands()) {
+      z3::expr e = bv(value(k, o, t));
+      dom.push_back(e.get_sort());
+      args.push_back(e);
+    }
+    unsigned w = std::max(1u, widthOf(rt));
+    z3::expr r = uf("uf." + a.getFn().str(), dom, w)(args);
+    return isBool ? bvToBool(r) : r;
+  }
+  if (auto sel = dyn_cast<arith::SelectOp>(op))
+    return z3::ite(val(0), val(1), val(2));
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    z3::expr l = val(0), r = val(1);
+    using P = arith::CmpIPredicate;
+    if (l.is_bool()) {
+      if (cmp.getPredicate() == P::eq)
+        return l == r;
+      if (cmp.getPredicate() == P::ne)
+        return l != r;
+      l = boolToBv(l);
+      r = boolToBv(r);
+    }
+    switch (cmp.getPredicate()) {
+    case P::eq: return l == r;
+    case P::ne: return l != r;
+    case P::slt: return l < r;
+    case P::sle: return l <= r;
+    case P::sgt: return l > r;
+    case P::sge: return l >= r;
+    case P::ult: return z3::ult(l, r);
+    case P::ule: return z3::ule(l, r);
+    case P::ugt: return z3::ugt(l, r);
+    case P::uge: return z3::uge(l, r);
+    }
+  }
+  if (isa<arith::ExtUIOp, arith::ExtSIOp, arith::TruncIOp>(op)) {
+    z3::expr e = val(0);
+    if (isBool) // trunc to i1
+      return e.is_bool() ? e : e.extract(0, 0) == ctx.bv_val(1, 1);
+    return resize(e, widthOf(rt), isa<arith::ExtSIOp>(op));
+  }
+  if (isBool && isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
+    z3::expr l = val(0), r = val(1);
+    if (isa<arith::AndIOp>(op))
+      return l && r;
+    if (isa<arith::OrIOp>(op))
+      return l || r;
+    return l != r;
+  }
+  if (op->getNumOperands() == 2 && rt && !isBool) {
+    z3::expr l = val(0), r = val(1);
+    return llvm::TypeSwitch<Operation *, z3::expr>(op)
+        .Case([&](arith::AddIOp) { return l + r; })
+        .Case([&](arith::SubIOp) { return l - r; })
+        .Case([&](arith::MulIOp) { return l * r; })
+        .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
+        .Case([&](arith::DivSIOp) { return l / r; })
+        .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
+        .Case([&](arith::RemSIOp) { return z3::srem(l, r); })
+        .Case([&](arith::AndIOp) { return l & r; })
+        .Case([&](arith::OrIOp) { return l | r; })
+        .Case([&](arith::XOrIOp) { return l ^ r; })
+        .Case([&](arith::ShLIOp) { return z3::shl(l, r); })
+        .Case([&](arith::ShRUIOp) { return z3::lshr(l, r); })
+        .Case([&](arith::ShRSIOp) { return z3::ashr(l, r); })
+        .Case([&](arith::MaxSIOp) { return z3::ite(l > r, l, r); })
+        .Case([&](arith::MinSIOp) { return z3::ite(l < r, l, r); })
+        .Case([&](arith::MaxUIOp) { return z3::ite(z3::ugt(l, r), l, r); })
+        .Case([&](arith::MinUIOp) { return z3::ite(z3::ult(l, r), l, r); })
+        .Default([&](Operation *o) {
+          return fail("operation '" + o->getName().getStringRef().str() + "'");
+        });
+  }
+  return fail("operation '" + op->getName().getStringRef().str() + "'");
+}
+
+z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
+                         const z3::expr &index, const Thread &t) {
+  z3::expr hit = ctx.bool_val(false);
+  for (WriteOp w : k.writes[arg][interval])
+    hit = hit || (value(k, w.getGuard(), t) &&
+                  toIndex(value(k, w.getIndex(), t)) == index);
+  return hit;
+}
+
+z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
+                             const z3::expr &index, const Thread &reader,
+                             unsigned depth) {
+  if (interval < 0) {
+    if (!isShared(k, arg))
+      return z3::select(*params[arg], index);
+    // Uninitialized shared memory: indeterminate, per kernel and block.
+    Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
+    std::string key = k.label + "." + k.op.getArgName(arg).str() + "@init";
+    z3::sort s = ctx.bv_sort(modelWidth(32, bits));
+    z3::sort_vector dom(ctx);
+    z3::expr_vector args(ctx);
+    for (int i = 0; i < 3; ++i) {
+      dom.push_back(s);
+      args.push_back(reader.bid[i]);
+    }
+    dom.push_back(ctx.bv_sort(bits));
+    args.push_back(index);
+    return uf(key, dom, widthOf(et))(args);
+  }
+  auto &ws = k.writes[arg][interval];
+  if (ws.empty())
+    return arrayValue(k, arg, interval - 1, index, reader, depth);
+  const Thread &w = freshThread(isShared(k, arg) ? &reader : nullptr, depth);
+  z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth);
+  z3::expr chain = prev;
+  z3::expr anyHit = ctx.bool_val(false);
+  // Later writes of the same thread win.
+  for (WriteOp op : ws) {
+    z3::expr hit =
+        value(k, op.getGuard(), w) && toIndex(value(k, op.getIndex(), w)) == index;
+    chain = z3::ite(hit, value(k, op.getValue(), w), chain);
+    anyHit = anyHit || hit;
+  }
+  obligations.push_back(
+      Obligation{&k, arg, (unsigned)interval, index, &reader, anyHit, depth});
+  return chain;
+}
+
+z3::func_decl Encoder::uf(const std::string &name, const z3::sort_vector &dom,
+                          unsigned width) {
+  std::string key = name + "/" + std::to_string(dom.size());
+  auto it = ufs.find({key, width});
+  if (it == ufs.end())
+    it = ufs.emplace(std::make_pair(key, width),
+                     ctx.function((key + "." + std::to_string(width)).c_str(),
+                                  dom, ctx.bv_sort(width)))
+             .first;
+  return it->second;
+}
+
+bool Encoder::dependsOn(Value v, llvm::StringRef sreg) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    Operation *d = x.getDefiningOp();
+    if (!d)
+      continue;
+    if (auto s = dyn_cast<SRegOp>(d)) {
+      if (s.getName() == sreg)
+        return true;
+      continue;
+    }
+    if (isa<ReadOp>(d))
+      return true; // conservatively: the value may depend on anything
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return false;
+}
+
+std::optional<z3::expr> Encoder::solveFor(KernelModel &k, Value v,
+                                          llvm::StringRef coord, z3::expr rhs,
+                                          const Thread &base) {
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  if (auto s = dyn_cast<SRegOp>(d))
+    return s.getName() == coord
+               ? std::optional<z3::expr>(resize(rhs, modelWidth(32, bits), false))
+               : std::nullopt;
+  auto other = [&](unsigned i) { return value(k, d->getOperand(i), base); };
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(d)) {
+    unsigned w = widthOf(d->getOperand(0).getType());
+    return solveFor(k, d->getOperand(0), coord, resize(rhs, w, false), base);
+  }
+  if (d->getNumOperands() != 2)
+    return std::nullopt;
+  bool dep0 = dependsOn(d->getOperand(0), coord);
+  bool dep1 = dependsOn(d->getOperand(1), coord);
+  if (dep0 == dep1)
+    return std::nullopt;
+  unsigned i = dep0 ? 0 : 1;
+  if (isa<arith::AddIOp>(d))
+    return solveFor(k, d->getOperand(i), coord, rhs - other(1 - i), base);
+  if (isa<arith::SubIOp>(d))
+    return solveFor(k, d->getOperand(i), coord,
+                    i == 0 ? rhs + other(1) : other(0) - rhs, base);
+  if (isa<arith::XOrIOp>(d))
+    return solveFor(k, d->getOperand(i), coord, rhs ^ other(1 - i), base);
+  if (isa<arith::MulIOp>(d)) {
+    llvm::APInt c;
+    if (!matchPattern(d->getOperand(1 - i), m_ConstantInt(&c)) || c.isZero())
+      return std::nullopt;
+    return solveFor(k, d->getOperand(i), coord, z3::udiv(rhs, other(1 - i)),
+                    base);
+  }
+  return std::nullopt;
+}
+
+} // namespace kv

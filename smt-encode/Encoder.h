@@ -1,0 +1,122 @@
+//===- Encoder.h - kv kernels to Z3, one parameterized thread ---*- C++ -*-===//
+//
+// PUG_para's encoding. A thread is a tuple of symbolic ids; a kv value is
+// encoded for a given thread. A read of array A at index i in barrier
+// interval j is the value A held after interval j-1: a fresh symbolic writer
+// thread w, an ite chain over the writes of interval j instantiated for w,
+// and otherwise the value after interval j-2. The side condition "if w wrote
+// nothing there, no thread did" is an obligation: it is quantified, and the
+// checker either instantiates it (sound for proofs: fewer constraints) or
+// passes the quantified form to Z3.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_SMTENCODE_ENCODER_H
+#define KV_SMTENCODE_ENCODER_H
+
+#include "kv/KVDialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <z3++.h>
+
+namespace kv {
+
+struct Thread {
+  unsigned id;
+  std::vector<z3::expr> tid, bid; // x, y, z
+  /// Candidate instances are not used to derive further candidates.
+  unsigned depth = 0;
+};
+
+/// What the encoder knows of one kernel: its writes by array and interval.
+struct KernelModel {
+  KernelOp op;
+  std::string label; // "before" / "after"
+  unsigned numIntervals = 1;
+  llvm::DenseMap<mlir::Operation *, unsigned> intervalOf;
+  /// writes[argNo][interval] in program order.
+  std::map<unsigned, std::map<unsigned, std::vector<WriteOp>>> writes;
+  std::vector<AssumeOp> assumes;
+  bool hasApply = false;
+  explicit KernelModel(KernelOp k, std::string label);
+};
+
+/// "If `writer` wrote nothing to array[index] in `interval`, no thread of the
+/// reader's block (shared) or of the grid (global) did."
+struct Obligation {
+  KernelModel *kernel;
+  unsigned array;
+  unsigned interval;
+  z3::expr index;
+  const Thread *reader;
+  z3::expr writerHit;
+  unsigned depth;
+};
+
+class Encoder {
+public:
+  Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource);
+
+  z3::context &ctx;
+  unsigned bits;
+  std::vector<z3::expr> bdim, gdim;
+  /// Scalars and initial global arrays, by parameter position (shared by the
+  /// two kernels).
+  std::vector<std::optional<z3::expr>> params;
+  std::vector<std::string> paramNames;
+  /// Constraints every model must satisfy (ranges, side conditions).
+  z3::expr_vector side;
+  std::vector<Obligation> obligations;
+  std::deque<Thread> threads;
+  /// Set when a kv op has no encoding; the query is then not built.
+  std::string unsupported;
+
+  z3::sort bvSort(unsigned w) { return ctx.bv_sort(w); }
+  unsigned widthOf(mlir::Type t);
+  z3::expr launchConstraints();
+  /// A fresh thread in range; in the block of `sameBlock` if given.
+  Thread &freshThread(const Thread *sameBlock, unsigned depth);
+  /// A thread with given coordinates (range constraints not added).
+  Thread &makeThread(std::vector<z3::expr> tid, std::vector<z3::expr> bid,
+                     unsigned depth);
+  z3::expr inRange(const Thread &t);
+  z3::expr sameBlock(const Thread &a, const Thread &b);
+
+  z3::expr value(KernelModel &k, mlir::Value v, const Thread &t);
+  /// Array `arg` after intervals 0..interval (interval < 0: initial).
+  z3::expr arrayValue(KernelModel &k, unsigned arg, int interval,
+                      const z3::expr &index, const Thread &reader,
+                      unsigned depth);
+  /// Some write of `interval` by thread t hits array[index].
+  z3::expr hitAny(KernelModel &k, unsigned arg, unsigned interval,
+                  const z3::expr &index, const Thread &t);
+  z3::expr toIndex(const z3::expr &e);
+  z3::expr resize(const z3::expr &e, unsigned to, bool isSigned);
+  bool isShared(KernelModel &k, unsigned arg);
+  /// Solve `v(t) == rhs` for one coordinate of t: the coordinate's new value.
+  std::optional<z3::expr> solveFor(KernelModel &k, mlir::Value v,
+                                   llvm::StringRef coord, z3::expr rhs,
+                                   const Thread &base);
+
+  /// The uninterpreted function named \p name (one per name and width).
+  z3::func_decl uf(const std::string &name, const z3::sort_vector &dom,
+                   unsigned width);
+
+private:
+  std::map<std::pair<void *, unsigned>, z3::expr> memo;
+  std::map<std::pair<std::string, unsigned>, z3::func_decl> ufs;
+  unsigned fresh = 0;
+  unsigned curDepth = 0;
+  z3::expr boolToBv(const z3::expr &e) {
+    return z3::ite(e, ctx.bv_val(1, 1), ctx.bv_val(0, 1));
+  }
+  z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
+  z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
+  bool dependsOn(mlir::Value v, llvm::StringRef sreg);
+};
+
+} // namespace kv
+
+#endif

@@ -1,0 +1,65 @@
+//===- Executor.h - concrete execution of kv kernels ------------*- C++ -*-===//
+//
+// Runs a kv.kernel concretely on one launch configuration: every block, and
+// in each barrier interval every thread, reads the arrays as they stood at
+// the start of the interval; writes take effect at its end. Integers are
+// N-bit words exactly as the SMT encoding models them (same results for
+// division by zero and over-wide shifts as SMT-LIB bit-vectors).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_SMTENCODE_EXECUTOR_H
+#define KV_SMTENCODE_EXECUTOR_H
+
+#include "kv/KVDialect.h"
+#include "llvm/ADT/APInt.h"
+#include <functional>
+#include <map>
+#include <string>
+
+namespace kv {
+
+/// Width used to model an integer type of \p width bits under --bits=N:
+/// min(width, N), and 1 for i1.
+unsigned modelWidth(unsigned width, unsigned bits);
+
+struct LaunchConfig {
+  uint64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+};
+
+struct ExecInputs {
+  unsigned bits = 32;
+  /// Value of scalar kernel argument #argNo (at its model width).
+  std::function<llvm::APInt(unsigned argNo)> scalar;
+  /// Initial content of global array argument #argNo at element \p index
+  /// (index at model width N, value at the element's model width).
+  std::function<llvm::APInt(unsigned argNo, uint64_t index)> initial;
+  /// Initial (uninitialized) content of shared array #argNo in block bid.
+  std::function<llvm::APInt(unsigned argNo, const uint64_t bid[3],
+                            uint64_t index)>
+      sharedInitial;
+  /// Result of an uninterpreted kv.apply the executor cannot compute itself;
+  /// may be empty.
+  std::function<std::optional<llvm::APInt>(llvm::StringRef fn,
+                                           llvm::ArrayRef<llvm::APInt> args,
+                                           unsigned resultWidth)>
+      apply;
+};
+
+struct ExecResult {
+  bool ok = false;
+  /// Why execution failed (unknown operation, too many threads, ...).
+  std::string error;
+  /// A kv.assume was false for some thread: the input is not a valid launch.
+  bool assumeViolated = false;
+  /// Final content of every global array cell written, per argument number.
+  std::map<unsigned, std::map<uint64_t, llvm::APInt>> written;
+};
+
+/// Execute \p kernel. Fails (ok=false) when the grid has more than
+/// \p maxThreads threads in total.
+ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
+                   const ExecInputs &in, uint64_t maxThreads = 1u << 20);
+
+} // namespace kv
+
+#endif

@@ -1,0 +1,744 @@
+//===- kvalidate.cpp - the kvalidate command line -------------------------===//
+//
+// kvalidate [options] BEFORE AFTER, each FILE:KERNEL. Loads both kernels
+// (.cu compiled with clang, .ll/.bc LLVM IR, .mlir kv modules), lowers them
+// into one kv module and asks the checker whether they are equivalent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "equiv/Checker.h"
+#include "kv/KVDialect.h"
+#include "passes/LowerToKV.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+#ifndef KV_CLANG
+#define KV_CLANG "/usr/lib/llvm-22/bin/clang++"
+#endif
+
+static const char *const KVVersion = "0.1.0";
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory KVCategory("kvalidate options");
+
+static cl::opt<std::string> BeforeArg(cl::Positional,
+                                      cl::desc("<BEFORE FILE:KERNEL>"),
+                                      cl::cat(KVCategory));
+static cl::opt<std::string> AfterArg(cl::Positional,
+                                     cl::desc("<AFTER FILE:KERNEL>"),
+                                     cl::cat(KVCategory));
+
+static cl::list<std::string> Assumes(
+    "assume",
+    cl::desc("Assume a C expression over blockDim.{x,y,z}, gridDim.{x,y,z} "
+             "and the kernels' scalar parameters (repeatable)"),
+    cl::value_desc("EXPR"), cl::cat(KVCategory));
+
+// Numbers are parsed by hand so that bad values get our error format.
+static cl::opt<std::string> Bits("bits",
+                                 cl::desc("Bit-vector width, 4..64 (default 32)"),
+                                 cl::value_desc("N"), cl::init("32"),
+                                 cl::cat(KVCategory));
+
+static cl::opt<std::string> Timeout("timeout",
+                                    cl::desc("Solver time budget in seconds"),
+                                    cl::value_desc("SECS"),
+                                    cl::cat(KVCategory));
+
+static cl::opt<bool> Json("json", cl::desc("Print one JSON object on stdout"),
+                          cl::cat(KVCategory));
+
+static cl::list<std::string>
+    IncludeDirs("I", cl::Prefix,
+                cl::desc("Add DIR to the include path of .cu inputs"),
+                cl::value_desc("DIR"), cl::cat(KVCategory));
+
+static cl::list<std::string>
+    Defines("D", cl::Prefix, cl::desc("Define a macro for .cu inputs"),
+            cl::value_desc("NAME[=V]"), cl::cat(KVCategory));
+
+static cl::opt<std::string> CudaPath(
+    "cuda-path",
+    cl::desc("CUDA SDK for .cu inputs (default: /usr/local/cuda if it has "
+             "include/cuda_runtime.h, else none; an empty DIR forces none)"),
+    cl::value_desc("DIR"), cl::cat(KVCategory));
+
+static cl::opt<bool> EmitKV("emit-kv",
+                            cl::desc("Print the two kv kernels and exit"),
+                            cl::cat(KVCategory));
+
+static const char *const Overview = R"(prove two CUDA kernels equivalent
+
+  Proves that BEFORE and AFTER write the same values to every global array
+  cell for every launch configuration (gridDim, blockDim) and every input,
+  under the --assume assumptions. Parameters are matched by position.
+
+  BEFORE and AFTER are FILE:KERNEL. FILE is a CUDA source (.cu, compiled with
+  clang for sm_80), nvptx LLVM IR (.ll, .bc) or a kv module (.mlir). KERNEL is
+  the kernel's source name (transpose, ns::foo<16>), its name without template
+  arguments if that is unique, or its mangled name.
+
+EXIT STATUS
+  0  equivalent
+  1  not equivalent (with a counterexample)
+  2  unknown (timeout, undecided) or unsupported construct
+  3  error (usage, input)
+
+EXAMPLES
+  kvalidate transpose.cu:transpose_naive transpose.cu:transpose_tiled
+  kvalidate --assume='blockDim.x == 32' --assume='n % 32 == 0' \
+            old.cu:scale new.cu:scale
+  kvalidate --json --bits=16 -I include -DTILE=16 a.cu:k b.cu:k
+)";
+
+//===----------------------------------------------------------------------===//
+// Temporary files
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Temporary files, removed at exit and on signals.
+struct TempFiles {
+  std::vector<std::string> paths;
+  ~TempFiles() {
+    for (const std::string &p : paths) {
+      sys::fs::remove(p);
+      sys::DontRemoveFileOnSignal(p);
+    }
+  }
+  /// Create an empty temporary file; returns false and sets \p err on error.
+  bool create(StringRef prefix, StringRef suffix, std::string &path,
+              std::string &err) {
+    SmallString<128> p;
+    if (std::error_code ec = sys::fs::createTemporaryFile(prefix, suffix, p)) {
+      err = "cannot create a temporary file: " + ec.message();
+      return false;
+    }
+    path = std::string(p);
+    paths.push_back(path);
+    sys::RemoveFileOnSignal(path);
+    return true;
+  }
+};
+TempFiles Temps;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Prepended to .cu inputs when there is no CUDA SDK.
+static const char *const KVCudaHeader = R"(// kvalidate: CUDA without an SDK
+#ifndef __global__
+#define __global__ __attribute__((global))
+#endif
+#ifndef __device__
+#define __device__ __attribute__((device))
+#endif
+#ifndef __host__
+#define __host__ __attribute__((host))
+#endif
+#ifndef __shared__
+#define __shared__ __attribute__((shared))
+#endif
+#ifndef __constant__
+#define __constant__ __attribute__((constant))
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#endif
+#include <__clang_cuda_builtin_vars.h>
+)";
+
+namespace {
+struct KernelRef {
+  std::string arg, file, kernel;
+};
+
+/// One loaded side: the kernel to check and what keeps it alive.
+struct Input {
+  KernelRef ref;
+  std::unique_ptr<Module> llvmModule;
+  Function *function = nullptr;
+  mlir::OwningOpRef<mlir::ModuleOp> mlirModule;
+  kv::KernelOp kernel;
+};
+
+/// A kernel a name can refer to.
+struct Candidate {
+  std::string symbol, source;
+};
+} // namespace
+
+/// Split FILE:KERNEL. Paths and kernel names (ns::foo) may contain ':', so
+/// prefer the rightmost split whose FILE exists, else the last ':' that is
+/// not part of a '::'.
+static bool splitArg(StringRef arg, KernelRef &ref, std::string &err) {
+  ref.arg = arg.str();
+  std::optional<size_t> split, fallback;
+  for (size_t i = arg.size(); i-- > 0;) {
+    if (arg[i] != ':' || i + 1 == arg.size() || i == 0)
+      continue;
+    if (sys::fs::exists(arg.take_front(i))) {
+      split = i;
+      break;
+    }
+    bool inPair = arg[i + 1] == ':' || arg[i - 1] == ':';
+    if (!fallback && !inPair)
+      fallback = i;
+  }
+  if (!split)
+    split = fallback;
+  if (!split) {
+    err = "expected FILE:KERNEL, got '" + arg.str() + "'";
+    return false;
+  }
+  ref.file = arg.take_front(*split).str();
+  ref.kernel = arg.drop_front(*split + 1).str();
+  if (!sys::fs::exists(ref.file)) {
+    err = ref.file + ": no such file";
+    return false;
+  }
+  if (sys::fs::is_directory(ref.file)) {
+    err = ref.file + ": is a directory";
+    return false;
+  }
+  return true;
+}
+
+/// Remove every balanced <...> group: "ns::foo<16>" -> "ns::foo".
+static std::string stripTemplateArgs(StringRef s) {
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '<')
+      ++depth;
+    else if (c == '>' && depth > 0)
+      --depth;
+    else if (depth == 0)
+      out += c;
+  }
+  return out;
+}
+
+/// "ns::foo<16>" -> "foo<16>".
+static StringRef unqualified(StringRef s) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] == '<')
+      ++depth;
+    else if (s[i] == '>' && depth > 0)
+      --depth;
+    else if (depth == 0 && s[i] == ':' && s[i + 1] == ':')
+      start = i + 2;
+  }
+  return s.drop_front(start);
+}
+
+static std::string describeCandidates(ArrayRef<const Candidate *> cands,
+                                      ArrayRef<Candidate> all) {
+  std::string s;
+  for (const Candidate *c : cands) {
+    if (!s.empty())
+      s += ", ";
+    s += c->source;
+    bool dup = llvm::count_if(all, [&](const Candidate &o) {
+                 return o.source == c->source;
+               }) > 1;
+    if (dup && c->symbol != c->source)
+      s += " (" + c->symbol + ")";
+  }
+  return s;
+}
+
+/// Pick the kernel \p want names: exact symbol or source name first, then
+/// the source name without template arguments or namespaces, if unique.
+static std::optional<size_t> pickKernel(ArrayRef<Candidate> cands,
+                                        const KernelRef &ref,
+                                        std::string &err) {
+  StringRef want = ref.kernel;
+  // Tier 0: exact symbol or source name; tier 1: without template
+  // arguments or namespaces.
+  auto matches = [&](const Candidate &c, int tier) {
+    if (tier == 0)
+      return c.symbol == want || c.source == want;
+    std::string stripped = stripTemplateArgs(c.source);
+    return stripped == want || unqualified(c.source) == want ||
+           unqualified(stripped) == want;
+  };
+  for (int tier : {0, 1}) {
+    SmallVector<size_t> hits;
+    for (size_t i = 0; i < cands.size(); ++i)
+      if (matches(cands[i], tier))
+        hits.push_back(i);
+    if (hits.size() == 1)
+      return hits.front();
+    if (hits.size() > 1) {
+      std::string list;
+      for (size_t i : hits) {
+        if (!list.empty())
+          list += ", ";
+        list += cands[i].source;
+        if (cands[i].symbol != cands[i].source)
+          list += " (" + cands[i].symbol + ")";
+      }
+      err = ref.file + ": kernel name '" + want.str() +
+            "' is ambiguous; it matches: " + list +
+            "; give the full or mangled name";
+      return std::nullopt;
+    }
+  }
+  SmallVector<const Candidate *> all;
+  for (const Candidate &c : cands)
+    all.push_back(&c);
+  err = ref.file + ": no kernel named '" + want.str() + "'; ";
+  if (cands.empty())
+    err += "the file has no kernels";
+  else
+    err += "kernels in this file: " + describeCandidates(all, cands);
+  return std::nullopt;
+}
+
+static std::string readFile(StringRef path) {
+  auto buf = MemoryBuffer::getFile(path);
+  return buf ? (*buf)->getBuffer().str() : std::string();
+}
+
+/// Whether .cu inputs are compiled against a CUDA SDK, and which.
+static std::optional<std::string> cudaSDK() {
+  if (CudaPath.getNumOccurrences())
+    return CudaPath.empty() ? std::nullopt
+                            : std::optional<std::string>(CudaPath);
+  if (sys::fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+    return std::string("/usr/local/cuda");
+  return std::nullopt;
+}
+
+/// Compile a .cu file to LLVM IR at the start of the pipeline.
+static bool compileCuda(StringRef file, std::string &llPath,
+                        std::string &err) {
+  std::string errPath;
+  if (!Temps.create("kvalidate", "ll", llPath, err) ||
+      !Temps.create("kvalidate-clang", "txt", errPath, err))
+    return false;
+  std::vector<std::string> args = {KV_CLANG,
+                                   "-x",
+                                   "cuda",
+                                   "--cuda-device-only",
+                                   "--cuda-gpu-arch=sm_80",
+                                   "-O2",
+                                   "-Xclang",
+                                   "-disable-llvm-passes",
+                                   "-S",
+                                   "-emit-llvm",
+                                   "-gline-tables-only",
+                                   "-fno-discard-value-names",
+                                   "-Wno-unknown-cuda-version"};
+  if (std::optional<std::string> sdk = cudaSDK()) {
+    args.push_back("--cuda-path=" + *sdk);
+  } else {
+    static std::string hdrPath;
+    if (hdrPath.empty()) {
+      if (!Temps.create("kvalidate-cuda", "h", hdrPath, err))
+        return false;
+      std::error_code ec;
+      raw_fd_ostream os(hdrPath, ec);
+      if (!ec) {
+        os << KVCudaHeader;
+        os.close();
+        ec = os.error();
+      }
+      if (ec) {
+        err = "cannot write " + hdrPath + ": " + ec.message();
+        hdrPath.clear();
+        return false;
+      }
+    }
+    args.insert(args.end(), {"--cuda-path=/nonexistent", "-nocudainc",
+                             "-nocudalib", "--cuda-feature=+ptx80",
+                             "-include", hdrPath});
+  }
+  for (const std::string &dir : IncludeDirs)
+    args.push_back("-I" + dir);
+  for (const std::string &def : Defines)
+    args.push_back("-D" + def);
+  args.insert(args.end(), {"-o", llPath, file.str()});
+
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(errPath),
+                                          StringRef(errPath)};
+  std::string execErr;
+  int rc = sys::ExecuteAndWait(KV_CLANG, argRefs, std::nullopt, redirects,
+                               /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                               &execErr);
+  if (rc == 0)
+    return true;
+  std::string diags = StringRef(readFile(errPath)).rtrim().str();
+  err = "cannot compile " + file.str() + ":";
+  if (rc < 0)
+    err += " cannot run " KV_CLANG ": " + execErr;
+  else if (diags.empty())
+    err += " clang exited with status " + std::to_string(rc);
+  else
+    err += "\n" + diags;
+  return false;
+}
+
+/// Load an LLVM input (.cu, .ll, .bc) and find its kernel.
+static bool loadLLVM(Input &in, LLVMContext &llvmCtx, std::string &err) {
+  std::string irPath = in.ref.file;
+  if (sys::path::extension(in.ref.file).lower() == ".cu" &&
+      !compileCuda(in.ref.file, irPath, err))
+    return false;
+  SMDiagnostic diag;
+  in.llvmModule = parseIRFile(irPath, diag, llvmCtx);
+  if (!in.llvmModule) {
+    std::string msg;
+    raw_string_ostream os(msg);
+    diag.print("", os, /*ShowColors=*/false);
+    err = "cannot read " + in.ref.file + ": " + StringRef(msg).trim().str();
+    return false;
+  }
+  std::string verifyMsg;
+  raw_string_ostream vos(verifyMsg);
+  if (verifyModule(*in.llvmModule, &vos)) {
+    err = in.ref.file + ": invalid LLVM IR: " + StringRef(verifyMsg).trim().str();
+    return false;
+  }
+  SmallVector<Function *> fns;
+  SmallVector<Candidate> cands;
+  for (Function &f : *in.llvmModule) {
+    if (!kv::isKernel(f) || f.isDeclaration())
+      continue;
+    fns.push_back(&f);
+    cands.push_back({f.getName().str(), kv::sourceName(f.getName())});
+  }
+  std::optional<size_t> idx = pickKernel(cands, in.ref, err);
+  if (!idx)
+    return false;
+  in.function = fns[*idx];
+  return true;
+}
+
+/// Load a kv module (.mlir) and find its kernel.
+static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
+  auto buf = MemoryBuffer::getFile(in.ref.file);
+  if (!buf) {
+    err = "cannot read " + in.ref.file + ": " + buf.getError().message();
+    return false;
+  }
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(std::move(*buf), SMLoc());
+  std::string msg;
+  raw_string_ostream os(msg);
+  {
+    mlir::SourceMgrDiagnosticHandler handler(sm, &ctx, os);
+    in.mlirModule =
+        mlir::parseSourceFile<mlir::ModuleOp>(sm, mlir::ParserConfig(&ctx));
+  }
+  if (!in.mlirModule) {
+    err = "cannot parse " + in.ref.file + ":\n" + StringRef(msg).rtrim().str();
+    return false;
+  }
+  SmallVector<kv::KernelOp> kernels;
+  SmallVector<Candidate> cands;
+  in.mlirModule->walk([&](kv::KernelOp k) {
+    kernels.push_back(k);
+    cands.push_back({k.getSymName().str(), k.getDisplayName().str()});
+  });
+  std::optional<size_t> idx = pickKernel(cands, in.ref, err);
+  if (!idx)
+    return false;
+  in.kernel = kernels[*idx];
+  return true;
+}
+
+static bool loadInput(Input &in, LLVMContext &llvmCtx, mlir::MLIRContext &ctx,
+                      std::string &err) {
+  std::string ext = sys::path::extension(in.ref.file).lower();
+  if (ext == ".cu" || ext == ".ll" || ext == ".bc")
+    return loadLLVM(in, llvmCtx, err);
+  if (ext == ".mlir")
+    return loadMLIR(in, ctx, err);
+  err = in.ref.file + ": unknown input kind '" + ext +
+        "' (expected .cu, .ll, .bc or .mlir)";
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Output
+//===----------------------------------------------------------------------===//
+
+static int64_t roundMs(double ms) { return (int64_t)std::llround(ms); }
+
+static bool hasReason(kv::Verdict v) {
+  return v != kv::Verdict::Equivalent && v != kv::Verdict::NotEquivalent;
+}
+
+static void printHuman(raw_ostream &os, const kv::CheckResult &r) {
+  os << "verdict: " << kv::verdictName(r.verdict) << "\n";
+  if (hasReason(r.verdict))
+    os << "  reason: " << r.reason << "\n";
+  os << "  before: " << BeforeArg << "\n";
+  os << "  after:  " << AfterArg << "\n";
+  if (r.assumptions.empty()) {
+    os << "  assumptions: none\n";
+  } else {
+    os << "  assumptions:\n";
+    for (const std::string &a : r.assumptions)
+      os << "    - " << a << "\n";
+  }
+  if (const std::optional<kv::Counterexample> &cex = r.counterexample) {
+    os << "  counterexample (" << (cex->replayed ? "replayed" : "not replayed")
+       << "):\n";
+    auto dims = [&](const uint64_t d[3]) {
+      os << "(" << d[0] << ", " << d[1] << ", " << d[2] << ")\n";
+    };
+    os << "    gridDim  = ";
+    dims(cex->gridDim);
+    os << "    blockDim = ";
+    dims(cex->blockDim);
+    if (!cex->scalars.empty()) {
+      os << "    scalars: ";
+      ListSeparator sep;
+      for (const auto &[name, v] : cex->scalars)
+        os << sep << name << " = " << v;
+      os << "\n";
+    }
+    for (const auto &[array, cells] : cex->arrays)
+      for (const auto &[index, v] : cells)
+        os << "    input " << array << "[" << index << "] = " << v << "\n";
+    os << "    mismatch: " << cex->mismatchArray << "[" << cex->mismatchIndex
+       << "]: before = " << cex->before << ", after = " << cex->after << "\n";
+  }
+  os << "  time: " << roundMs(r.timeMs) << " ms\n";
+}
+
+static json::Value toJSON(const kv::CheckResult &r) {
+  json::Array assumptions;
+  for (const std::string &a : r.assumptions)
+    assumptions.push_back(a);
+  json::Object obj{{"verdict", kv::verdictName(r.verdict)},
+                   {"before", BeforeArg.getValue()},
+                   {"after", AfterArg.getValue()},
+                   {"assumptions", std::move(assumptions)},
+                   {"time_ms", roundMs(r.timeMs)}};
+  if (hasReason(r.verdict))
+    obj["reason"] = r.reason;
+  if (const std::optional<kv::Counterexample> &cex = r.counterexample) {
+    auto dims = [](const uint64_t d[3]) {
+      return json::Array{(int64_t)d[0], (int64_t)d[1], (int64_t)d[2]};
+    };
+    json::Object scalars, arrays;
+    for (const auto &[name, v] : cex->scalars)
+      scalars[name] = v;
+    for (const auto &[array, cells] : cex->arrays) {
+      json::Object cellObj;
+      for (const auto &[index, v] : cells)
+        cellObj[std::to_string(index)] = v;
+      arrays[array] = std::move(cellObj);
+    }
+    obj["counterexample"] = json::Object{
+        {"gridDim", dims(cex->gridDim)},
+        {"blockDim", dims(cex->blockDim)},
+        {"scalars", std::move(scalars)},
+        {"arrays", std::move(arrays)},
+        {"mismatch", json::Object{{"array", cex->mismatchArray},
+                                  {"index", cex->mismatchIndex},
+                                  {"before", cex->before},
+                                  {"after", cex->after}}},
+        {"replayed", cex->replayed}};
+  }
+  return obj;
+}
+
+static void report(const kv::CheckResult &r) {
+  if (Json)
+    outs() << toJSON(r) << "\n";
+  else
+    printHuman(outs(), r);
+  outs().flush();
+}
+
+using Clock = std::chrono::steady_clock;
+static Clock::time_point StartTime;
+
+static double elapsedMs() {
+  return std::chrono::duration<double, std::milli>(Clock::now() - StartTime)
+      .count();
+}
+
+/// A usage or input error: message on stderr, and the JSON object with
+/// --json. Returns the exit status.
+static int fail(const std::string &msg) {
+  errs() << "kvalidate: error: " << msg << "\n";
+  if (Json) {
+    kv::CheckResult r;
+    r.verdict = kv::Verdict::Error;
+    r.reason = msg;
+    r.timeMs = elapsedMs();
+    report(r);
+  }
+  return kv::exitCode(kv::Verdict::Error);
+}
+
+/// Give \p k a symbol name not yet used in \p module.
+static void uniquifySymbol(kv::KernelOp k, mlir::ModuleOp module) {
+  std::string base = k.getSymName().str(), name = base;
+  auto taken = [&](StringRef n) {
+    for (kv::KernelOp o : module.getOps<kv::KernelOp>())
+      if (o != k && o.getSymName() == n)
+        return true;
+    return false;
+  };
+  for (unsigned i = 1; taken(name); ++i)
+    name = base + "." + std::to_string(i);
+  if (name != base)
+    k.setSymName(name);
+}
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+int main(int argc, char **argv) {
+  InitLLVM x(argc, argv);
+  StartTime = Clock::now();
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "kvalidate " << KVVersion << " (LLVM/MLIR " LLVM_VERSION_STRING
+       << ", clang " KV_CLANG ")\n";
+  });
+  cl::HideUnrelatedOptions(KVCategory);
+
+  std::string clErrors;
+  raw_string_ostream clErrs(clErrors);
+  if (!cl::ParseCommandLineOptions(argc, argv, Overview, &clErrs)) {
+    // cl prefixes its messages with the program name; reword them as ours.
+    if (!Json)
+      for (int i = 1; i < argc; ++i)
+        if (StringRef(argv[i]) == "--json" || StringRef(argv[i]) == "-json")
+          Json = true;
+    SmallVector<StringRef> lines;
+    StringRef(clErrors).trim().split(lines, '\n');
+    std::string msg;
+    for (StringRef line : lines) {
+      line = line.trim();
+      StringRef prog = sys::path::filename(argv[0]);
+      if (line.consume_front(prog) || line.consume_front(argv[0]))
+        line = line.ltrim(": ").ltrim();
+      // Drop cl's own pointers to --help; we add one.
+      for (StringRef hint : {"Try:", "See:"})
+        line = line.take_front(line.find(hint)).rtrim(" :");
+      if (line.empty())
+        continue;
+      if (!msg.empty())
+        msg += " ";
+      msg += line.str();
+    }
+    return fail(msg + " (see --help)");
+  }
+
+  if (BeforeArg.empty() || AfterArg.empty())
+    return fail("expected two arguments BEFORE AFTER, each FILE:KERNEL "
+                "(see --help)");
+  unsigned bits = 0, timeout = 0;
+  if (StringRef(Bits).trim().getAsInteger(10, bits) || bits < 4 || bits > 64)
+    return fail("--bits must be an integer between 4 and 64, got '" +
+                Bits + "'");
+  if (Timeout.getNumOccurrences() &&
+      (StringRef(Timeout).trim().getAsInteger(10, timeout) || timeout == 0))
+    return fail("--timeout must be a positive integer (seconds), got '" +
+                Timeout + "'");
+
+  std::string err;
+  KernelRef beforeRef, afterRef;
+  if (!splitArg(BeforeArg, beforeRef, err) ||
+      !splitArg(AfterArg, afterRef, err))
+    return fail(err);
+
+  // The contexts outlive the inputs and the module.
+  mlir::DialectRegistry registry;
+  kv::registerKVDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  LLVMContext llvmCtx;
+  Input before, after;
+  before.ref = std::move(beforeRef);
+  after.ref = std::move(afterRef);
+  if (!loadInput(before, llvmCtx, ctx, err) ||
+      !loadInput(after, llvmCtx, ctx, err))
+    return fail(err);
+
+  // Both kernels go into one module.
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
+  for (auto [in, side] : {std::pair<Input *, const char *>{&before, "before"},
+                          {&after, "after"}}) {
+    if (in->function) {
+      kv::Unsupported why;
+      mlir::FailureOr<kv::KernelOp> k =
+          kv::lowerKernel(*in->function, *module, why);
+      if (mlir::failed(k)) {
+        kv::CheckResult r;
+        r.verdict = kv::Verdict::Unsupported;
+        r.reason = std::string(side) + " kernel: " + why.str();
+        r.timeMs = elapsedMs();
+        report(r);
+        return kv::exitCode(r.verdict);
+      }
+      in->kernel = *k;
+    } else {
+      in->kernel = cast<kv::KernelOp>(in->kernel->clone());
+      module->push_back(in->kernel);
+    }
+    uniquifySymbol(in->kernel, *module);
+  }
+
+  if (EmitKV) {
+    module->print(outs());
+    outs().flush();
+    return 0;
+  }
+
+  kv::CheckOptions opts;
+  opts.bits = bits;
+  opts.timeoutSecs = timeout;
+  opts.assumptions.assign(Assumes.begin(), Assumes.end());
+  kv::CheckResult r = kv::checkEquivalence(before.kernel, after.kernel, opts);
+  if (r.verdict == kv::Verdict::Error)
+    errs() << "kvalidate: error: " << r.reason << "\n";
+  report(r);
+  return kv::exitCode(r.verdict);
+}
