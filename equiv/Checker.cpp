@@ -326,7 +326,14 @@ void PairCheck::addCandidates(Encoder &enc, size_t numObligations,
     for (auto &[tid, bid] : cands) {
       Thread &t = enc.makeThread(tid, bid, 1);
       z3::expr hit = enc.hitAny(*ob.kernel, ob.array, ob.interval, ob.index, t);
-      enc.side.push_back(ob.writerHit || !enc.inRange(t) || !hit);
+      z3::expr valid = enc.inRange(t) && hit;
+      // An instance of "no thread writes here" ...
+      enc.side.push_back(ob.writerHit || !valid);
+      // ... and of race freedom: one writer per cell and interval.
+      z3::expr same = enc.sameBlock(t, *ob.writer);
+      for (int i = 0; i < 3; ++i)
+        same = same && t.tid[i] == ob.writer->tid[i];
+      enc.side.push_back(!ob.writerHit || !valid || same);
     }
   }
   (void)ctx;

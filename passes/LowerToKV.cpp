@@ -41,6 +41,14 @@ bool isKernel(const llvm::Function &f) {
   return f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
 }
 
+/// The name of a variable: `tile` for the local static
+/// `_ZZ15transpose_tiledPiPKiiiE4tile`.
+static std::string variableName(llvm::StringRef mangled) {
+  std::string d = llvm::demangle(mangled);
+  size_t colons = d.rfind("::");
+  return colons == std::string::npos ? d : d.substr(colons + 2);
+}
+
 std::string sourceName(llvm::StringRef mangled) {
   llvm::ItaniumPartialDemangler d;
   if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
@@ -332,10 +340,7 @@ Value Lowerer::arrayFor(const llvm::Value *base) {
   // A global variable: shared memory (addrspace 3) or a __device__ /
   // __constant__ variable, which acts as a global-memory array.
   Block &blk = kernel.getBlock();
-  std::string name = sourceName(gv->getName());
-  size_t colons = name.rfind("::");
-  if (colons != std::string::npos)
-    name = name.substr(colons + 2);
+  std::string name = variableName(gv->getName());
   // Element type and size are fixed at the first access.
   Type placeholder;
   if (gv->getAddressSpace() == 3)

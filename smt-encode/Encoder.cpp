@@ -317,7 +317,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     anyHit = anyHit || hit;
   }
   obligations.push_back(
-      Obligation{&k, arg, (unsigned)interval, index, &reader, anyHit, depth});
+      Obligation{&k, arg, (unsigned)interval, index, &reader, &w, anyHit, depth});
   return chain;
 }
 

@@ -51,6 +51,7 @@ struct Obligation {
   unsigned interval;
   z3::expr index;
   const Thread *reader;
+  const Thread *writer;
   z3::expr writerHit;
   unsigned depth;
 };

@@ -67,10 +67,9 @@ static cl::list<std::string> Assumes(
     cl::value_desc("EXPR"), cl::cat(KVCategory));
 
 // Numbers are parsed by hand so that bad values get our error format.
-static cl::opt<std::string> Bits("bits",
-                                 cl::desc("Bit-vector width, 4..64 (default 32)"),
-                                 cl::value_desc("N"), cl::init("32"),
-                                 cl::cat(KVCategory));
+static cl::opt<std::string>
+    Bits("bits", cl::desc("Bit-vector width, 4..64 (default 32)"),
+         cl::value_desc("N"), cl::init("32"), cl::cat(KVCategory));
 
 static cl::opt<std::string> Timeout("timeout",
                                     cl::desc("Solver time budget in seconds"),
@@ -189,9 +188,12 @@ struct KernelRef {
 /// One loaded side: the kernel to check and what keeps it alive.
 struct Input {
   KernelRef ref;
-  std::unique_ptr<Module> llvmModule;
+  // The module is owned here or by the other side's Input (same file).
+  std::unique_ptr<Module> ownedLLVM;
+  Module *llvmModule = nullptr;
   Function *function = nullptr;
-  mlir::OwningOpRef<mlir::ModuleOp> mlirModule;
+  mlir::OwningOpRef<mlir::ModuleOp> ownedMLIR;
+  mlir::ModuleOp mlirModule;
   kv::KernelOp kernel;
 };
 
@@ -417,14 +419,15 @@ static bool compileCuda(StringRef file, std::string &llPath,
 }
 
 /// Load an LLVM input (.cu, .ll, .bc) and find its kernel.
-static bool loadLLVM(Input &in, LLVMContext &llvmCtx, std::string &err) {
+/// Compile or parse an LLVM input into \p in.ownedLLVM.
+static bool readLLVM(Input &in, LLVMContext &llvmCtx, std::string &err) {
   std::string irPath = in.ref.file;
   if (sys::path::extension(in.ref.file).lower() == ".cu" &&
       !compileCuda(in.ref.file, irPath, err))
     return false;
   SMDiagnostic diag;
-  in.llvmModule = parseIRFile(irPath, diag, llvmCtx);
-  if (!in.llvmModule) {
+  in.ownedLLVM = parseIRFile(irPath, diag, llvmCtx);
+  if (!in.ownedLLVM) {
     std::string msg;
     raw_string_ostream os(msg);
     diag.print("", os, /*ShowColors=*/false);
@@ -433,10 +436,19 @@ static bool loadLLVM(Input &in, LLVMContext &llvmCtx, std::string &err) {
   }
   std::string verifyMsg;
   raw_string_ostream vos(verifyMsg);
-  if (verifyModule(*in.llvmModule, &vos)) {
-    err = in.ref.file + ": invalid LLVM IR: " + StringRef(verifyMsg).trim().str();
+  if (verifyModule(*in.ownedLLVM, &vos)) {
+    err = in.ref.file + ": invalid LLVM IR: " +
+          StringRef(verifyMsg).trim().str();
     return false;
   }
+  in.llvmModule = in.ownedLLVM.get();
+  return true;
+}
+
+/// Load an LLVM input (.cu, .ll, .bc) and find its kernel.
+static bool loadLLVM(Input &in, LLVMContext &llvmCtx, std::string &err) {
+  if (!in.llvmModule && !readLLVM(in, llvmCtx, err))
+    return false;
   SmallVector<Function *> fns;
   SmallVector<Candidate> cands;
   for (Function &f : *in.llvmModule) {
@@ -452,8 +464,8 @@ static bool loadLLVM(Input &in, LLVMContext &llvmCtx, std::string &err) {
   return true;
 }
 
-/// Load a kv module (.mlir) and find its kernel.
-static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
+/// Parse a kv module into \p in.ownedMLIR.
+static bool readMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
   auto buf = MemoryBuffer::getFile(in.ref.file);
   if (!buf) {
     err = "cannot read " + in.ref.file + ": " + buf.getError().message();
@@ -465,16 +477,24 @@ static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
   raw_string_ostream os(msg);
   {
     mlir::SourceMgrDiagnosticHandler handler(sm, &ctx, os);
-    in.mlirModule =
+    in.ownedMLIR =
         mlir::parseSourceFile<mlir::ModuleOp>(sm, mlir::ParserConfig(&ctx));
   }
-  if (!in.mlirModule) {
+  if (!in.ownedMLIR) {
     err = "cannot parse " + in.ref.file + ":\n" + StringRef(msg).rtrim().str();
     return false;
   }
+  in.mlirModule = *in.ownedMLIR;
+  return true;
+}
+
+/// Load a kv module (.mlir) and find its kernel.
+static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
+  if (!in.mlirModule && !readMLIR(in, ctx, err))
+    return false;
   SmallVector<kv::KernelOp> kernels;
   SmallVector<Candidate> cands;
-  in.mlirModule->walk([&](kv::KernelOp k) {
+  in.mlirModule.walk([&](kv::KernelOp k) {
     kernels.push_back(k);
     cands.push_back({k.getSymName().str(), k.getDisplayName().str()});
   });
@@ -485,8 +505,13 @@ static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
   return true;
 }
 
-static bool loadInput(Input &in, LLVMContext &llvmCtx, mlir::MLIRContext &ctx,
-                      std::string &err) {
+/// Load \p in; reuse \p prev's module when both name the same file.
+static bool loadInput(Input &in, const Input *prev, LLVMContext &llvmCtx,
+                      mlir::MLIRContext &ctx, std::string &err) {
+  if (prev && prev->ref.file == in.ref.file) {
+    in.llvmModule = prev->llvmModule;
+    in.mlirModule = prev->mlirModule;
+  }
   std::string ext = sys::path::extension(in.ref.file).lower();
   if (ext == ".cu" || ext == ".ll" || ext == ".bc")
     return loadLLVM(in, llvmCtx, err);
@@ -697,8 +722,8 @@ int main(int argc, char **argv) {
   Input before, after;
   before.ref = std::move(beforeRef);
   after.ref = std::move(afterRef);
-  if (!loadInput(before, llvmCtx, ctx, err) ||
-      !loadInput(after, llvmCtx, ctx, err))
+  if (!loadInput(before, nullptr, llvmCtx, ctx, err) ||
+      !loadInput(after, &before, llvmCtx, ctx, err))
     return fail(err);
 
   // Both kernels go into one module.
