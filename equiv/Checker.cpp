@@ -260,84 +260,14 @@ struct PairCheck {
     return left <= 1 ? 1 : (unsigned)left;
   }
 
+  enum class Mode { AllCells, AfterWrites, BeforeWrites };
   /// Check one output array; returns false when the verdict is settled
   /// (not-equivalent, unknown, error).
-  bool checkArray(unsigned arg);
-  void addCandidates(Encoder &enc, size_t numObligations,
-                     size_t numAnchors);
+  bool checkArray(unsigned arg, Mode mode);
   bool replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
               const z3::model &m, unsigned arg, const z3::expr &k,
               Counterexample &cex, std::string &why);
 };
-
-void PairCheck::addCandidates(Encoder &enc, size_t numObligations,
-                              size_t numAnchors) {
-  z3::context &ctx = enc.ctx;
-  unsigned w = modelWidth(32, enc.bits);
-  (void)w;
-  std::vector<const Thread *> anchors;
-  for (size_t i = 0; i < numAnchors && i < enc.threads.size(); ++i)
-    anchors.push_back(&enc.threads[i]);
-  for (size_t oi = 0; oi < numObligations; ++oi) {
-    Obligation ob = enc.obligations[oi];
-    if (ob.depth > 0)
-      continue;
-    bool shared = enc.isShared(*ob.kernel, ob.array);
-    std::vector<std::pair<std::vector<z3::expr>, std::vector<z3::expr>>> cands;
-    auto blockOf = [&](const Thread &a) {
-      return shared ? ob.reader->bid : a.bid;
-    };
-    for (const Thread *a : anchors) {
-      std::vector<z3::expr> bid = blockOf(*a);
-      cands.push_back({a->tid, bid});
-      cands.push_back({{a->tid[1], a->tid[0], a->tid[2]}, bid});
-      if (!shared) {
-        // Swap the global x/y coordinates.
-        std::vector<z3::expr> g;
-        for (int i = 0; i < 3; ++i)
-          g.push_back(a->bid[i] * enc.bdim[i] + a->tid[i]);
-        std::vector<z3::expr> sw = {g[1], g[0], g[2]};
-        std::vector<z3::expr> tid, b;
-        for (int i = 0; i < 3; ++i) {
-          tid.push_back(z3::urem(sw[i], enc.bdim[i]));
-          b.push_back(z3::udiv(sw[i], enc.bdim[i]));
-        }
-        cands.push_back({tid, b});
-      }
-    }
-    // Solve each write's index for one thread coordinate.
-    for (WriteOp wr : ob.kernel->writes[ob.array][ob.interval]) {
-      std::vector<const Thread *> bases = {ob.reader};
-      for (const Thread *a : anchors)
-        bases.push_back(a);
-      for (const Thread *base : bases) {
-        for (int c = 0; c < 3; ++c) {
-          std::string coord = std::string("tid.") + "xyz"[c];
-          auto sol = enc.solveFor(*ob.kernel, wr.getIndex(), coord, ob.index,
-                                  *base);
-          if (!sol)
-            continue;
-          std::vector<z3::expr> tid = base->tid;
-          tid[c] = *sol;
-          cands.push_back({tid, blockOf(*base)});
-        }
-      }
-    }
-    for (auto &[tid, bid] : cands) {
-      Thread &t = enc.makeThread(tid, bid, 1);
-      z3::expr hit = enc.hitAny(*ob.kernel, ob.array, ob.interval, ob.index, t);
-      z3::expr valid = enc.inRange(t) && hit;
-      // An instance of "no thread writes here" ...
-      enc.side.push_back(ob.writerHit || !valid);
-      // ... and of race freedom: one writer per cell and interval.
-      z3::expr same = enc.sameBlock(t, *ob.writer);
-      for (int i = 0; i < 3; ++i)
-        same = same && t.tid[i] == ob.writer->tid[i];
-      enc.side.push_back(!ob.writerHit || !valid || same);
-    }
-  }
-  (void)ctx;
-}
 
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                        const z3::model &m, unsigned arg, const z3::expr &k,
@@ -451,34 +381,13 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   return false;
 }
 
-bool PairCheck::checkArray(unsigned arg) {
+bool PairCheck::checkArray(unsigned arg, Mode mode) {
+  auto t0 = std::chrono::steady_clock::now();
   z3::context ctx;
   Encoder enc(ctx, opts.bits, before);
+  enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
-  z3::expr k = ctx.bv_const("k", opts.bits);
-  Thread &host = enc.freshThread(nullptr, 0);
-  z3::expr vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0);
-  z3::expr vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0);
-  // The before kernel's __builtin_assume holds for every thread.
-  size_t numThreads = enc.threads.size();
-  for (size_t i = 0; i < numThreads; ++i)
-    for (AssumeOp a : ks.assumes)
-      enc.side.push_back(z3::implies(enc.inRange(enc.threads[i]),
-                                     enc.value(ks, a.getCond(),
-                                               enc.threads[i])));
-  addCandidates(enc, enc.obligations.size(), numThreads);
-  if (!enc.unsupported.empty()) {
-    result.verdict = Verdict::Unsupported;
-    result.reason = "kv construct without an encoding: " + enc.unsupported;
-    return false;
-  }
-
-  z3::solver s(ctx);
-  z3::params p(ctx);
-  if (hasDeadline)
-    p.set("timeout", remainingMs());
-  s.set(p);
-  s.add(enc.launchConstraints());
+  enc.facts = enc.launchConstraints();
   for (const std::string &a : opts.assumptions) {
     std::string err;
     AssumeParser parser(enc, a);
@@ -488,11 +397,103 @@ bool PairCheck::checkArray(unsigned arg) {
       result.reason = "cannot parse --assume='" + a + "': " + err;
       return false;
     }
-    s.add(*e);
+    enc.facts = enc.facts && *e;
   }
+  z3::expr k = ctx.bv_const("k", opts.bits);
+  Thread &host = enc.freshThread(nullptr, 0);
+  enc.host = &host;
+  z3::expr vs(ctx), vt(ctx);
+  if (mode == Mode::AllCells) {
+    // The writers of out[k] in both kernels anchor the candidate search.
+    Thread &ws = enc.freshThread(nullptr, 0);
+    Thread &wt = enc.freshThread(nullptr, 0);
+    enc.anchors = {&ws, &wt};
+    vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0, &ws);
+    vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0, &wt);
+  } else {
+    // Only the cells one kernel writes (in its single interval writing the
+    // array), by a symbolic thread w: the other kernel's writer is searched
+    // among threads derived from w.
+    bool afterWrites = mode == Mode::AfterWrites;
+    KernelModel &km = afterWrites ? kt : ks, &other = afterWrites ? ks : kt;
+    unsigned iv = km.writes[arg].begin()->first;
+    Thread &w = enc.freshThread(nullptr, 0);
+    enc.anchors = {&w};
+    z3::expr hit = enc.hitAny(km, arg, iv, k, w);
+    enc.side.push_back(hit);
+    z3::expr mine = enc.writeChain(
+        km, arg, iv, k, w, enc.arrayValue(km, arg, (int)iv - 1, k, host, 0));
+    z3::expr theirs = enc.arrayValue(other, arg, other.numIntervals - 1, k,
+                                     host, 0, nullptr, hit);
+    vs = afterWrites ? theirs : mine;
+    vt = afterWrites ? mine : theirs;
+  }
+  // The before kernel's __builtin_assume holds for every thread.
+  size_t numThreads = enc.threads.size();
+  for (size_t i = 0; i < numThreads; ++i)
+    for (AssumeOp a : ks.assumes)
+      enc.side.push_back(z3::implies(enc.inRange(enc.threads[i]),
+                                     enc.value(ks, a.getCond(),
+                                               enc.threads[i])));
+  if (!enc.unsupported.empty()) {
+    result.verdict = Verdict::Unsupported;
+    result.reason = "kv construct without an encoding: " + enc.unsupported;
+    return false;
+  }
+
+  // Simplification and equation solving first: launch assumptions such as
+  // blockDim.x == blockDim.y then make the two kernels' terms coincide.
+  z3::tactic tac = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") &
+                   z3::tactic(ctx, "smt");
+  z3::solver s = tac.mk_solver();
+  z3::params p(ctx);
+  if (hasDeadline)
+    p.set("timeout", remainingMs());
+  s.set(p);
+  s.add(enc.facts);
   s.add(enc.side);
   s.add(vs != vt);
+  if (const char *dump = getenv("KV_DUMP_SMT")) {
+    std::string path = std::string(dump) + "." + enc.paramNames[arg] + ".smt2";
+    if (FILE *f = fopen(path.c_str(), "w")) {
+      fputs(s.to_smt2().c_str(), f);
+      fclose(f);
+    }
+  }
+  if (getenv("KV_DEBUG"))
+    llvm::errs() << "array " << enc.paramNames[arg] << ": "
+                 << enc.threads.size() << " threads, " << enc.side.size()
+                 << " side conditions, encoded after "
+                 << std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count()
+                 << " ms\n";
+  // Lazy refinement of the abstracted products: put back the precise
+  // definition of every application the model gets wrong.
   z3::check_result r = s.check();
+  for (unsigned round = 0; r == z3::sat && enc.abstractNonlinear && round < 50;
+       ++round) {
+    z3::model am = s.get_model();
+    unsigned added = 0;
+    for (auto &[app, precise] : enc.abstracted) {
+      z3::expr a = am.eval(app, true), b = am.eval(precise, true);
+      if (z3::eq(a, b))
+        continue;
+      s.add(app == precise);
+      ++added;
+    }
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << "refinement round " << round << ": " << added
+                   << " precise products\n";
+    if (!added)
+      break;
+    if (hasDeadline) {
+      z3::params rp(ctx);
+      rp.set("timeout", remainingMs());
+      s.set(rp);
+    }
+    r = s.check();
+  }
   if (r == z3::unsat)
     return true;
   if (r == z3::unknown) {
@@ -521,6 +522,27 @@ bool PairCheck::checkArray(unsigned arg) {
       break;
     }
     s.pop();
+  }
+  if (getenv("KV_DEBUG")) {
+    llvm::errs() << "vs=" << m.eval(vs, true).to_string()
+                 << " vt=" << m.eval(vt, true).to_string()
+                 << " k=" << m.eval(k, true).to_string() << "\n";
+    for (auto &ob : enc.obligations)
+      llvm::errs() << ob.kernel->label << " arr" << ob.array << " iv"
+                   << ob.interval << " reader t" << ob.reader->id
+                   << " writer t" << ob.writer->id << " idx="
+                   << m.eval(ob.index, true).to_string()
+                   << " hit=" << m.eval(ob.writerHit, true).to_string() << "\n";
+    for (auto &t : enc.threads) {
+      llvm::errs() << "t" << t.id << " d" << t.depth << " tid=";
+      for (int i = 0; i < 2; ++i)
+        llvm::errs() << m.eval(t.tid[i], true).to_string() << ",";
+      llvm::errs() << " bid=";
+      for (int i = 0; i < 2; ++i)
+        llvm::errs() << m.eval(t.bid[i], true).to_string() << ",";
+      llvm::errs() << " inrange=" << m.eval(enc.inRange(t), true).to_string()
+                   << "\n";
+    }
   }
   Counterexample cex;
   std::string why;
@@ -631,9 +653,25 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
         outputs.insert(arg);
   }
   try {
-    for (unsigned arg : outputs)
-      if (!pc.checkArray(arg))
+    for (unsigned arg : outputs) {
+      // With the array written in one interval of each kernel, the cells
+      // each kernel writes are checked apart: smaller queries in which the
+      // other kernel's writer is usually found without a fresh thread.
+      KernelModel kb(before, ""), ka(after, "");
+      bool single = kb.writes[arg].size() <= 1 && ka.writes[arg].size() <= 1;
+      if (single) {
+        bool ok = true;
+        if (!ka.writes[arg].empty())
+          ok = pc.checkArray(arg, PairCheck::Mode::AfterWrites);
+        if (ok && !kb.writes[arg].empty())
+          ok = pc.checkArray(arg, PairCheck::Mode::BeforeWrites);
+        if (!ok)
+          return finish();
+        continue;
+      }
+      if (!pc.checkArray(arg, PairCheck::Mode::AllCells))
         return finish();
+    }
   } catch (z3::exception &e) {
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();

@@ -309,7 +309,8 @@ private:
   SymVal callFunction(const llvm::Function &callee, const llvm::CallBase &call,
                       State &s);
   Value loadArray(Value array, const Linear &off, llvm::Type *ty, Value guard);
-  void storeArray(Value array, const Linear &off, Value val, State &s);
+  void storeArray(Value array, const Linear &off, Value val, llvm::Type *ty,
+                  State &s);
   Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
   SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
   Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result) {
@@ -393,12 +394,16 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
   if (auto *ce = dyn_cast<llvm::ConstantExpr>(c)) {
     // Evaluate the expression as an instruction would be.
     llvm::Instruction *inst = ce->getAsInstruction();
+    const llvm::Instruction *site = curInst;
+    Location siteLoc = loc;
     State tmp = s;
     for (unsigned i = 0; i < inst->getNumOperands(); ++i)
       tmp.vals[inst->getOperand(i)] = eval(inst->getOperand(i), s);
     exec(*inst, tmp);
     SymVal r = tmp.vals.lookup(inst);
     inst->deleteValue();
+    curInst = site;
+    loc = siteLoc;
     return r;
   }
   fail("constant `" + [&] {
@@ -480,10 +485,8 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
 }
 
 void Lowerer::storeArray(Value array, const Linear &off, Value val,
-                         State &s) {
-  llvm::Type *ty = nullptr;
-  (void)ty;
-  Value idx = elementIndex(array, off, curInst->getOperand(0)->getType());
+                         llvm::Type *ty, State &s) {
+  Value idx = elementIndex(array, off, ty);
   if (failed)
     return;
   if (isFalse(s.guard))
@@ -874,7 +877,8 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     if (p.kind == SymVal::ArrayPtr) {
       if (v.kind != SymVal::Scalar)
         return fail("pointer stored to shared/global memory");
-      return storeArray(p.array, p.off, v.scalar, s);
+      return storeArray(p.array, p.off, v.scalar,
+                        st->getValueOperand()->getType(), s);
     }
     return fail("store through an unknown pointer");
   }

@@ -5,6 +5,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <set>
+
 using namespace mlir;
 
 namespace kv {
@@ -30,7 +32,7 @@ KernelModel::KernelModel(KernelOp k, std::string label)
 }
 
 Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
-    : ctx(ctx), bits(bits), side(ctx) {
+    : ctx(ctx), bits(bits), side(ctx), facts(ctx.bool_val(true)) {
   unsigned w = modelWidth(32, bits);
   for (int i = 0; i < 3; ++i) {
     bdim.push_back(ctx.bv_const((std::string("blockDim.") + axes[i]).c_str(), w));
@@ -70,10 +72,11 @@ z3::expr Encoder::launchConstraints() {
     c = c && z3::uge(bdim[i], ctx.bv_val(1, w)) && z3::ule(bdim[i], lim(bmax[i]));
     c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) && z3::ule(gdim[i], lim(gmax[i]));
   }
-  // At most 1024 threads per block, computed without wrapping.
-  auto wide = [&](const z3::expr &e) { return z3::zext(e, 64 - w); };
+  // At most 1024 threads per block. Each factor is below 2^11, so 32 bits
+  // hold the product; a 64-bit multiplier would cost the solver dearly.
+  auto wide = [&](const z3::expr &e) { return w < 32 ? z3::zext(e, 32 - w) : e; };
   c = c && z3::ule(wide(bdim[0]) * wide(bdim[1]) * wide(bdim[2]),
-                   ctx.bv_val(1024, 64));
+                   ctx.bv_val(1024, std::max(w, 32u)));
   return c;
 }
 
@@ -192,7 +195,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
     int interval = (int)k.intervalOf.lookup(op) - 1;
     z3::expr idx = toIndex(value(k, r.getIndex(), t));
-    return arrayValue(k, arg, interval, idx, t, t.depth);
+    return arrayValue(k, arg, interval, idx, t, t.depth, nullptr,
+                      value(k, r.getGuard(), t));
   }
   if (auto a = dyn_cast<ApplyOp>(op)) {
     z3::sort_vector dom(ctx);
@@ -248,6 +252,37 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   }
   if (op->getNumOperands() == 2 && rt && !isBool) {
     z3::expr l = val(0), r = val(1);
+    if (abstractNonlinear &&
+        isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::RemUIOp,
+            arith::RemSIOp>(op) &&
+        !l.simplify().is_numeral() && !r.simplify().is_numeral()) {
+      // Commutative products get one argument order.
+      if (isa<arith::MulIOp>(op) && l.hash() > r.hash())
+        std::swap(l, r);
+      z3::sort_vector dom(ctx);
+      dom.push_back(l.get_sort());
+      dom.push_back(r.get_sort());
+      z3::expr_vector args(ctx);
+      args.push_back(l);
+      args.push_back(r);
+      unsigned w = l.get_sort().bv_size();
+      z3::expr app = uf("abs." + op->getName().getStringRef().str(), dom, w)(args);
+      z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
+                             .Case([&](arith::MulIOp) { return l * r; })
+                             .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
+                             .Case([&](arith::DivSIOp) { return l / r; })
+                             .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
+                             .Default([&](Operation *) { return z3::srem(l, r); });
+      abstracted.push_back({app, precise});
+      // Keep the facts that rule out most spurious models: x*0 = 0, x*1 = x.
+      if (isa<arith::MulIOp>(op)) {
+        z3::expr zero = ctx.bv_val(0, w), one = ctx.bv_val(1, w);
+        side.push_back(z3::implies(l == zero || r == zero, app == zero));
+        side.push_back(z3::implies(l == one, app == r));
+        side.push_back(z3::implies(r == one, app == l));
+      }
+      return app;
+    }
     return llvm::TypeSwitch<Operation *, z3::expr>(op)
         .Case([&](arith::AddIOp) { return l + r; })
         .Case([&](arith::SubIOp) { return l - r; })
@@ -284,7 +319,9 @@ z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
 
 z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
                              const z3::expr &index, const Thread &reader,
-                             unsigned depth) {
+                             unsigned depth, const Thread *writer,
+                             std::optional<z3::expr> guardOpt) {
+  z3::expr readGuard = guardOpt ? *guardOpt : ctx.bool_val(true);
   if (interval < 0) {
     if (!isShared(k, arg))
       return z3::select(*params[arg], index);
@@ -304,21 +341,153 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   }
   auto &ws = k.writes[arg][interval];
   if (ws.empty())
-    return arrayValue(k, arg, interval - 1, index, reader, depth);
-  const Thread &w = freshThread(isShared(k, arg) ? &reader : nullptr, depth);
-  z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth);
-  z3::expr chain = prev;
-  z3::expr anyHit = ctx.bool_val(false);
-  // Later writes of the same thread win.
-  for (WriteOp op : ws) {
-    z3::expr hit =
-        value(k, op.getGuard(), w) && toIndex(value(k, op.getIndex(), w)) == index;
-    chain = z3::ite(hit, value(k, op.getValue(), w), chain);
-    anyHit = anyHit || hit;
+    return arrayValue(k, arg, interval - 1, index, reader, depth, writer,
+                      readGuard);
+  bool shared = isShared(k, arg);
+  z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth,
+                             nullptr, readGuard);
+  // Candidates that can write the cell, and whether one always does.
+  std::vector<std::pair<Thread *, z3::expr>> live;
+  bool covered = false;
+  if (depth < maxCandidateDepth) {
+    z3::expr when = facts && inRange(reader) && readGuard;
+    for (const Thread *a : anchors)
+      when = when && inRange(*a);
+    for (Thread *t :
+         candidates(k, arg, (unsigned)interval, index, reader, writer, depth)) {
+      z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
+      if (!proveUnsat(when && valid))
+        live.push_back({t, valid});
+    }
+    if (!writer && !live.empty()) {
+      z3::expr none = ctx.bool_val(true);
+      for (auto &[t, valid] : live)
+        none = none && !valid;
+      covered = proveUnsat(when && none);
+    }
   }
-  obligations.push_back(
-      Obligation{&k, arg, (unsigned)interval, index, &reader, &w, anyHit, depth});
+  if (getenv("KV_DEBUG"))
+    llvm::errs() << k.label << " read of arg " << arg << " interval "
+                 << interval << " by t" << reader.id << " depth " << depth
+                 << ": " << live.size() << " live candidates, "
+                 << (covered ? "covered" : "not covered") << "\n";
+  if (covered) {
+    // Under race freedom the candidate that writes is the writer; one of
+    // them always does when the read happens.
+    z3::expr chain = writeChain(k, arg, interval, index, *live.back().first, prev);
+    for (auto it = live.rbegin() + 1; it != live.rend(); ++it)
+      chain = z3::ite(it->second,
+                      writeChain(k, arg, interval, index, *it->first, prev),
+                      chain);
+    return chain;
+  }
+  const Thread &w =
+      writer ? *writer : freshThread(shared ? &reader : nullptr, depth);
+  z3::expr anyHit = hitAny(k, arg, interval, index, w);
+  z3::expr chain = writeChain(k, arg, interval, index, w, prev);
+  obligations.push_back(Obligation{&k, arg, (unsigned)interval, index, &reader,
+                                   &w, anyHit, depth});
+  for (auto it = live.rbegin(); it != live.rend(); ++it) {
+    Thread &t = *it->first;
+    z3::expr valid = it->second;
+    // An instance of "if w wrote nothing here, nobody did", and of race
+    // freedom: a cell has one writer per interval.
+    side.push_back(anyHit || !valid);
+    z3::expr same = sameBlock(t, w);
+    for (int i = 0; i < 3; ++i)
+      same = same && t.tid[i] == w.tid[i];
+    side.push_back(!anyHit || !valid || same);
+    chain = z3::ite(valid, writeChain(k, arg, interval, index, t, prev), chain);
+  }
   return chain;
+}
+
+bool Encoder::proveUnsat(const z3::expr &f) {
+  z3::tactic tac = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") &
+                   z3::tactic(ctx, "smt");
+  z3::solver s = tac.mk_solver();
+  z3::params p(ctx);
+  p.set("timeout", subqueryMs);
+  s.set(p);
+  s.add(f);
+  auto r = s.check();
+  if (const char *d = getenv("KV_DUMP_SUB")) {
+    static int n = 0;
+    std::string path = std::string(d) + std::to_string(n++) + ".smt2";
+    if (FILE *fp = fopen(path.c_str(), "w")) {
+      fputs(s.to_smt2().c_str(), fp);
+      fclose(fp);
+    }
+    llvm::errs() << "subquery " << path << ": "
+                 << (r == z3::unsat ? "unsat" : r == z3::sat ? "sat" : "unknown")
+                 << "\n";
+  }
+  return r == z3::unsat;
+}
+
+z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
+                             const z3::expr &index, const Thread &t,
+                             z3::expr otherwise) {
+  // Later writes of the same thread win.
+  for (WriteOp op : k.writes[arg][interval]) {
+    z3::expr hit = value(k, op.getGuard(), t) &&
+                   toIndex(value(k, op.getIndex(), t)) == index;
+    otherwise = z3::ite(hit, value(k, op.getValue(), t), otherwise);
+  }
+  return otherwise;
+}
+
+std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
+                                          unsigned interval,
+                                          const z3::expr &index,
+                                          const Thread &reader,
+                                          const Thread *writer,
+                                          unsigned depth) {
+  bool shared = isShared(k, arg);
+  std::vector<Thread *> out;
+  std::set<std::string> seen;
+  // The fresh writer itself is no candidate.
+  auto keyOf = [](const std::vector<z3::expr> &tid,
+                  const std::vector<z3::expr> &bid) {
+    std::string key;
+    for (auto &e : tid)
+      key += e.simplify().to_string() + ",";
+    for (auto &e : bid)
+      key += e.simplify().to_string() + ",";
+    return key;
+  };
+  if (writer)
+    seen.insert(keyOf(writer->tid, writer->bid));
+  auto add = [&](std::vector<z3::expr> tid, std::vector<z3::expr> bid) {
+    if (shared)
+      bid = reader.bid; // a shared array is written by the reader's block
+    if (!seen.insert(keyOf(tid, bid)).second)
+      return;
+    out.push_back(&makeThread(std::move(tid), std::move(bid), depth + 1));
+  };
+  // A global cell read by the host (the final output) is written by one of
+  // the anchors; anything else is usually written by a thread close to the
+  // reader.
+  std::vector<const Thread *> bases;
+  if (&reader == host)
+    bases = anchors;
+  else
+    bases = {&reader};
+  for (const Thread *a : bases) {
+    add(a->tid, a->bid);
+    add({a->tid[1], a->tid[0], a->tid[2]}, a->bid);
+  }
+  // Solve each write's index for one coordinate of the reader.
+  for (WriteOp wr : k.writes[arg][interval])
+    for (int c = 0; c < 3; ++c) {
+      std::string coord = std::string("tid.") + axes[c];
+      if (auto sol = solveFor(k, wr.getIndex(), coord, index, reader)) {
+        std::vector<z3::expr> tid = reader.tid;
+        tid[c] = *sol;
+        add(tid, reader.bid);
+      }
+    }
+  return out;
 }
 
 z3::func_decl Encoder::uf(const std::string &name, const z3::sort_vector &dom,

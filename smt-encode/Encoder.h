@@ -71,6 +71,12 @@ public:
   z3::expr_vector side;
   std::vector<Obligation> obligations;
   std::deque<Thread> threads;
+  /// Encode products, quotients and remainders of two non-constant values
+  /// as uninterpreted functions. The query then knows less (congruence
+  /// only), so `unsat` is still a proof; it is much easier to solve.
+  bool abstractNonlinear = false;
+  /// The abstracted applications: (application, precise term).
+  std::vector<std::pair<z3::expr, z3::expr>> abstracted;
   /// Set when a kv op has no encoding; the query is then not built.
   std::string unsupported;
 
@@ -87,9 +93,26 @@ public:
 
   z3::expr value(KernelModel &k, mlir::Value v, const Thread &t);
   /// Array `arg` after intervals 0..interval (interval < 0: initial).
+  /// Candidate writers (threads derived from the reader, the anchors, and
+  /// the write indices solved for one coordinate) are tried first: under
+  /// race freedom a candidate that is in range and writes the cell is the
+  /// writer. Otherwise a fresh writer (`writer` if given) decides.
   z3::expr arrayValue(KernelModel &k, unsigned arg, int interval,
                       const z3::expr &index, const Thread &reader,
-                      unsigned depth);
+                      unsigned depth, const Thread *writer = nullptr,
+                      std::optional<z3::expr> readGuard = std::nullopt);
+  /// Facts every launch satisfies (limits, --assume): context of the small
+  /// queries that prune candidates.
+  z3::expr facts;
+  unsigned subqueryMs = 2000;
+  bool proveUnsat(const z3::expr &f);
+  /// Threads that usually write what a given thread reads: the writers of
+  /// the output cell in both kernels.
+  std::vector<const Thread *> anchors;
+  /// The reader of the final output cells.
+  const Thread *host = nullptr;
+  /// Candidates are generated up to this thread depth.
+  unsigned maxCandidateDepth = 2;
   /// Some write of `interval` by thread t hits array[index].
   z3::expr hitAny(KernelModel &k, unsigned arg, unsigned interval,
                   const z3::expr &index, const Thread &t);
@@ -100,6 +123,12 @@ public:
   std::optional<z3::expr> solveFor(KernelModel &k, mlir::Value v,
                                    llvm::StringRef coord, z3::expr rhs,
                                    const Thread &base);
+
+  /// Value written to array[index] by t's last hitting write of `interval`,
+  /// else `otherwise`.
+  z3::expr writeChain(KernelModel &k, unsigned arg, unsigned interval,
+                      const z3::expr &index, const Thread &t,
+                      z3::expr otherwise);
 
   /// The uninterpreted function named \p name (one per name and width).
   z3::func_decl uf(const std::string &name, const z3::sort_vector &dom,
@@ -115,6 +144,11 @@ private:
   }
   z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
   z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
+  std::vector<Thread *> candidates(KernelModel &k, unsigned arg,
+                                   unsigned interval, const z3::expr &index,
+                                   const Thread &reader, const Thread *writer,
+                                   unsigned depth);
+
   bool dependsOn(mlir::Value v, llvm::StringRef sreg);
 };
 
