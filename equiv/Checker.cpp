@@ -387,6 +387,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   Encoder enc(ctx, opts.bits, before);
   enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
+  enc.trusted = &ks;
   enc.facts = enc.launchConstraints();
   for (const std::string &a : opts.assumptions) {
     std::string err;
@@ -428,13 +429,11 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     vs = afterWrites ? theirs : mine;
     vt = afterWrites ? mine : theirs;
   }
-  // The before kernel's __builtin_assume holds for every thread.
-  size_t numThreads = enc.threads.size();
-  for (size_t i = 0; i < numThreads; ++i)
-    for (AssumeOp a : ks.assumes)
-      enc.side.push_back(z3::implies(enc.inRange(enc.threads[i]),
-                                     enc.value(ks, a.getCond(),
-                                               enc.threads[i])));
+  // The before kernel's preconditions and absence of undefined behaviour
+  // hold for every thread.
+  if (!getenv("KV_NOFACTS"))
+    for (size_t i = 0; i < enc.threads.size(); ++i)
+      enc.side.push_back(enc.threadFacts(enc.threads[i]));
   if (!enc.unsupported.empty()) {
     result.verdict = Verdict::Unsupported;
     result.reason = "kv construct without an encoding: " + enc.unsupported;
@@ -502,56 +501,56 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
                     enc.paramNames[arg] + "': " + s.reason_unknown();
     return false;
   }
-  // Prefer a small launch for a readable counterexample that replays fast.
+  // Look for a model that replays: prefer a small launch (readable, fast to
+  // run); a model that does not replay has its launch and scalars blocked.
   unsigned w32 = modelWidth(32, opts.bits);
-  z3::model m = s.get_model();
-  for (uint64_t lim : {4, 64}) {
-    s.push();
-    for (int i = 0; i < 3; ++i) {
-      s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w32)));
-      s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w32)));
-    }
-    for (auto &prm : enc.params)
-      if (prm && !prm->is_array() && prm->get_sort().bv_size() > 8) {
-        unsigned pw = prm->get_sort().bv_size();
-        s.add(*prm >= ctx.bv_val(-64, pw) && *prm <= ctx.bv_val(64 * lim, pw));
-      }
-    if (s.check() == z3::sat) {
-      m = s.get_model();
-      s.pop();
-      break;
-    }
-    s.pop();
-  }
-  if (getenv("KV_DEBUG")) {
-    llvm::errs() << "vs=" << m.eval(vs, true).to_string()
-                 << " vt=" << m.eval(vt, true).to_string()
-                 << " k=" << m.eval(k, true).to_string() << "\n";
-    for (auto &ob : enc.obligations)
-      llvm::errs() << ob.kernel->label << " arr" << ob.array << " iv"
-                   << ob.interval << " reader t" << ob.reader->id
-                   << " writer t" << ob.writer->id << " idx="
-                   << m.eval(ob.index, true).to_string()
-                   << " hit=" << m.eval(ob.writerHit, true).to_string() << "\n";
-    for (auto &t : enc.threads) {
-      llvm::errs() << "t" << t.id << " d" << t.depth << " tid=";
-      for (int i = 0; i < 2; ++i)
-        llvm::errs() << m.eval(t.tid[i], true).to_string() << ",";
-      llvm::errs() << " bid=";
-      for (int i = 0; i < 2; ++i)
-        llvm::errs() << m.eval(t.bid[i], true).to_string() << ",";
-      llvm::errs() << " inrange=" << m.eval(enc.inRange(t), true).to_string()
-                   << "\n";
-    }
-  }
-  Counterexample cex;
   std::string why;
-  if (replay(enc, ks, kt, m, arg, k, cex, why)) {
-    result.verdict = Verdict::NotEquivalent;
-    result.counterexample = cex;
-    result.reason = "the kernels write different values to '" +
-                    cex.mismatchArray + "'";
-    return false;
+  for (unsigned attempt = 0; attempt < 6; ++attempt) {
+    z3::model m = s.get_model();
+    for (uint64_t lim : {4, 64}) {
+      s.push();
+      for (int i = 0; i < 3; ++i) {
+        s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w32)));
+        s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w32)));
+      }
+      for (auto &prm : enc.params)
+        if (prm && !prm->is_array() && prm->get_sort().bv_size() > 8) {
+          unsigned pw = prm->get_sort().bv_size();
+          s.add(*prm >= ctx.bv_val(-64, pw) &&
+                *prm <= ctx.bv_val(64 * lim, pw));
+        }
+      bool found = s.check() == z3::sat;
+      if (found)
+        m = s.get_model();
+      s.pop();
+      if (found)
+        break;
+    }
+    Counterexample cex;
+    if (replay(enc, ks, kt, m, arg, k, cex, why)) {
+      result.verdict = Verdict::NotEquivalent;
+      result.counterexample = cex;
+      result.reason = "the kernels write different values to '" +
+                      cex.mismatchArray + "'";
+      return false;
+    }
+    z3::expr same = ctx.bool_val(true);
+    for (int i = 0; i < 3; ++i)
+      same = same && enc.gdim[i] == m.eval(enc.gdim[i], true) &&
+             enc.bdim[i] == m.eval(enc.bdim[i], true);
+    for (auto &prm : enc.params)
+      if (prm && !prm->is_array())
+        same = same && *prm == m.eval(*prm, true);
+    s.add(!same);
+    if (hasDeadline) {
+      z3::params rp(ctx);
+      rp.set("timeout", remainingMs());
+      s.set(rp);
+    }
+    // Blocking launches only steers the search for a replaying model: an
+    // unsat answer now proves nothing about the launches blocked.
+    if (s.check() != z3::sat)
+      break;
   }
   result.verdict = Verdict::Unknown;
   result.reason = "array '" + enc.paramNames[arg] + "': " + why;
@@ -626,6 +625,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   result.assumptions.push_back(
       "both kernels are free of data races and barrier divergence (not "
       "checked)");
+  result.assumptions.push_back(
+      "the before kernel has no undefined behaviour: its accesses to "
+      "fixed-size shared arrays stay in bounds");
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(a + " (--assume)");
   KernelModel kb(before, "");

@@ -715,6 +715,19 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     if (failed)
       return;
     using O = llvm::Instruction::BinaryOps;
+    if (opts.assumeNoSignedOverflow && isa<llvm::OverflowingBinaryOperator>(bo) &&
+        bo->hasNoSignedWrap() && !isFalse(s.guard)) {
+      const char *kind = bo->getOpcode() == O::Add   ? "add"
+                         : bo->getOpcode() == O::Sub ? "sub"
+                         : bo->getOpcode() == O::Mul ? "mul"
+                                                     : nullptr;
+      if (kind) {
+        Value ok = NoWrapOp::create(b, loc, b.getI1Type(), b.getStringAttr(kind), l, r);
+        Value implied = b.createOrFold<arith::OrIOp>(loc, notI1(s.guard), ok);
+        if (!isTrue(implied))
+          AssumeOp::create(b, loc, implied)->setAttr("ub", b.getUnitAttr());
+      }
+    }
     switch (bo->getOpcode()) {
     case O::Add: return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
     case O::Sub: return setS(b.createOrFold<arith::SubIOp>(loc, l, r));

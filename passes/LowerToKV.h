@@ -22,6 +22,10 @@ struct LowerOptions {
   /// it is declared to have a symbolic trip count.
   unsigned maxBlockVisits = 1024;
   unsigned maxInlineDepth = 16;
+  /// Assume that `nsw` arithmetic does not overflow (C's signed overflow is
+  /// undefined). Right for source kernels; not for optimized IR, where a
+  /// flag may sit on speculated code.
+  bool assumeNoSignedOverflow = false;
 };
 
 /// Why a kernel could not be lowered: the construct and where it is.

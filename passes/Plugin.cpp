@@ -250,7 +250,7 @@ bool isSelected(const Function &F) {
 /// diagnostics are collected rather than printed on stderr behind clang's
 /// back.
 mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
-                                    std::string &Why) {
+                                    std::string &Why, bool IsSource) {
   std::string FirstDiag;
   mlir::ScopedDiagnosticHandler Handler(Into.getContext(),
                                         [&](mlir::Diagnostic &D) {
@@ -259,7 +259,11 @@ mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
                                           return mlir::success();
                                         });
   kv::Unsupported U;
-  mlir::FailureOr<kv::KernelOp> K = kv::lowerKernel(F, Into, U);
+  // At the pipeline start the IR still is the source's: its nsw flags are
+  // C's signed-overflow rule. After -O2 they may sit on speculated code.
+  kv::LowerOptions Opts;
+  Opts.assumeNoSignedOverflow = IsSource;
+  mlir::FailureOr<kv::KernelOp> K = kv::lowerKernel(F, Into, U, Opts);
   if (mlir::failed(K)) {
     Why = !U.construct.empty() ? U.str()
           : !FirstDiag.empty() ? FirstDiag
@@ -302,7 +306,7 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M) {
       S->Module = mlir::ModuleOp::create(mlir::UnknownLoc::get(S->Ctx.get()));
     }
     Snapshot::Kernel &K = S->Kernels[F.getName().str()];
-    mlir::FailureOr<kv::KernelOp> Op = lower(F, *S->Module, K.Failure);
+    mlir::FailureOr<kv::KernelOp> Op = lower(F, *S->Module, K.Failure, /*IsSource=*/true);
     if (mlir::succeeded(Op))
       K.Op = *Op;
   }
@@ -338,7 +342,7 @@ void checkModule(Module &M, Snapshot &S) {
     bool Lowered = false;
     std::string Why;
     bool Finished = runGuarded([&] {
-      mlir::FailureOr<kv::KernelOp> Op = lower(F, *After, Why);
+      mlir::FailureOr<kv::KernelOp> Op = lower(F, *After, Why, /*IsSource=*/false);
       if (mlir::failed(Op))
         return;
       Lowered = true;

@@ -210,6 +210,28 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     z3::expr r = uf("uf." + a.getFn().str(), dom, w)(args);
     return isBool ? bvToBool(r) : r;
   }
+  if (auto nw = dyn_cast<NoWrapOp>(op)) {
+    z3::expr l = val(0), r = val(1);
+    // Only exact at the operation's own width.
+    if (widthOf(nw.getLhs().getType()) !=
+        nw.getLhs().getType().getIntOrFloatBitWidth())
+      return ctx.bool_val(true);
+    Z3_context c = ctx;
+    auto mk = [&](Z3_ast a) { return z3::expr(ctx, a); };
+    if (nw.getKind() == "add")
+      return mk(Z3_mk_bvadd_no_overflow(c, l, r, true)) &&
+             mk(Z3_mk_bvadd_no_underflow(c, l, r));
+    if (nw.getKind() == "sub")
+      return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
+             mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
+    // A precise overflow check of a product costs a double-width
+    // multiplier per thread; with abstracted products it is dropped (fewer
+    // assumptions: still sound).
+    if (abstractNonlinear)
+      return ctx.bool_val(true);
+    return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
+           mk(Z3_mk_bvmul_no_underflow(c, l, r));
+  }
   if (auto sel = dyn_cast<arith::SelectOp>(op))
     return z3::ite(val(0), val(1), val(2));
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -325,9 +347,11 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   if (interval < 0) {
     if (!isShared(k, arg))
       return z3::select(*params[arg], index);
-    // Uninitialized shared memory: indeterminate, per kernel and block.
+    // Uninitialized shared memory: indeterminate, per block. The two
+    // kernels see the same content in a shared array of the same name, so
+    // that an unchanged read of garbage (as -O2 keeps it) is no mismatch.
     Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
-    std::string key = k.label + "." + k.op.getArgName(arg).str() + "@init";
+    std::string key = "shared." + k.op.getArgName(arg).str() + "@init";
     z3::sort s = ctx.bv_sort(modelWidth(32, bits));
     z3::sort_vector dom(ctx);
     z3::expr_vector args(ctx);
@@ -350,20 +374,24 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   std::vector<std::pair<Thread *, z3::expr>> live;
   bool covered = false;
   if (depth < maxCandidateDepth) {
-    z3::expr when = facts && inRange(reader) && readGuard;
+    z3::expr when =
+        facts && inRange(reader) && threadFacts(reader) && readGuard;
     for (const Thread *a : anchors)
-      when = when && inRange(*a);
+      when = when && inRange(*a) && threadFacts(*a);
     for (Thread *t :
          candidates(k, arg, (unsigned)interval, index, reader, writer, depth)) {
       z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
-      if (!proveUnsat(when && valid))
+      if (!proveUnsat(when && valid && threadFacts(*t)))
         live.push_back({t, valid});
     }
     if (!writer && !live.empty()) {
       z3::expr none = ctx.bool_val(true);
       for (auto &[t, valid] : live)
         none = none && !valid;
-      covered = proveUnsat(when && none);
+      z3::expr tf = ctx.bool_val(true);
+      for (auto &[t, valid] : live)
+        tf = tf && threadFacts(*t);
+      covered = proveUnsat(when && none && tf);
     }
   }
   if (getenv("KV_DEBUG"))
@@ -373,7 +401,16 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
                  << (covered ? "covered" : "not covered") << "\n";
   if (covered) {
     // Under race freedom the candidate that writes is the writer; one of
-    // them always does when the read happens.
+    // them always does when the read happens. Two that both write are the
+    // same thread.
+    for (size_t i = 0; i < live.size() && getenv("KV_PAIRWISE"); ++i)
+      for (size_t j = i + 1; j < live.size(); ++j) {
+        const Thread &a = *live[i].first, &b2 = *live[j].first;
+        z3::expr same = sameBlock(a, b2);
+        for (int d = 0; d < 3; ++d)
+          same = same && a.tid[d] == b2.tid[d];
+        side.push_back(!live[i].second || !live[j].second || same);
+      }
     z3::expr chain = writeChain(k, arg, interval, index, *live.back().first, prev);
     for (auto it = live.rbegin() + 1; it != live.rend(); ++it)
       chain = z3::ite(it->second,
@@ -400,6 +437,46 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     chain = z3::ite(valid, writeChain(k, arg, interval, index, t, prev), chain);
   }
   return chain;
+}
+
+z3::expr Encoder::threadFacts(const Thread &t) {
+  if (!trusted)
+    return ctx.bool_val(true);
+  auto it = factMemo.find(t.id);
+  if (it != factMemo.end())
+    return it->second;
+  factMemo.emplace(t.id, ctx.bool_val(true)); // cut recursion
+  z3::expr f = ctx.bool_val(true);
+  for (AssumeOp a : trusted->assumes)
+    f = f && value(*trusted, a.getCond(), t);
+  for (Operation &op : trusted->op.getBlock()) {
+    Value arr, idx, guard;
+    if (auto r = dyn_cast<ReadOp>(op)) {
+      arr = r.getArray();
+      idx = r.getIndex();
+      guard = r.getGuard();
+    } else if (auto w = dyn_cast<WriteOp>(op)) {
+      arr = w.getArray();
+      idx = w.getIndex();
+      guard = w.getGuard();
+    } else {
+      continue;
+    }
+    auto sh = dyn_cast<SharedArrayType>(arr.getType());
+    if (!sh || sh.getSize() <= 0)
+      continue;
+    // Compare at the index's own width so that a wrapped index is caught.
+    z3::expr i = value(*trusted, idx, t);
+    unsigned w = i.get_sort().bv_size();
+    if (w < 64 && (uint64_t)sh.getSize() >= (uint64_t(1) << w))
+      continue;
+    f = f && z3::implies(value(*trusted, guard, t),
+                         z3::ult(i, ctx.bv_val((uint64_t)sh.getSize(), w)));
+  }
+  f = z3::implies(inRange(t), f);
+  factMemo.erase(t.id);
+  factMemo.emplace(t.id, f);
+  return f;
 }
 
 bool Encoder::proveUnsat(const z3::expr &f) {

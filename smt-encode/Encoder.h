@@ -105,6 +105,11 @@ public:
   /// queries that prune candidates.
   z3::expr facts;
   unsigned subqueryMs = 2000;
+  /// The kernel whose preconditions (__builtin_assume) and absence of
+  /// undefined behaviour (shared-array accesses in bounds) are assumed.
+  KernelModel *trusted = nullptr;
+  /// Those facts for thread t (true when t is not in range).
+  z3::expr threadFacts(const Thread &t);
   bool proveUnsat(const z3::expr &f);
   /// Threads that usually write what a given thread reads: the writers of
   /// the output cell in both kernels.
@@ -136,6 +141,7 @@ public:
 
 private:
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
+  std::map<unsigned, z3::expr> factMemo;
   std::map<std::pair<std::string, unsigned>, z3::func_decl> ufs;
   unsigned fresh = 0;
   unsigned curDepth = 0;

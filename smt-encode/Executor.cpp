@@ -38,6 +38,7 @@ namespace {
 
 enum class Kind : uint8_t {
   SReg,
+  NoWrap,
   Read,
   Write,
   Assume,
@@ -555,6 +556,15 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             classifyApply(a, i);
             return true;
           })
+          .Case([&](NoWrapOp n) {
+            i.kind = Kind::NoWrap;
+            i.aux = n.getKind() == "add" ? 0 : n.getKind() == "sub" ? 1 : 2;
+            // At a narrower model width the check says nothing.
+            unsigned natural = n.getLhs().getType().getIntOrFloatBitWidth();
+            if (modelWidth(natural, in.bits) != natural)
+              i.aux |= 4;
+            return addOperand(n.getLhs()) && addOperand(n.getRhs());
+          })
           .Case([&](arith::CmpIOp c) {
             i.kind = Kind::CmpI;
             i.aux = static_cast<uint8_t>(c.getPredicate());
@@ -610,6 +620,7 @@ bool Executor::checkWidths(const Instr &i) const {
   case Kind::Apply:
     return true;
   case Kind::CmpI:
+  case Kind::NoWrap:
     return n == 2 && w(0) == w(1) && i.width == 1;
   case Kind::Select:
     return n == 3 && w(0) == 1 && w(1) == i.width && w(2) == i.width;
@@ -793,6 +804,18 @@ bool Executor::exec(const Instr &i) {
     return true;
   case Kind::Apply:
     return apply(i);
+  case Kind::NoWrap: {
+    if (i.aux & 4)
+      return set(APInt(1, 1));
+    bool ov = false;
+    if ((i.aux & 3) == 0)
+      (void)arg(0).sadd_ov(arg(1), ov);
+    else if ((i.aux & 3) == 1)
+      (void)arg(0).ssub_ov(arg(1), ov);
+    else
+      (void)arg(0).smul_ov(arg(1), ov);
+    return set(APInt(1, ov ? 0 : 1));
+  }
   case Kind::AddI:
     return set(arg(0) + arg(1));
   case Kind::SubI:

@@ -733,8 +733,12 @@ int main(int argc, char **argv) {
                           {&after, "after"}}) {
     if (in->function) {
       kv::Unsupported why;
+      // The before kernel is the reference: its undefined behaviour (signed
+      // overflow) is excluded, as C++ excludes it.
+      kv::LowerOptions lo;
+      lo.assumeNoSignedOverflow = in == &before;
       mlir::FailureOr<kv::KernelOp> k =
-          kv::lowerKernel(*in->function, *module, why);
+          kv::lowerKernel(*in->function, *module, why, lo);
       if (mlir::failed(k)) {
         kv::CheckResult r;
         r.verdict = kv::Verdict::Unsupported;

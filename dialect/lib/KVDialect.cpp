@@ -73,7 +73,8 @@ LogicalResult KernelOp::verify() {
                << e;
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
-        isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp>(op))
+        isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp,
+            NoWrapOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }
@@ -126,5 +127,12 @@ LogicalResult WriteOp::verify() {
     return emitOpError("value type ")
            << getValue().getType() << " differs from the element type "
            << getArrayElementType(getArray().getType());
+  return success();
+}
+
+LogicalResult NoWrapOp::verify() {
+  if (getKind() != "add" && getKind() != "sub" && getKind() != "mul")
+    return emitOpError("kind must be add, sub or mul, got '")
+           << getKind() << "'";
   return success();
 }

@@ -122,6 +122,19 @@ def KV_AssumeOp : KV_Op<"assume"> {
   let assemblyFormat = "$cond attr-dict";
 }
 
+def KV_NoWrapOp : KV_Op<"nowrap", [Pure, SameTypeOperands]> {
+  let summary = "true when a signed add/sub/mul does not overflow";
+  let description = [{
+    Carries C's rule that signed overflow is undefined: the lowering asserts
+    `kv.assume` of it for every `nsw` operation of a source kernel.
+  }];
+  let arguments = (ins StrAttr:$kind, AnySignlessInteger:$lhs,
+                       AnySignlessInteger:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let hasVerifier = 1;
+}
+
 def KV_ApplyOp : KV_Op<"apply", [Pure]> {
   let summary = "a deterministic operation kept uninterpreted (e.g. float add)";
   let description = [{

@@ -1,0 +1,82 @@
+// The kv verifiers reject malformed kernels with a precise message.
+// RUN: %kv-opt %s -split-input-file -verify-diagnostics
+
+kv.kernel @read_type attributes {arg_names = ["in"]} {
+^bb0(%in: !kv.global<i32>):
+  %true = arith.constant true
+  %z = arith.constant 0 : i64
+  // expected-error @+1 {{'kv.read' op result type 'i64' differs from the element type 'i32'}}
+  %v = kv.read %in[%z] if %true : !kv.global<i32>, i64 -> i64
+}
+
+// -----
+
+kv.kernel @write_type attributes {arg_names = ["out"]} {
+^bb0(%out: !kv.shared<i32, 16>):
+  %true = arith.constant true
+  %z = arith.constant 0 : i64
+  %v = arith.constant 7 : i16
+  // expected-error @+1 {{'kv.write' op value type 'i16' differs from the element type 'i32'}}
+  kv.write %out[%z] = %v if %true : !kv.shared<i32, 16>, i64, i16
+}
+
+// -----
+
+kv.kernel @bad_sreg attributes {arg_names = []} {
+  // expected-error @+1 {{'kv.sreg' op unknown special register 'threadIdx.x'}}
+  %0 = kv.sreg "threadIdx.x" : i32
+}
+
+// -----
+
+kv.kernel @sreg_width attributes {arg_names = []} {
+  // expected-error @+1 {{'kv.sreg' op result #0 must be 32-bit signless integer}}
+  %0 = "kv.sreg"() <{name = "tid.x"}> : () -> i64
+}
+
+// -----
+
+// expected-error @+1 {{'kv.kernel' op has 2 block arguments but 1 arg_names}}
+kv.kernel @arg_names attributes {arg_names = ["out"]} {
+^bb0(%out: !kv.global<i32>, %n: i32):
+}
+
+// -----
+
+// expected-error @+1 {{'kv.kernel' op parameter #1 follows a shared array}}
+kv.kernel @order attributes {arg_names = ["s", "n"]} {
+^bb0(%s: !kv.shared<i32, 4>, %n: i32):
+}
+
+// -----
+
+// expected-error @+1 {{'kv.kernel' op parameter #0 must be an integer or !kv.global, got 'f32'}}
+kv.kernel @float_param attributes {arg_names = ["x"]} {
+^bb0(%x: f32):
+}
+
+// -----
+
+// expected-error @+1 {{'kv.kernel' op array element type must be a signless integer (floats are kept as bit patterns), got 'f32'}}
+kv.kernel @float_array attributes {arg_names = ["a"]} {
+^bb0(%a: !kv.global<f32>):
+}
+
+// -----
+
+kv.kernel @select_array attributes {arg_names = ["a", "b"]} {
+^bb0(%a: !kv.global<i32>, %b: !kv.global<i32>):
+  %true = arith.constant true
+  %z = arith.constant 0 : i64
+  %p = arith.select %true, %a, %b : !kv.global<i32>
+  // expected-error @+1 {{'kv.read' op array operand must be a kv.kernel argument}}
+  %v = kv.read %p[%z] if %true : !kv.global<i32>, i64 -> i32
+}
+
+// -----
+
+kv.kernel @outer attributes {arg_names = []} {
+  // expected-error @+1 {{'kv.kernel' op is not allowed in a kv.kernel body}}
+  kv.kernel @inner attributes {arg_names = []} {
+  }
+}

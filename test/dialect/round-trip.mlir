@@ -1,0 +1,73 @@
+// Every kv op and type prints and parses back to the same thing: custom
+// form, then the generic form, then custom again.
+// RUN: %kv-opt %s | %kv-opt | FileCheck %s
+// RUN: %kv-opt %s --mlir-print-op-generic | %kv-opt | FileCheck %s
+// RUN: %kv-opt %s | %kv-opt --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile"} {
+// CHECK-NEXT:  ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %width: i32, %tile: !kv.shared<i32, 256>):
+// CHECK-DAG:     %[[TX:.*]] = kv.sreg "tid.x" : i32
+// CHECK-DAG:     %[[TY:.*]] = kv.sreg "tid.y" : i32
+// CHECK-DAG:     %[[BD:.*]] = kv.sreg "bdim.x" : i32
+// CHECK-DAG:     %[[GD:.*]] = kv.sreg "gdim.z" : i32
+// CHECK:         kv.assume %{{.*}}
+// CHECK:         %[[V:.*]] = kv.read %in[%{{.*}}] if %[[G:.*]] : !kv.global<i32>, i64 -> i32
+// CHECK:         kv.write %tile[%{{.*}}] = %[[V]] if %[[G]] : !kv.shared<i32, 256>, i64, i32
+// CHECK-NEXT:    kv.barrier
+// CHECK:         %[[T:.*]] = kv.read %tile[%{{.*}}] if %[[G]] : !kv.shared<i32, 256>, i64 -> i32
+// CHECK:         %[[F:.*]] = kv.apply "fadd.f32"(%[[T]], %[[T]]) : (i32, i32) -> i32
+// CHECK:         kv.write %out[%{{.*}}] = %[[F]] if %[[G]] : !kv.global<i32>, i64, i32
+// CHECK-NEXT:  }
+
+// A kernel without parameters, an 8-bit element type and an extern shared
+// array (size 0).
+// CHECK-LABEL: kv.kernel @empty attributes {arg_names = []} {
+// CHECK-NEXT:  }
+// CHECK-LABEL: kv.kernel @bytes attributes {arg_names = ["p", "dyn"]} {
+// CHECK-NEXT:  ^bb0(%p: !kv.global<i8>, %dyn: !kv.shared<i8, 0>):
+
+// GENERIC: "kv.kernel"() <{arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile", sym_name = "transpose_tile"}> ({
+// GENERIC: "kv.sreg"() <{name = "tid.x"}> : () -> i32
+// GENERIC: "kv.read"(%{{.*}}, %{{.*}}, %{{.*}}) : (!kv.global<i32>, i64, i1) -> i32
+// GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!kv.shared<i32, 256>, i64, i32, i1) -> ()
+// GENERIC: "kv.barrier"() : () -> ()
+// GENERIC: "kv.apply"(%{{.*}}, %{{.*}}) <{fn = "fadd.f32"}> : (i32, i32) -> i32
+
+kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile"} {
+^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %width: i32, %tile: !kv.shared<i32, 256>):
+  %tx = kv.sreg "tid.x" : i32
+  %ty = kv.sreg "tid.y" : i32
+  %bd = kv.sreg "bdim.x" : i32
+  %gz = kv.sreg "gdim.z" : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %zok = arith.cmpi eq, %gz, %c1 : i32
+  kv.assume %zok
+  %g = arith.cmpi slt, %tx, %width : i32
+  %row = arith.muli %ty, %bd : i32
+  %idx = arith.addi %row, %tx : i32
+  %idx64 = arith.extsi %idx : i32 to i64
+  %v = kv.read %in[%idx64] if %g : !kv.global<i32>, i64 -> i32
+  %t = arith.muli %ty, %c16 : i32
+  %t1 = arith.addi %t, %tx : i32
+  %t64 = arith.extsi %t1 : i32 to i64
+  kv.write %tile[%t64] = %v if %g : !kv.shared<i32, 256>, i64, i32
+  kv.barrier
+  %r = arith.muli %tx, %c16 : i32
+  %r1 = arith.addi %r, %ty : i32
+  %r64 = arith.extsi %r1 : i32 to i64
+  %tv = kv.read %tile[%r64] if %g : !kv.shared<i32, 256>, i64 -> i32
+  %f = kv.apply "fadd.f32"(%tv, %tv) : (i32, i32) -> i32
+  kv.write %out[%idx64] = %f if %g : !kv.global<i32>, i64, i32
+}
+
+kv.kernel @empty attributes {arg_names = []} {
+}
+
+kv.kernel @bytes attributes {arg_names = ["p", "dyn"]} {
+^bb0(%p: !kv.global<i8>, %dyn: !kv.shared<i8, 0>):
+  %true = arith.constant true
+  %z = arith.constant 0 : i64
+  %b = kv.read %dyn[%z] if %true : !kv.shared<i8, 0>, i64 -> i8
+  kv.write %p[%z] = %b if %true : !kv.global<i8>, i64, i8
+}

@@ -1,0 +1,93 @@
+# -*- Python -*-
+# lit configuration of the kvalidate tests.
+#
+#   lit build/test        (build/test/lit.site.cfg.py, written by CMake)
+#   lit test              (this file directly; tools from ./build or from
+#                          $KV_BUILD_DIR)
+#   ninja -C build check-kvalidate
+#
+# Layout: equiv/ (solver-backed verdicts), cli/ (error paths and options),
+# dialect/ (kv-opt round trips and verifier), lowering/ (--emit-kv),
+# plugin/ (clang -fpass-plugin and opt -load-pass-plugin). Inputs/ holds the
+# kernel pairs and is not a test directory.
+
+import os
+import shutil
+
+import lit.formats
+
+config.name = "kvalidate"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".cu", ".mlir", ".ll"]
+config.excludes = ["Inputs", "utils", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+
+# Without the site configuration (lit run on the source tree), assume the
+# build directory is ./build next to test/, or $KV_BUILD_DIR.
+if not hasattr(config, "kv_obj_root"):
+    config.kv_src_root = os.path.dirname(config.test_source_root)
+    config.kv_obj_root = os.path.abspath(os.environ.get(
+        "KV_BUILD_DIR", os.path.join(config.kv_src_root, "build")))
+    config.kv_tools_dir = os.path.join(config.kv_obj_root, "bin")
+    config.kv_plugin = os.path.join(config.kv_obj_root, "lib",
+                                    "libkvalidate.so")
+    config.llvm_tools_dir = "/usr/lib/llvm-22/bin"
+    config.kv_clang = os.path.join(config.llvm_tools_dir, "clang++")
+    if not os.path.isdir(config.kv_tools_dir):
+        lit_config.fatal("no kvalidate build at %s: build it first "
+                         "(cmake -S . -B build -G Ninja && ninja -C build) or "
+                         "set KV_BUILD_DIR" % config.kv_obj_root)
+
+# Test outputs (%t) go to the build tree, never next to the sources.
+config.test_exec_root = os.path.join(config.kv_obj_root, "test")
+
+for tool in ("kvalidate", "kv-opt"):
+    if not os.path.exists(os.path.join(config.kv_tools_dir, tool)):
+        lit_config.warning("%s not found in %s" % (tool, config.kv_tools_dir))
+if not os.path.exists(config.kv_plugin):
+    lit_config.warning("pass plugin not found: %s" % config.kv_plugin)
+
+# Our tools first, then LLVM 22's FileCheck/not/count (the unversioned ones
+# on these machines are LLVM 14), then the test helpers.
+utils_dir = os.path.join(config.test_source_root, "utils")
+config.environment["PATH"] = os.pathsep.join(
+    [config.kv_tools_dir, config.llvm_tools_dir, utils_dir,
+     config.environment.get("PATH", "")])
+# Keep kvalidate's own SDK probe from changing what the tests compile: the
+# %clang-cuda flags below never use an SDK either.
+for var in ("CUDA_PATH", "CUDA_HOME"):
+    config.environment.pop(var, None)
+
+inputs = os.path.join(config.test_source_root, "Inputs")
+kv_cuda_h = os.path.join(inputs, "kv_cuda.h")
+clang = config.kv_clang
+if not os.path.exists(clang):
+    clang = shutil.which("clang++-22") or clang
+
+# Order matters only for prefixes: lit applies these before its own %s/%p/%t.
+config.substitutions.append(("%kvalidate",
+                             os.path.join(config.kv_tools_dir, "kvalidate")))
+config.substitutions.append(("%kv-opt",
+                             os.path.join(config.kv_tools_dir, "kv-opt")))
+config.substitutions.append(("%plugin", config.kv_plugin))
+config.substitutions.append((
+    "%clang-cuda",
+    " ".join([clang, "-x cuda --cuda-device-only --cuda-gpu-arch=sm_80",
+              "--cuda-path=/nonexistent -nocudainc -nocudalib",
+              "--cuda-feature=+ptx80 -Wno-unknown-cuda-version",
+              "-include", kv_cuda_h])))
+config.substitutions.append(("%opt",
+                             os.path.join(config.llvm_tools_dir, "opt")))
+config.substitutions.append(("%inputs", inputs))
+config.substitutions.append(("%expect-exit",
+                             os.path.join(utils_dir, "expect-exit")))
+
+# The shorthands of Inputs/EXPECTED.md.
+config.substitutions.append((
+    "%{SQ16}", "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"))
+config.substitutions.append((
+    "%{B256}", "blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1"))
+
+if os.path.exists("/usr/local/cuda/include/cuda_runtime.h"):
+    config.available_features.add("cuda-sdk")
