@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Time kvalidate on the bundled example pairs and print a table.
+
+Usage: utils/benchmark.py [--kvalidate build/bin/kvalidate] [--timeout SECS]
+                          [--repeat N]
+
+Each pair is run --repeat times; the table gives the verdict (checked
+against the expected one) and the median wall time. The machines this runs
+on are noisy: compare rows of one run with each other, not across runs.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+INPUTS = os.path.join(ROOT, "test", "Inputs")
+
+SQUARE = "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"
+LINE = "blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1 && n >= 0"
+
+# (name, before, after, assumptions, expected verdict)
+PAIRS = [
+    ("copy / rewritten index", "misc.cu:copy", "misc.cu:copy2", [],
+     "equivalent"),
+    ("scale / shift (k == 2)", "misc.cu:scale", "misc.cu:scale_by2",
+     ["k == 2"], "equivalent"),
+    ("scale / shift (any k)", "misc.cu:scale", "misc.cu:scale_by2", [],
+     "not-equivalent"),
+    ("transpose naive / tiled", "transpose.cu:transpose_naive",
+     "transpose.cu:transpose_tiled", [SQUARE], "equivalent"),
+    ("transpose naive / tiled, any block", "transpose.cu:transpose_naive",
+     "transpose.cu:transpose_tiled", [], "not-equivalent"),
+    ("transpose tiled / padded", "transpose_padded.cu:transpose_tiled",
+     "transpose_padded.cu:transpose_padded", [SQUARE], "equivalent"),
+    ("transpose tiled / swizzled", "transpose_swizzled.cu:transpose_tiled",
+     "transpose_swizzled.cu:transpose_swizzled", [SQUARE], "equivalent"),
+    ("transpose wrong index", "wrong.cu:transpose_naive",
+     "wrong.cu:transpose_tiled_wrong_index", [SQUARE], "not-equivalent"),
+    ("stencil naive / shared halo", "stencil.cu:stencil_naive",
+     "stencil.cu:stencil_shared", [LINE], "equivalent"),
+    ("stencil wrong guard", "wrong.cu:stencil_naive",
+     "wrong.cu:stencil_wrong_guard", [LINE], "not-equivalent"),
+    ("float copy / via shared", "float_copy.cu:float_copy_direct",
+     "float_copy.cu:float_copy_shared", [LINE], "equivalent"),
+]
+
+
+def run(kvalidate, before, after, assumptions, timeout):
+    cmd = [kvalidate, "--json", "--timeout=%d" % timeout,
+           os.path.join(INPUTS, before), os.path.join(INPUTS, after)]
+    cmd += ["--assume=" + a for a in assumptions]
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout + 30)
+        out = json.loads(p.stdout) if p.stdout.strip() else {}
+        verdict = out.get("verdict", "error")
+    except subprocess.TimeoutExpired:
+        verdict = "timeout"
+    except json.JSONDecodeError:
+        verdict = "bad-json"
+    return verdict, time.monotonic() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kvalidate",
+                    default=os.path.join(ROOT, "build", "bin", "kvalidate"))
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args()
+
+    print("%-38s %-15s %-15s %10s" % ("pair", "verdict", "expected",
+                                      "time (s)"))
+    print("-" * 81)
+    bad = 0
+    for name, before, after, assumptions, expected in PAIRS:
+        times, verdict = [], None
+        for _ in range(args.repeat):
+            verdict, t = run(args.kvalidate, before, after, assumptions,
+                             args.timeout)
+            times.append(t)
+        mark = "" if verdict == expected else "  <-- differs"
+        bad += verdict != expected
+        print("%-38s %-15s %-15s %10.2f%s" % (name, verdict, expected,
+                                              statistics.median(times), mark))
+    print("-" * 81)
+    print("%d pairs, %d with an unexpected verdict" % (len(PAIRS), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
