@@ -385,6 +385,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   auto t0 = std::chrono::steady_clock::now();
   z3::context ctx;
   Encoder enc(ctx, opts.bits, before);
+  // KV_PRECISE=1 (a debugging aid) starts with precise products.
   enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
   enc.trusted = &ks;
@@ -431,9 +432,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   }
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
-  if (!getenv("KV_NOFACTS"))
-    for (size_t i = 0; i < enc.threads.size(); ++i)
-      enc.side.push_back(enc.threadFacts(enc.threads[i]));
+  for (size_t i = 0; i < enc.threads.size(); ++i)
+    enc.side.push_back(enc.threadFacts(enc.threads[i]));
   if (!enc.unsupported.empty()) {
     result.verdict = Verdict::Unsupported;
     result.reason = "kv construct without an encoding: " + enc.unsupported;

@@ -401,16 +401,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
                  << (covered ? "covered" : "not covered") << "\n";
   if (covered) {
     // Under race freedom the candidate that writes is the writer; one of
-    // them always does when the read happens. Two that both write are the
-    // same thread.
-    for (size_t i = 0; i < live.size() && getenv("KV_PAIRWISE"); ++i)
-      for (size_t j = i + 1; j < live.size(); ++j) {
-        const Thread &a = *live[i].first, &b2 = *live[j].first;
-        z3::expr same = sameBlock(a, b2);
-        for (int d = 0; d < 3; ++d)
-          same = same && a.tid[d] == b2.tid[d];
-        side.push_back(!live[i].second || !live[j].second || same);
-      }
+    // them always does when the read happens.
     z3::expr chain = writeChain(k, arg, interval, index, *live.back().first, prev);
     for (auto it = live.rbegin() + 1; it != live.rend(); ++it)
       chain = z3::ite(it->second,

@@ -11,7 +11,7 @@
 //
 // The optimized IR is what clang -O2 would produce.
 // RUN: FileCheck %s --check-prefix=IR < %t.opt.ll
-// IR: define ptx_kernel void @_Z4copyPiPKii(
+// IR: define {{.*}}ptx_kernel void @_Z4copyPiPKii(
 // IR: call {{.*}}i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 //
 // The explicit passes delimit what is validated; the extension-point passes

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Install what is missing, build, run the lit suite (test/) and print a last
+# line "N passed, N failed". Exits nonzero when a test failed or lit could not
+# run. Passed counts PASS and XFAIL; failed counts FAIL, XPASS, UNRESOLVED and
+# TIMEOUT. Extra arguments go to lit (for example a test path or -j1).
+#
+# KV_SKIP_BUILD=1 skips the install and build steps (an existing build).
+# KV_TEST_TIMEOUT sets lit's per-test limit in seconds (default 1200); it is
+# only enforced when python3-psutil is installed.
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD_DIR=${KV_BUILD_DIR:-build}
+
+if [ "${KV_SKIP_BUILD:-0}" != 1 ]; then
+  utils/install-deps.sh
+  utils/build.sh
+fi
+
+LIT=/usr/lib/llvm-22/bin/lit
+[ -x "$LIT" ] || LIT=$(command -v lit-22 || command -v lit)
+RESULTS="$ROOT/$BUILD_DIR/test/lit-results.json"
+rm -f "$RESULTS"
+
+# Test paths among the arguments? Otherwise run the whole suite.
+have_path=no
+for a in "$@"; do
+  [ -e "$a" ] && have_path=yes
+done
+[ "$have_path" = yes ] || set -- "$@" "$BUILD_DIR/test"
+
+set -- -sv -o "$RESULTS" "$@"
+if python3 -c 'import psutil' >/dev/null 2>&1; then
+  set -- --timeout "${KV_TEST_TIMEOUT:-1200}" "$@"
+fi
+
+set +e
+"$LIT" "$@"
+lit_rc=$?
+set -e
+
+python3 - "$RESULTS" "$lit_rc" <<'PY'
+import json, sys
+path, lit_rc = sys.argv[1], int(sys.argv[2])
+try:
+    with open(path) as f:
+        tests = json.load(f).get("tests", [])
+except (OSError, ValueError):
+    tests = []
+passed = sum(t["code"] in ("PASS", "XFAIL") for t in tests)
+failed = sum(t["code"] in ("FAIL", "XPASS", "UNRESOLVED", "TIMEOUT")
+             for t in tests)
+if not tests and lit_rc != 0:
+    failed = max(failed, 1)   # lit did not get as far as running tests
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed or (lit_rc != 0 and not tests) else 0)
+PY
