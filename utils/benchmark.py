@@ -21,6 +21,7 @@ ROOT = os.path.dirname(HERE)
 INPUTS = os.path.join(ROOT, "test", "Inputs")
 
 SQUARE = "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"
+DIMS = "width > 0 && height > 0 && width <= 32768 && height <= 32768"
 LINE = "blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1 && n >= 0"
 
 # (name, before, after, assumptions, expected verdict)
@@ -32,7 +33,7 @@ PAIRS = [
     ("scale / shift (any k)", "misc.cu:scale", "misc.cu:scale_by2", [],
      "not-equivalent"),
     ("transpose naive / tiled", "transpose.cu:transpose_naive",
-     "transpose.cu:transpose_tiled", [SQUARE], "equivalent"),
+     "transpose.cu:transpose_tiled", [SQUARE, DIMS], "equivalent"),
     ("transpose naive / tiled, any block", "transpose.cu:transpose_naive",
      "transpose.cu:transpose_tiled", [], "not-equivalent"),
     ("transpose tiled / padded", "transpose_padded.cu:transpose_tiled",

@@ -15,12 +15,13 @@ KV=build/bin/kvalidate
 BEFORE=test/Inputs/transpose.cu:transpose_naive
 AFTER=test/Inputs/transpose.cu:transpose_tiled
 SQ16='blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1'
+DIMS='width > 0 && height > 0 && width <= 32768 && height <= 32768'
 
 echo
-echo "\$ $KV --assume='$SQ16' \\"
+echo "\$ $KV --assume='$SQ16' --assume='$DIMS' \\"
 echo "    $BEFORE $AFTER"
 set +e
-"$KV" --assume="$SQ16" "$BEFORE" "$AFTER"
+"$KV" --assume="$SQ16" --assume="$DIMS" "$BEFORE" "$AFTER"
 rc1=$?
 echo "(exit status $rc1)"
 
