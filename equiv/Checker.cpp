@@ -596,7 +596,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     return result;
   };
   if (std::string m = matchParams(before, after); !m.empty()) {
-    result.verdict = Verdict::Unsupported;
+    // Kernels that cannot be compared are a usage error, not a limitation.
+    result.verdict = Verdict::Error;
     result.reason = m;
     return finish();
   }
