@@ -647,21 +647,60 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       s.dead = true;
       return;
     }
-    auto *br = dyn_cast<llvm::BranchInst>(term);
-    if (!br) {
+    // A two-way branch: a br, or a switch with two distinct targets (as in
+    // clang's cleanup code for an early return).
+    const llvm::BasicBlock *succ0 = nullptr, *succ1 = nullptr;
+    Value c;
+    bool uncond = false;
+    if (auto *br = dyn_cast<llvm::BranchInst>(term)) {
+      uncond = br->isUnconditional();
+      succ0 = br->getSuccessor(0);
+      if (!uncond) {
+        succ1 = br->getSuccessor(1);
+        c = evalScalar(br->getCondition(), s);
+      }
+    } else if (auto *sw = dyn_cast<llvm::SwitchInst>(term)) {
+      Value v = evalScalar(sw->getCondition(), s);
+      llvm::SmallPtrSet<const llvm::BasicBlock *, 4> targets;
+      for (unsigned i = 0; i < sw->getNumSuccessors(); ++i)
+        targets.insert(sw->getSuccessor(i));
+      if (targets.size() > 2) {
+        fail("switch with more than two targets");
+        return;
+      }
+      // c: the value selects one of the case blocks of succ0.
+      succ0 = sw->case_begin() != sw->case_end()
+                  ? sw->case_begin()->getCaseSuccessor()
+                  : sw->getDefaultDest();
+      c = i1(sw->getDefaultDest() == succ0);
+      for (auto &cs : sw->cases()) {
+        Value hit = eq(v, arith::ConstantOp::create(
+                              b, loc, v.getType(),
+                              IntegerAttr::get(v.getType(),
+                                               cs.getCaseValue()->getValue())));
+        if (cs.getCaseSuccessor() == succ0)
+          c = b.createOrFold<arith::OrIOp>(loc, c, hit);
+        else if (sw->getDefaultDest() == succ0)
+          c = andI1(c, notI1(hit));
+      }
+      for (const llvm::BasicBlock *t : targets)
+        if (t != succ0)
+          succ1 = t;
+      if (!succ1)
+        uncond = true;
+    } else {
       fail(llvm::Twine("terminator '") + term->getOpcodeName() + "'");
       return;
     }
     const llvm::BasicBlock *next = nullptr;
-    if (br->isUnconditional()) {
-      next = br->getSuccessor(0);
+    if (uncond) {
+      next = succ0;
     } else {
-      Value c = evalScalar(br->getCondition(), s);
       bool k;
       if (constBool(c, k)) {
-        next = br->getSuccessor(k ? 0 : 1);
-      } else if (br->getSuccessor(0) == br->getSuccessor(1)) {
-        next = br->getSuccessor(0);
+        next = k ? succ0 : succ1;
+      } else if (succ0 == succ1) {
+        next = succ0;
       } else {
         const llvm::BasicBlock *join =
             pdt(*bb->getParent()).getNode(bb)->getIDom()->getBlock();
@@ -670,9 +709,8 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         t.guard = andI1(s.guard, c);
         e.guard = andI1(s.guard, notI1(c));
         for (auto [st, succ] :
-             {std::pair<State *, const llvm::BasicBlock *>{&t,
-                                                           br->getSuccessor(0)},
-              {&e, br->getSuccessor(1)}}) {
+             {std::pair<State *, const llvm::BasicBlock *>{&t, succ0},
+              {&e, succ1}}) {
           takeEdge(bb, succ, *st);
           if (succ != join)
             runBlocks(succ, *st, join);
