@@ -18,6 +18,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -169,7 +171,12 @@ private:
       for (unsigned i = 0; i < enc.paramNames.size(); ++i)
         if (enc.params[i] && !enc.params[i]->is_array())
           known += ", " + enc.paramNames[i];
-      err("unknown name '" + id.str() + "' (known: " + known + ")");
+      std::string hint;
+      for (unsigned i = 0; i < enc.paramNames.size(); ++i)
+        if (enc.paramNames[i] == "arg" + std::to_string(i))
+          hint = "; the IR has no parameter names: compile with "
+                 "-fno-discard-value-names, or use argN";
+      err("unknown name '" + id.str() + "' (known: " + known + ")" + hint);
       return std::nullopt;
     }
     err("unexpected '" + std::string(1, c) + "'");
@@ -244,6 +251,75 @@ llvm::APInt numeral(const z3::expr &e, unsigned width) {
       .trunc(width);
 }
 
+/// Two strategies that fail on different queries: Z3's default solver for
+/// bit-vectors, and equation solving first (launch assumptions such as
+/// blockDim.x == blockDim.y then make the two kernels' terms coincide).
+/// They are run in turns with growing budgets, so that neither one's bad
+/// case decides the running time.
+class Portfolio {
+public:
+  Portfolio(z3::context &ctx, std::function<unsigned()> remainingMs)
+      : ctx(ctx), asserts(ctx), remainingMs(std::move(remainingMs)) {}
+
+  void add(const z3::expr &e) { asserts.push_back(e); }
+  void add(const z3::expr_vector &v) {
+    for (unsigned i = 0; i < v.size(); ++i)
+      asserts.push_back(v[i]);
+  }
+  void push() { frames.push_back(asserts.size()); }
+  void pop() {
+    z3::expr_vector kept(ctx);
+    for (unsigned i = 0; i < frames.back(); ++i)
+      kept.push_back(asserts[i]);
+    asserts = kept;
+    frames.pop_back();
+  }
+
+  z3::check_result check() {
+    unsigned budget = 1000;
+    for (unsigned turn = 0;; ++turn) {
+      unsigned left = remainingMs(); // 0: no deadline
+      bool last = left && left <= budget;
+      z3::solver s = turn % 2 == 0 ? z3::solver(ctx)
+                                   : (z3::tactic(ctx, "simplify") &
+                                      z3::tactic(ctx, "solve-eqs") &
+                                      z3::tactic(ctx, "smt"))
+                                         .mk_solver();
+      z3::params p(ctx);
+      p.set("timeout", last ? left : budget);
+      s.set(p);
+      s.add(asserts);
+      z3::check_result r = s.check();
+      if (r != z3::unknown) {
+        model.reset();
+        if (r == z3::sat)
+          model = std::make_unique<z3::model>(s.get_model());
+        return r;
+      }
+      reason = s.reason_unknown();
+      if (last || (reason != "timeout" && reason != "canceled"))
+        return r;
+      if (turn % 2 == 1)
+        budget *= 4;
+    }
+  }
+  z3::model get_model() { return *model; }
+  std::string reason_unknown() { return reason; }
+  std::string to_smt2() {
+    z3::solver s(ctx);
+    s.add(asserts);
+    return s.to_smt2();
+  }
+
+private:
+  z3::context &ctx;
+  z3::expr_vector asserts;
+  std::vector<unsigned> frames;
+  std::function<unsigned()> remainingMs;
+  std::unique_ptr<z3::model> model;
+  std::string reason;
+};
+
 struct PairCheck {
   KernelOp before, after;
   const CheckOptions &opts;
@@ -258,6 +334,33 @@ struct PairCheck {
                     deadline - std::chrono::steady_clock::now())
                     .count();
     return left <= 1 ? 1 : (unsigned)left;
+  }
+
+  /// s.check() with lazy refinement of the abstracted products: the precise
+  /// definition of every application the model gets wrong is put back, so a
+  /// `sat` answer comes with a model in which every product is right.
+  z3::check_result checkRefined(Encoder &enc, Portfolio &s) {
+    z3::check_result r = s.check();
+    for (unsigned round = 0; r == z3::sat && enc.abstractNonlinear; ++round) {
+      z3::model am = s.get_model();
+      unsigned added = 0;
+      for (auto &[app, precise] : enc.abstracted) {
+        z3::expr a = am.eval(app, true), b = am.eval(precise, true);
+        if (z3::eq(a, b))
+          continue;
+        s.add(app == precise);
+        ++added;
+      }
+      if (getenv("KV_DEBUG"))
+        llvm::errs() << "refinement round " << round << ": " << added
+                     << " precise products\n";
+      if (!added)
+        break;
+      if (round == 50)
+        return z3::unknown;
+      r = s.check();
+    }
+    return r;
   }
 
   enum class Mode { AllCells, AfterWrites, BeforeWrites };
@@ -326,6 +429,25 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   };
   ExecResult rs = execute(ks.op, cfg, inputsFor(ks));
   ExecResult rt = execute(kt.op, cfg, inputsFor(kt));
+  if (getenv("KV_DEBUG")) {
+    llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
+                 << cfg.grid[2] << " block " << cfg.block[0] << ","
+                 << cfg.block[1] << "," << cfg.block[2] << " k="
+                 << m.eval(k, true).to_string() << "\n";
+    for (const Thread &t : enc.threads) {
+      llvm::errs() << "  t" << t.id << ": tid";
+      for (auto &c : t.tid)
+        llvm::errs() << " " << m.eval(c, true).to_string();
+      llvm::errs() << " bid";
+      for (auto &c : t.bid)
+        llvm::errs() << " " << m.eval(c, true).to_string();
+      llvm::errs() << "\n";
+    }
+    for (auto *r : {&rs, &rt})
+      for (auto &[i, v] : r->written[arg])
+        llvm::errs() << "  " << (r == &rs ? "before" : "after") << "[" << i
+                     << "] = " << v << "\n";
+  }
   if (!rs.ok || !rt.ok) {
     why = "the counterexample could not be replayed: " +
           (!rs.ok ? rs.error : rt.error);
@@ -440,15 +562,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     return false;
   }
 
-  // Simplification and equation solving first: launch assumptions such as
-  // blockDim.x == blockDim.y then make the two kernels' terms coincide.
-  z3::tactic tac = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") &
-                   z3::tactic(ctx, "smt");
-  z3::solver s = tac.mk_solver();
-  z3::params p(ctx);
-  if (hasDeadline)
-    p.set("timeout", remainingMs());
-  s.set(p);
+  Portfolio s(ctx, [this] { return remainingMs(); });
   s.add(enc.facts);
   s.add(enc.side);
   s.add(vs != vt);
@@ -467,32 +581,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
                         std::chrono::steady_clock::now() - t0)
                         .count()
                  << " ms\n";
-  // Lazy refinement of the abstracted products: put back the precise
-  // definition of every application the model gets wrong.
-  z3::check_result r = s.check();
-  for (unsigned round = 0; r == z3::sat && enc.abstractNonlinear && round < 50;
-       ++round) {
-    z3::model am = s.get_model();
-    unsigned added = 0;
-    for (auto &[app, precise] : enc.abstracted) {
-      z3::expr a = am.eval(app, true), b = am.eval(precise, true);
-      if (z3::eq(a, b))
-        continue;
-      s.add(app == precise);
-      ++added;
-    }
-    if (getenv("KV_DEBUG"))
-      llvm::errs() << "refinement round " << round << ": " << added
-                   << " precise products\n";
-    if (!added)
-      break;
-    if (hasDeadline) {
-      z3::params rp(ctx);
-      rp.set("timeout", remainingMs());
-      s.set(rp);
-    }
-    r = s.check();
-  }
+  z3::check_result r = checkRefined(enc, s);
   if (r == z3::unsat)
     return true;
   if (r == z3::unknown) {
@@ -519,12 +608,21 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
           s.add(*prm >= ctx.bv_val(-64, pw) &&
                 *prm <= ctx.bv_val(64 * lim, pw));
         }
-      bool found = s.check() == z3::sat;
+      bool found = checkRefined(enc, s) == z3::sat;
       if (found)
         m = s.get_model();
       s.pop();
       if (found)
         break;
+    }
+    if (getenv("KV_DEBUG")) {
+      llvm::errs() << "model: before " << m.eval(vs, true).to_string()
+                   << " after " << m.eval(vt, true).to_string();
+      for (auto &prm : enc.params)
+        if (prm && !prm->is_array())
+          llvm::errs() << " " << prm->to_string() << "="
+                       << m.eval(*prm, true).to_string();
+      llvm::errs() << "\n";
     }
     Counterexample cex;
     if (replay(enc, ks, kt, m, arg, k, cex, why)) {
@@ -542,14 +640,9 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
       if (prm && !prm->is_array())
         same = same && *prm == m.eval(*prm, true);
     s.add(!same);
-    if (hasDeadline) {
-      z3::params rp(ctx);
-      rp.set("timeout", remainingMs());
-      s.set(rp);
-    }
     // Blocking launches only steers the search for a replaying model: an
     // unsat answer now proves nothing about the launches blocked.
-    if (s.check() != z3::sat)
+    if (checkRefined(enc, s) != z3::sat)
       break;
   }
   result.verdict = Verdict::Unknown;

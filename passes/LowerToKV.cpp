@@ -19,6 +19,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Instructions.h"
@@ -59,17 +60,45 @@ std::string sourceName(llvm::StringRef mangled) {
   return s;
 }
 
-std::string describeLocation(const llvm::Instruction *inst) {
+std::string describeLocation(const llvm::Instruction *inst, bool outermost) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  if (const llvm::DebugLoc &dl = inst->getDebugLoc()) {
-    os << dl->getFilename() << ":" << dl.getLine() << ":" << dl.getCol();
+  if (const llvm::DILocation *dl = inst->getDebugLoc().get()) {
+    // After inlining, the kernel's own line is the end of the inlinedAt chain.
+    if (outermost)
+      while (const llvm::DILocation *at = dl->getInlinedAt())
+        dl = at;
+    os << dl->getFilename() << ":" << dl->getLine() << ":" << dl->getColumn();
     return s;
   }
   os << sourceName(inst->getFunction()->getName()) << ": `";
   inst->print(os);
   os << "`";
   return s;
+}
+
+/// Source names of the parameters from debug info (clang discards IR value
+/// names by default): the DILocalVariables with an argument number, found in
+/// the subprogram's retained nodes (-O1 and up) or in debug records.
+static std::vector<std::string>
+parameterNamesFromDebugInfo(const llvm::Function &f) {
+  std::vector<std::string> names(f.arg_size());
+  auto note = [&](const llvm::DILocalVariable *v) {
+    if (v && v->getArg() >= 1 && v->getArg() <= names.size() &&
+        v->getScope() == f.getSubprogram())
+      names[v->getArg() - 1] = v->getName().str();
+  };
+  const llvm::DISubprogram *sp = f.getSubprogram();
+  if (!sp)
+    return names;
+  for (const llvm::DINode *n : sp->getRetainedNodes())
+    note(llvm::dyn_cast<llvm::DILocalVariable>(n));
+  for (const llvm::BasicBlock &bb : f)
+    for (const llvm::Instruction &i : bb)
+      for (const llvm::DbgVariableRecord &r :
+           llvm::filterDbgVars(i.getDbgRecordRange()))
+        note(r.getVariable());
+  return names;
 }
 
 namespace {
@@ -175,9 +204,22 @@ private:
       return;
     failed = true;
     why.construct = what.str();
-    why.location = curInst ? describeLocation(curInst)
-                           : sourceName(f.getName());
+    if (!curInst) {
+      why.location = sourceName(f.getName());
+      return;
+    }
+    // Name the line of the kernel itself (the outermost call site, through
+    // calls and inlined frames), and the callee's own line after it.
+    const llvm::Instruction *outer =
+        callStack.empty() ? curInst : callStack.front();
+    why.location = describeLocation(outer, /*outermost=*/true);
+    std::string inner = describeLocation(curInst, false);
+    if (inner != why.location)
+      why.construct += " (in " +
+                       sourceName(curInst->getFunction()->getName()) +
+                       " at " + inner + ")";
   }
+  llvm::SmallVector<const llvm::CallBase *> callStack;
 
   // --- expression helpers ------------------------------------------------
   Value cst(Type t, int64_t v) {
@@ -1055,6 +1097,7 @@ SymVal Lowerer::callFunction(const llvm::Function &callee,
     return {};
   }
   const llvm::Instruction *site = curInst;
+  callStack.push_back(&call);
   for (unsigned i = 0; i < callee.arg_size(); ++i)
     s.vals[callee.getArg(i)] = eval(call.getArgOperand(i), s);
   s.ret = SymVal();
@@ -1065,6 +1108,7 @@ SymVal Lowerer::callFunction(const llvm::Function &callee,
   runBlocks(&callee.getEntryBlock(), s, nullptr);
   visits = std::move(savedVisits);
   curInst = site;
+  callStack.pop_back();
   --depth;
   if (s.dead && !failed)
     fail("call to '" + sourceName(callee.getName()) +
@@ -1082,8 +1126,11 @@ FailureOr<KernelOp> Lowerer::run() {
   kernel.getBody().push_back(blk);
   b.setInsertionPointToEnd(blk);
 
+  std::vector<std::string> debugNames = parameterNamesFromDebugInfo(f);
   for (const llvm::Argument &a : f.args()) {
     std::string name = a.getName().str();
+    if (name.empty() && a.getArgNo() < debugNames.size())
+      name = debugNames[a.getArgNo()];
     if (name.empty())
       name = "arg" + std::to_string(a.getArgNo());
     if (a.getType()->isPointerTy()) {

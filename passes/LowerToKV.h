@@ -42,7 +42,8 @@ mlir::FailureOr<KernelOp> lowerKernel(llvm::Function &f, mlir::ModuleOp module,
 
 /// Source location of an instruction ("file:line:col"), or the function name
 /// and the instruction when there is no debug info.
-std::string describeLocation(const llvm::Instruction *inst);
+std::string describeLocation(const llvm::Instruction *inst,
+                             bool outermost = true);
 
 /// The source-level name of a (possibly mangled) function: for C++ names the
 /// qualified function name with template arguments, without parameters.

@@ -549,16 +549,18 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
     add(a->tid, a->bid);
     add({a->tid[1], a->tid[0], a->tid[2]}, a->bid);
   }
-  // Solve each write's index for one coordinate of the reader.
-  for (WriteOp wr : k.writes[arg][interval])
-    for (int c = 0; c < 3; ++c) {
-      std::string coord = std::string("tid.") + axes[c];
-      if (auto sol = solveFor(k, wr.getIndex(), coord, index, reader)) {
-        std::vector<z3::expr> tid = reader.tid;
-        tid[c] = *sol;
-        add(tid, reader.bid);
+  // Solve each write's index for one coordinate of a base thread (for the
+  // host: of each anchor, whose block is likely the writer's).
+  for (const Thread *b : bases)
+    for (WriteOp wr : k.writes[arg][interval])
+      for (int c = 0; c < 3; ++c) {
+        std::string coord = std::string("tid.") + axes[c];
+        if (auto sol = solveFor(k, wr.getIndex(), coord, index, *b)) {
+          std::vector<z3::expr> tid = b->tid;
+          tid[c] = *sol;
+          add(tid, b->bid);
+        }
       }
-    }
   return out;
 }
 

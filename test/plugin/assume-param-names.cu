@@ -1,15 +1,24 @@
 // -kvalidate-assume may name the kernel's scalar parameters by their source
-// names. clang discards IR value names by default, so the names have to come
-// from somewhere else: with -fno-discard-value-names from the IR, with -g
-// from the debug info.
+// names. clang discards IR value names by default and emits only line tables
+// for optimized device code even with -g, so the names come from
+// -fno-discard-value-names (or from full debug info when there is some).
 //
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-assume='n > 0' %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
-// RUN: %clang-cuda -O2 -g -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -Xclang -debug-info-kind=constructor \
 // RUN:   -mllvm -kvalidate-assume='n > 0' %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
 // CHECK: remark: kvalidate: kernel 'copy_reset_empty': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}n > 0 (--assume)
+//
+// Without names the parameters are arg0, arg1, ... and the error says how to
+// get the source names.
+// RUN: %clang-cuda -O2 -g -S -fpass-plugin=%plugin -mllvm -kvalidate-assume='n > 0' \
+// RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONAMES
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-assume='arg2 > 0' \
+// RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=ARGN
+// NONAMES: warning: kvalidate: kernel 'copy_reset_empty': error: cannot parse --assume='n > 0': column 1: unknown name 'n' (known: blockDim.{x,y,z}, gridDim.{x,y,z}, arg2); the IR has no parameter names: compile with -fno-discard-value-names, or use argN
+// ARGN: remark: kvalidate: kernel 'copy_reset_empty': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}arg2 > 0 (--assume)
 
 __global__ void copy_reset_empty(int *out, const int *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
