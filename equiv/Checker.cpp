@@ -13,6 +13,8 @@
 #include "equiv/Checker.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "equiv/Portfolio.h"
+#include "equiv/Safety.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,6 +35,9 @@ const char *verdictName(Verdict v) {
   case Verdict::Unknown: return "unknown";
   case Verdict::Unsupported: return "unsupported";
   case Verdict::Error: return "error";
+  case Verdict::Race: return "race";
+  case Verdict::Divergence: return "divergence";
+  case Verdict::OutOfBounds: return "out-of-bounds";
   }
   return "error";
 }
@@ -44,6 +49,9 @@ int exitCode(Verdict v) {
   case Verdict::Unknown:
   case Verdict::Unsupported: return 2;
   case Verdict::Error: return 3;
+  case Verdict::Race:
+  case Verdict::Divergence:
+  case Verdict::OutOfBounds: return 4;
   }
   return 3;
 }
@@ -251,75 +259,6 @@ llvm::APInt numeral(const z3::expr &e, unsigned width) {
       .trunc(width);
 }
 
-/// Two strategies that fail on different queries: Z3's default solver for
-/// bit-vectors, and equation solving first (launch assumptions such as
-/// blockDim.x == blockDim.y then make the two kernels' terms coincide).
-/// They are run in turns with growing budgets, so that neither one's bad
-/// case decides the running time.
-class Portfolio {
-public:
-  Portfolio(z3::context &ctx, std::function<unsigned()> remainingMs)
-      : ctx(ctx), asserts(ctx), remainingMs(std::move(remainingMs)) {}
-
-  void add(const z3::expr &e) { asserts.push_back(e); }
-  void add(const z3::expr_vector &v) {
-    for (unsigned i = 0; i < v.size(); ++i)
-      asserts.push_back(v[i]);
-  }
-  void push() { frames.push_back(asserts.size()); }
-  void pop() {
-    z3::expr_vector kept(ctx);
-    for (unsigned i = 0; i < frames.back(); ++i)
-      kept.push_back(asserts[i]);
-    asserts = kept;
-    frames.pop_back();
-  }
-
-  z3::check_result check() {
-    unsigned budget = 1000;
-    for (unsigned turn = 0;; ++turn) {
-      unsigned left = remainingMs(); // 0: no deadline
-      bool last = left && left <= budget;
-      z3::solver s = turn % 2 == 0 ? z3::solver(ctx)
-                                   : (z3::tactic(ctx, "simplify") &
-                                      z3::tactic(ctx, "solve-eqs") &
-                                      z3::tactic(ctx, "smt"))
-                                         .mk_solver();
-      z3::params p(ctx);
-      p.set("timeout", last ? left : budget);
-      s.set(p);
-      s.add(asserts);
-      z3::check_result r = s.check();
-      if (r != z3::unknown) {
-        model.reset();
-        if (r == z3::sat)
-          model = std::make_unique<z3::model>(s.get_model());
-        return r;
-      }
-      reason = s.reason_unknown();
-      if (last || (reason != "timeout" && reason != "canceled"))
-        return r;
-      if (turn % 2 == 1)
-        budget *= 4;
-    }
-  }
-  z3::model get_model() { return *model; }
-  std::string reason_unknown() { return reason; }
-  std::string to_smt2() {
-    z3::solver s(ctx);
-    s.add(asserts);
-    return s.to_smt2();
-  }
-
-private:
-  z3::context &ctx;
-  z3::expr_vector asserts;
-  std::vector<unsigned> frames;
-  std::function<unsigned()> remainingMs;
-  std::unique_ptr<z3::model> model;
-  std::string reason;
-};
-
 struct PairCheck {
   KernelOp before, after;
   const CheckOptions &opts;
@@ -336,31 +275,10 @@ struct PairCheck {
     return left <= 1 ? 1 : (unsigned)left;
   }
 
-  /// s.check() with lazy refinement of the abstracted products: the precise
-  /// definition of every application the model gets wrong is put back, so a
-  /// `sat` answer comes with a model in which every product is right.
   z3::check_result checkRefined(Encoder &enc, Portfolio &s) {
-    z3::check_result r = s.check();
-    for (unsigned round = 0; r == z3::sat && enc.abstractNonlinear; ++round) {
-      z3::model am = s.get_model();
-      unsigned added = 0;
-      for (auto &[app, precise] : enc.abstracted) {
-        z3::expr a = am.eval(app, true), b = am.eval(precise, true);
-        if (z3::eq(a, b))
-          continue;
-        s.add(app == precise);
-        ++added;
-      }
-      if (getenv("KV_DEBUG"))
-        llvm::errs() << "refinement round " << round << ": " << added
-                     << " precise products\n";
-      if (!added)
-        break;
-      if (round == 50)
-        return z3::unknown;
-      r = s.check();
-    }
-    return r;
+    if (!enc.abstractNonlinear)
+      return s.check();
+    return s.checkRefined(enc.abstracted, getenv("KV_DEBUG") != nullptr);
   }
 
   enum class Mode { AllCells, AfterWrites, BeforeWrites };
@@ -395,7 +313,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     in.initial = [&](unsigned a, uint64_t idx) {
       Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
       llvm::APInt v =
-          numeral(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, enc.bits)),
+          numeral(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, Encoder::indexBits)),
                          true),
                   enc.widthOf(et));
       inputsRead.emplace(std::make_pair(a, idx), v);
@@ -409,7 +327,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
         t.push_back(ctx.bv_val(0, w32));
       }
       Thread &th = enc.makeThread(t, b, 2);
-      z3::expr v = enc.arrayValue(*km, a, -1, ctx.bv_val(idx, enc.bits), th, 2);
+      z3::expr v = enc.arrayValue(*km, a, -1, ctx.bv_val(idx, Encoder::indexBits), th, 2);
       Type et = getArrayElementType(km->op.getBlock().getArgument(a).getType());
       return numeral(m.eval(v, true), enc.widthOf(et));
     };
@@ -464,12 +382,13 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     auto it = r.written[arg].find(idx);
     if (it != r.written[arg].end())
       return it->second;
-    return numeral(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, enc.bits)),
+    return numeral(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, Encoder::indexBits)),
                           true),
                    ew);
   };
   std::vector<uint64_t> order;
-  order.push_back(numeral(m.eval(k, true), enc.bits).getZExtValue());
+  order.push_back(
+      numeral(m.eval(k, true), Encoder::indexBits).getZExtValue());
   for (auto &[i, v] : rs.written[arg])
     order.push_back(i);
   for (auto &[i, v] : rt.written[arg])
@@ -511,6 +430,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
   enc.trusted = &ks;
+  enc.hugeGrids = opts.hugeGrids;
   enc.facts = enc.launchConstraints();
   for (const std::string &a : opts.assumptions) {
     std::string err;
@@ -523,7 +443,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     }
     enc.facts = enc.facts && *e;
   }
-  z3::expr k = ctx.bv_const("k", opts.bits);
+  z3::expr k = ctx.bv_const("k", Encoder::indexBits);
   Thread &host = enc.freshThread(nullptr, 0);
   enc.host = &host;
   z3::expr vs(ctx), vt(ctx);
@@ -712,25 +632,39 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   result.assumptions.push_back(
       "launch within CUDA limits: blockDim <= (1024, 1024, 64) with at most "
       "1024 threads per block, gridDim <= (2^31-1, 65535, 65535)");
-  result.assumptions.push_back(
-      "integers are " + std::to_string(opts.bits) +
-      "-bit words; wider values (64-bit addresses) are taken modulo 2^" +
-      std::to_string(opts.bits));
-  result.assumptions.push_back(
-      "both kernels are free of data races and barrier divergence (not "
-      "checked)");
-  result.assumptions.push_back(
-      "the before kernel has no undefined behaviour: its accesses to "
-      "fixed-size shared arrays stay in bounds");
+  if (!opts.hugeGrids)
+    result.assumptions.push_back(
+        "global thread indices fit in an int: gridDim.d * blockDim.d <= "
+        "2^31-1 for d = x, y, z (--huge-grids drops this)");
+  // At 32 bits the model is exact (64-bit values always are); narrower
+  // words are the paper's bounded-width abstraction.
+  if (opts.bits < 32)
+    result.assumptions.push_back(
+        "integers are " + std::to_string(opts.bits) +
+        "-bit words (int and unsigned taken modulo 2^" +
+        std::to_string(opts.bits) + "; 64-bit addresses are exact)");
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(a + " (--assume)");
   KernelModel kb(before, "");
+  bool noOverflow = false;
   for (AssumeOp a : kb.assumes) {
+    if (a->hasAttr("ub")) {
+      noOverflow = true;
+      continue;
+    }
     std::string s;
     llvm::raw_string_ostream os(s);
-    os << "__builtin_assume in the before kernel at " << a.getLoc();
+    os << "__builtin_assume in the before kernel at ";
+    if (auto l = dyn_cast<FileLineColLoc>(a.getLoc()))
+      os << l.getFilename() << ":" << l.getLine() << ":" << l.getColumn();
+    else
+      os << a.getLoc();
     result.assumptions.push_back(s);
   }
+  if (noOverflow)
+    result.assumptions.push_back(
+        "the before kernel has no signed integer overflow (undefined "
+        "behaviour in C++)");
   if (hasApply)
     result.assumptions.push_back(
         "floating-point and other uninterpreted operations give equal results "
@@ -739,6 +673,33 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   PairCheck pc{before, after, opts, result, {}, opts.timeoutSecs > 0};
   if (pc.hasDeadline)
     pc.deadline = start + std::chrono::seconds(opts.timeoutSecs);
+
+  // The encoding is only valid for kernels free of races and divergence.
+  FactsFn facts = [&](Encoder &enc,
+                      std::string &err) -> std::optional<z3::expr> {
+    enc.hugeGrids = opts.hugeGrids;
+    z3::expr f = enc.launchConstraints();
+    for (const std::string &a : opts.assumptions) {
+      AssumeParser parser(enc, a);
+      auto e = parser.parse(err);
+      if (!e) {
+        err = "cannot parse --assume='" + a + "': " + err;
+        return std::nullopt;
+      }
+      f = f && *e;
+    }
+    return f;
+  };
+  try {
+    for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}})
+      if (!checkSafety(k, before, label, opts.bits, facts,
+                       [&] { return pc.remainingMs(); }, result))
+        return finish();
+  } catch (z3::exception &e) {
+    result.verdict = Verdict::Unknown;
+    result.reason = std::string("solver error: ") + e.msg();
+    return finish();
+  }
 
   // Every global array either kernel writes is an output.
   std::set<unsigned> outputs;

@@ -22,10 +22,14 @@ enum class Verdict {
   Unknown,       // timeout, or an obligation the encoding could not discharge
   Unsupported,   // a construct the model cannot express
   Error,         // bad input or usage
+  Race,          // a kernel has a data race (the encoding assumes none)
+  Divergence,    // a barrier some threads of a block reach and others not
+  OutOfBounds,   // an access outside a fixed-size shared array
 };
 const char *verdictName(Verdict v);
 /// Documented exit status: 0 equivalent, 1 not-equivalent, 2 unknown or
-/// unsupported, 3 error.
+/// unsupported, 3 error, 4 a kernel is defective (race, divergence,
+/// out-of-bounds shared access).
 int exitCode(Verdict v);
 
 struct Counterexample {
@@ -41,9 +45,28 @@ struct Counterexample {
   bool replayed = false;
 };
 
+/// A defect of one kernel, found before any equivalence query: the launch
+/// and the one or two threads that show it.
+struct Defect {
+  std::string kernel; // "before" or "after"
+  std::string kind;   // "write-write race", "read-write race", ...
+  std::string array;  // empty for divergence
+  int64_t index = 0;
+  uint64_t gridDim[3] = {1, 1, 1}, blockDim[3] = {1, 1, 1};
+  std::vector<std::pair<std::string, int64_t>> scalars;
+  struct Site {
+    uint64_t block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
+    std::string location; // file:line:col of the access or barrier
+    std::string access;   // "write", "read", "reaches the barrier", ...
+  };
+  std::vector<Site> sites;
+};
+
 struct CheckOptions {
   unsigned bits = 32;
   unsigned timeoutSecs = 0; // 0: no limit
+  /// Drop the default assumption gridDim.d * blockDim.d <= 2^31-1.
+  bool hugeGrids = false;
   /// --assume expressions (C syntax over blockDim/gridDim and scalars).
   std::vector<std::string> assumptions;
 };
@@ -55,6 +78,7 @@ struct CheckResult {
   /// Everything the verdict rests on, in words.
   std::vector<std::string> assumptions;
   std::optional<Counterexample> counterexample;
+  std::optional<Defect> defect;
   double timeMs = 0;
 };
 

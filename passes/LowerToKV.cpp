@@ -1010,10 +1010,9 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       auto *id = dyn_cast<llvm::ConstantInt>(call.getArgOperand(0));
       if (!id || !id->isZero())
         return fail("named barrier (barrier id other than 0)");
-      if (!isTrue(s.guard))
-        return fail("__syncthreads() under a condition (barrier divergence "
-                    "unless every thread of the block agrees)");
-      BarrierOp::create(b, loc);
+      // A condition is kept: the checker shows the block agrees on it, or
+      // reports barrier divergence.
+      BarrierOp::create(b, loc, isTrue(s.guard) ? Value() : s.guard);
       ownWrites.clear();
       return;
     }

@@ -74,6 +74,10 @@ static cl::list<std::string>
     OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
                 cl::desc("Only validate the kernel with this source or "
                          "symbol name (repeatable)"));
+static cl::opt<bool>
+    HugeGrids("kvalidate-huge-grids", cl::cat(PluginCategory),
+              cl::desc("Also consider grids whose global thread index "
+                       "overflows an int"));
 static cl::opt<bool> Disable("kvalidate-disable", cl::cat(PluginCategory),
                              cl::desc("Do not validate anything"));
 
@@ -189,6 +193,14 @@ void report(const Function &F, const kv::CheckResult &R) {
          Werror ? DS_Error : DS_Warning);
     return;
   }
+  case kv::Verdict::Race:
+  case kv::Verdict::Divergence:
+  case kv::Verdict::OutOfBounds:
+    // The kernel itself is wrong for some launch; the source kernel's
+    // defect is as much news as the optimizer's.
+    warn(F, Prefix + kv::verdictName(R.verdict) + ": " + R.reason,
+         Werror ? DS_Error : DS_Warning);
+    return;
   case kv::Verdict::Unknown:
   case kv::Verdict::Unsupported:
   case kv::Verdict::Error:
@@ -317,6 +329,7 @@ void checkModule(Module &M, Snapshot &S) {
   mlir::OwningOpRef<mlir::ModuleOp> After;
   kv::CheckOptions Opts;
   Opts.bits = Bits;
+  Opts.hugeGrids = HugeGrids;
   Opts.timeoutSecs = TimeoutSecs;
   Opts.assumptions.assign(Assume.begin(), Assume.end());
 

@@ -48,7 +48,7 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
     } else if (auto g = dyn_cast<GlobalArrayType>(t)) {
       params.push_back(ctx.constant(
           (name + "@0").c_str(),
-          ctx.array_sort(ctx.bv_sort(bits),
+          ctx.array_sort(ctx.bv_sort(indexBits),
                          ctx.bv_sort(widthOf(g.getElementType())))));
     } else {
       params.push_back(ctx.bv_const(name.c_str(), widthOf(t)));
@@ -77,6 +77,12 @@ z3::expr Encoder::launchConstraints() {
   auto wide = [&](const z3::expr &e) { return w < 32 ? z3::zext(e, 32 - w) : e; };
   c = c && z3::ule(wide(bdim[0]) * wide(bdim[1]) * wide(bdim[2]),
                    ctx.bv_val(1024, std::max(w, 32u)));
+  // blockIdx.x * blockDim.x + threadIdx.x fits in an int: what every kernel
+  // that computes a global index in 32 bits relies on.
+  if (!hugeGrids)
+    for (int i = 0; i < 3; ++i)
+      c = c && z3::ule(z3::zext(gdim[i], 64 - w) * z3::zext(bdim[i], 64 - w),
+                       ctx.bv_val((uint64_t)INT32_MAX, 64));
   return c;
 }
 
@@ -133,7 +139,9 @@ z3::expr Encoder::resize(const z3::expr &e, unsigned to, bool isSigned) {
   return isSigned ? z3::sext(e, to - from) : z3::zext(e, to - from);
 }
 
-z3::expr Encoder::toIndex(const z3::expr &e) { return resize(e, bits, false); }
+z3::expr Encoder::toIndex(const z3::expr &e) {
+  return resize(e, indexBits, false);
+}
 
 z3::expr Encoder::value(KernelModel &k, Value v, const Thread &t) {
   auto key = std::make_pair(v.getAsOpaquePointer(), t.id);
@@ -359,7 +367,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
       dom.push_back(s);
       args.push_back(reader.bid[i]);
     }
-    dom.push_back(ctx.bv_sort(bits));
+    dom.push_back(ctx.bv_sort(indexBits));
     args.push_back(index);
     return uf(key, dom, widthOf(et))(args);
   }
@@ -458,7 +466,7 @@ z3::expr Encoder::threadFacts(const Thread &t) {
       continue;
     }
     auto sh = dyn_cast<SharedArrayType>(arr.getType());
-    if (!sh || sh.getSize() <= 0)
+    if (!assumeInBounds || !sh || sh.getSize() <= 0)
       continue;
     // Compare at the index's own width so that a wrapped index is caught.
     z3::expr i = value(*trusted, idx, t);

@@ -62,6 +62,8 @@ public:
 
   z3::context &ctx;
   unsigned bits;
+  /// Array indices (element numbers) are exact 64-bit values at any --bits.
+  static constexpr unsigned indexBits = 64;
   std::vector<z3::expr> bdim, gdim;
   /// Scalars and initial global arrays, by parameter position (shared by the
   /// two kernels).
@@ -83,6 +85,9 @@ public:
   z3::sort bvSort(unsigned w) { return ctx.bv_sort(w); }
   unsigned widthOf(mlir::Type t);
   z3::expr launchConstraints();
+  /// Allow grids whose global thread index (gridDim * blockDim along an
+  /// axis) does not fit in an int; by default it is assumed to.
+  bool hugeGrids = false;
   /// A fresh thread in range; in the block of `sameBlock` if given.
   Thread &freshThread(const Thread *sameBlock, unsigned depth);
   /// A thread with given coordinates (range constraints not added).
@@ -108,6 +113,12 @@ public:
   /// The kernel whose preconditions (__builtin_assume) and absence of
   /// undefined behaviour (shared-array accesses in bounds) are assumed.
   KernelModel *trusted = nullptr;
+  /// Whether threadFacts include in-bounds accesses to fixed-size shared
+  /// arrays (off while that is what is being checked).
+  bool assumeInBounds = true;
+  /// Whether \p v depends on the special register \p sreg, or (for an
+  /// empty name or any name) on a read of an array.
+  bool dependsOn(mlir::Value v, llvm::StringRef sreg);
   /// Those facts for thread t (true when t is not in range).
   z3::expr threadFacts(const Thread &t);
   bool proveUnsat(const z3::expr &f);
@@ -155,7 +166,7 @@ private:
                                    const Thread &reader, const Thread *writer,
                                    unsigned depth);
 
-  bool dependsOn(mlir::Value v, llvm::StringRef sreg);
+
 };
 
 } // namespace kv

@@ -29,7 +29,9 @@ using llvm::APInt;
 namespace kv {
 
 unsigned modelWidth(unsigned width, unsigned bits) {
-  if (width <= 1)
+  // i1 stays i1; 64-bit values (addresses, sizes) stay exact so that cells
+  // 2^32 elements apart are never merged.
+  if (width <= 1 || width >= 64)
     return width;
   return std::min(width, bits);
 }
@@ -704,7 +706,7 @@ bool Executor::run(uint64_t maxThreads) {
 }
 
 bool Executor::arrayIndex(const APInt &v, uint64_t &index) {
-  std::optional<uint64_t> x = v.zextOrTrunc(in.bits).tryZExtValue();
+  std::optional<uint64_t> x = v.zextOrTrunc(64).tryZExtValue();
   if (!x)
     return fail("array index does not fit in 64 bits");
   index = *x;

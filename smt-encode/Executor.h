@@ -19,7 +19,7 @@
 namespace kv {
 
 /// Width used to model an integer type of \p width bits under --bits=N:
-/// min(width, N), and 1 for i1.
+/// min(width, N); i1 and 64-bit values (addresses) keep their width.
 unsigned modelWidth(unsigned width, unsigned bits);
 
 struct LaunchConfig {

@@ -94,6 +94,12 @@ static cl::opt<std::string> CudaPath(
              "include/cuda_runtime.h, else none; an empty DIR forces none)"),
     cl::value_desc("DIR"), cl::cat(KVCategory));
 
+static cl::opt<bool> HugeGrids(
+    "huge-grids",
+    cl::desc("Also consider grids whose global thread index overflows an int "
+             "(gridDim.d * blockDim.d > 2^31-1); not assumed away then"),
+    cl::cat(KVCategory));
+
 static cl::opt<bool> EmitKV("emit-kv",
                             cl::desc("Print the two kv kernels and exit"),
                             cl::cat(KVCategory));
@@ -114,6 +120,8 @@ EXIT STATUS
   1  not equivalent (with a counterexample)
   2  unknown (timeout, undecided) or unsupported construct
   3  error (usage, input)
+  4  a kernel is defective: data race, barrier divergence, or an
+     out-of-bounds shared-array access (with the launch and threads)
 
 EXAMPLES
   kvalidate transpose.cu:transpose_naive transpose.cu:transpose_tiled
@@ -606,6 +614,31 @@ static json::Value toJSON(const kv::CheckResult &r) {
                                   {"after", cex->after}}},
         {"replayed", cex->replayed}};
   }
+  if (const std::optional<kv::Defect> &d = r.defect) {
+    auto dims = [](const uint64_t v[3]) {
+      return json::Array{(int64_t)v[0], (int64_t)v[1], (int64_t)v[2]};
+    };
+    json::Object scalars;
+    for (const auto &[name, v] : d->scalars)
+      scalars[name] = v;
+    json::Array sites;
+    for (const kv::Defect::Site &s : d->sites)
+      sites.push_back(json::Object{{"block", dims(s.block)},
+                                   {"thread", dims(s.thread)},
+                                   {"access", s.access},
+                                   {"location", s.location}});
+    json::Object defect{{"kernel", d->kernel},
+                        {"kind", d->kind},
+                        {"gridDim", dims(d->gridDim)},
+                        {"blockDim", dims(d->blockDim)},
+                        {"scalars", std::move(scalars)},
+                        {"threads", std::move(sites)}};
+    if (!d->array.empty()) {
+      defect["array"] = d->array;
+      defect["index"] = d->index;
+    }
+    obj["defect"] = std::move(defect);
+  }
   return obj;
 }
 
@@ -764,6 +797,7 @@ int main(int argc, char **argv) {
   kv::CheckOptions opts;
   opts.bits = bits;
   opts.timeoutSecs = timeout;
+  opts.hugeGrids = HugeGrids;
   opts.assumptions.assign(Assumes.begin(), Assumes.end());
   kv::CheckResult r = kv::checkEquivalence(before.kernel, after.kernel, opts);
   if (r.verdict == kv::Verdict::Error)

@@ -113,7 +113,13 @@ def KV_WriteOp : KV_Op<"write"> {
 
 def KV_BarrierOp : KV_Op<"barrier"> {
   let summary = "__syncthreads(): ends one barrier interval, starts the next";
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    A barrier reached only under a condition carries it as `guard`; the
+    checker proves that every thread of a block agrees on it (else the
+    kernel has barrier divergence).
+  }];
+  let arguments = (ins Optional<I1>:$guard);
+  let assemblyFormat = "(`if` $guard^)? attr-dict";
 }
 
 def KV_AssumeOp : KV_Op<"assume"> {

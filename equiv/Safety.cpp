@@ -1,0 +1,420 @@
+//===- Safety.cpp - race, divergence and bounds checks --------------------===//
+//
+// Two distinct symbolic threads t1, t2 (GPUVerify's two-thread reduction):
+// a race is a pair of accesses to one cell, at least one a write, that no
+// barrier orders. Within a block a barrier orders accesses of different
+// intervals; blocks never synchronize, so accesses of two blocks to a global
+// cell race in any intervals. Everything is decided in one query per check;
+// the model names the pair.
+//
+// Values that depend on array contents are over-approximated by the encoding
+// (fresh writers whose obligations are only instantiated). A defect found
+// through such a value is reported as `unknown` (possible defect), never as
+// a certain one; a defect proved absent is absent.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/Safety.h"
+#include "equiv/Portfolio.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace kv {
+
+unsigned safetyBudgetMs = 5000;
+
+namespace {
+
+struct Access {
+  Operation *op;
+  unsigned arg;
+  bool write;
+  unsigned interval;
+  Value index, guard;
+};
+
+std::string locationOf(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return f.getFilename().str() + ":" + std::to_string(f.getLine()) + ":" +
+           std::to_string(f.getColumn());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << loc;
+  return s;
+}
+
+uint64_t evalU(const z3::model &m, const z3::expr &e) {
+  z3::expr v = m.eval(e, true);
+  uint64_t out = 0;
+  if (v.is_numeral())
+    v.is_numeral_u64(out);
+  return out;
+}
+
+int64_t evalS(const z3::model &m, const z3::expr &e) {
+  z3::expr v = m.eval(e, true);
+  if (v.is_bool())
+    return v.is_true();
+  unsigned w = v.get_sort().bv_size();
+  uint64_t u = 0;
+  if (!v.is_numeral_u64(u))
+    return 0;
+  if (w < 64 && (u >> (w - 1)) & 1)
+    return (int64_t)(u | (~uint64_t(0) << w));
+  return (int64_t)u;
+}
+
+/// One check: its own context and encoder, two threads t1 and t2.
+struct Query {
+  z3::context ctx;
+  Encoder enc;
+  KernelModel km;
+  Thread *t1 = nullptr, *t2 = nullptr;
+  std::optional<z3::model> model;
+
+  KernelModel before;
+
+  Query(KernelOp k, KernelOp paramSource, const char *label, unsigned bits)
+      : enc(ctx, bits, paramSource), km(k, label),
+        before(paramSource, "before") {
+    // As in the equivalence query, the before kernel's preconditions and
+    // absence of undefined behaviour hold for every thread: facts about the
+    // launch, valid for the after kernel's threads too.
+    enc.trusted = &before;
+  }
+
+  z3::expr asBool(const z3::expr &e) {
+    return e.is_bool() ? e : e == ctx.bv_val(1, e.get_sort().bv_size());
+  }
+  z3::expr guard(Value g, const Thread &t) {
+    return asBool(enc.value(km, g, t));
+  }
+  z3::expr index(Value i, const Thread &t) {
+    return enc.toIndex(enc.value(km, i, t));
+  }
+  z3::expr sameThread() {
+    z3::expr c = enc.sameBlock(*t1, *t2);
+    for (int i = 0; i < 3; ++i)
+      c = c && t1->tid[i] == t2->tid[i];
+    return c;
+  }
+
+  z3::check_result solve(const z3::expr &cond,
+                         const std::function<unsigned()> &remainingMs) {
+    Portfolio s(ctx, remainingMs);
+    s.add(enc.facts);
+    s.add(cond);
+    s.add(enc.side);
+    for (const Thread &t : enc.threads)
+      s.add(enc.threadFacts(t));
+    if (!enc.unsupported.empty())
+      return z3::unknown;
+    auto t0 = std::chrono::steady_clock::now();
+    z3::check_result r = s.checkRefined(enc.abstracted);
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << km.label << " safety query: "
+                   << (r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown")
+                   << " after "
+                   << std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count()
+                   << " ms\n";
+    if (r == z3::sat)
+      model = s.get_model();
+    return r;
+  }
+
+  void fillLaunch(Defect &d) {
+    for (int i = 0; i < 3; ++i) {
+      d.gridDim[i] = evalU(*model, enc.gdim[i]);
+      d.blockDim[i] = evalU(*model, enc.bdim[i]);
+    }
+    for (unsigned i = 0; i < enc.params.size(); ++i)
+      if (enc.params[i] && !enc.params[i]->is_array())
+        d.scalars.push_back(
+            {enc.paramNames[i], evalS(*model, *enc.params[i])});
+  }
+  Defect::Site site(const Thread &t, Operation *op, std::string access) {
+    Defect::Site s;
+    for (int i = 0; i < 3; ++i) {
+      s.block[i] = evalU(*model, t.bid[i]);
+      s.thread[i] = evalU(*model, t.tid[i]);
+    }
+    s.location = locationOf(op);
+    s.access = std::move(access);
+    return s;
+  }
+};
+
+std::string coords(const uint64_t v[3]) {
+  return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+         std::to_string(v[2]) + ")";
+}
+
+std::string describe(const Defect &d) {
+  std::string s = d.kernel + " kernel: " + d.kind;
+  if (!d.array.empty())
+    s += " on " + d.array + "[" + std::to_string(d.index) + "]";
+  for (size_t i = 0; i < d.sites.size(); ++i) {
+    const Defect::Site &x = d.sites[i];
+    s += (i == 0 ? ": " : "; ") + std::string("thread ") + coords(x.thread) +
+         " of block " + coords(x.block) + " " + x.access + " at " +
+         x.location;
+  }
+  s += " (gridDim " + coords(d.gridDim) + ", blockDim " +
+       coords(d.blockDim);
+  for (auto &[n, v] : d.scalars)
+    s += ", " + n + " = " + std::to_string(v);
+  return s + ")";
+}
+
+} // namespace
+
+bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
+                 unsigned bits, const FactsFn &facts,
+                 const std::function<unsigned()> &remainingMs,
+                 CheckResult &result) {
+  auto start = [&](Query &q) {
+    std::string err;
+    std::optional<z3::expr> f = facts(q.enc, err);
+    if (!f) {
+      result.verdict = Verdict::Error;
+      result.reason = err;
+      return false;
+    }
+    q.enc.facts = *f;
+    q.t1 = &q.enc.freshThread(nullptr, 0);
+    q.t2 = &q.enc.freshThread(nullptr, 0);
+    return true;
+  };
+  // A check the solver cannot decide within its budget leaves its property
+  // as a stated assumption; a construct without an encoding stops.
+  std::vector<std::string> proved, assumed;
+  auto undecided = [&](Query &q, const std::string &what) {
+    if (!q.enc.unsupported.empty()) {
+      result.verdict = Verdict::Unsupported;
+      result.reason = std::string(label) + " kernel: " + what +
+                      ": kv construct without an encoding: " +
+                      q.enc.unsupported;
+      return false;
+    }
+    assumed.push_back(what);
+    return true;
+  };
+  // A defect seen only through values read from arrays may be an artefact
+  // of the over-approximated reads.
+  auto report = [&](Query &q, Verdict v, Defect d, bool dataDependent) {
+    d.kernel = label;
+    q.fillLaunch(d);
+    if (dataDependent) {
+      result.verdict = Verdict::Unknown;
+      result.reason = "possible " + describe(d) +
+                      "; it depends on array contents and is not confirmed";
+      return false;
+    }
+    result.verdict = v;
+    result.reason = describe(d);
+    result.defect = std::move(d);
+    return false;
+  };
+
+  // Each query gets a few seconds (within the overall deadline).
+  auto budget = [&]() -> std::function<unsigned()> {
+    auto until = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(safetyBudgetMs);
+    return [until, &remainingMs]() -> unsigned {
+      long left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      until - std::chrono::steady_clock::now())
+                      .count();
+      unsigned mine = left <= 1 ? 1 : (unsigned)left;
+      unsigned global = remainingMs();
+      return global ? std::min(global, mine) : mine;
+    };
+  };
+  std::vector<Access> accesses;
+  std::vector<BarrierOp> guardedBarriers;
+  {
+    KernelModel km(k, label);
+    for (Operation &o : k.getBlock()) {
+      if (auto r = dyn_cast<ReadOp>(o))
+        accesses.push_back({&o, cast<BlockArgument>(r.getArray()).getArgNumber(),
+                            false, km.intervalOf.lookup(&o), r.getIndex(),
+                            r.getGuard()});
+      else if (auto w = dyn_cast<WriteOp>(o))
+        accesses.push_back({&o, cast<BlockArgument>(w.getArray()).getArgNumber(),
+                            true, km.intervalOf.lookup(&o), w.getIndex(),
+                            w.getGuard()});
+      else if (auto b = dyn_cast<BarrierOp>(o))
+        if (b.getGuard())
+          guardedBarriers.push_back(b);
+    }
+  }
+  auto isShared = [&](unsigned arg) {
+    return isa<SharedArrayType>(k.getBlock().getArgument(arg).getType());
+  };
+
+  // 1. Out-of-bounds accesses to fixed-size shared arrays.
+  {
+    Query q(k, paramSource, label, bits);
+    q.enc.assumeInBounds = false;
+    if (!start(q))
+      return false;
+    std::vector<std::pair<const Access *, z3::expr>> conds;
+    z3::expr any = q.ctx.bool_val(false);
+    for (const Access &a : accesses) {
+      auto sh = dyn_cast<SharedArrayType>(
+          k.getBlock().getArgument(a.arg).getType());
+      if (!sh || sh.getSize() <= 0)
+        continue;
+      z3::expr c = q.guard(a.guard, *q.t1) &&
+                   z3::uge(q.index(a.index, *q.t1),
+                           q.ctx.bv_val((uint64_t)sh.getSize(),
+                                        Encoder::indexBits));
+      conds.push_back({&a, c});
+      any = any || c;
+    }
+    if (!conds.empty()) {
+      z3::check_result r = q.solve(any, budget());
+      if (r == z3::unknown && !undecided(q, "in-bounds shared-array accesses"))
+        return false;
+      if (r == z3::unsat)
+        proved.push_back("in-bounds shared-array accesses");
+      if (r == z3::sat)
+        for (auto &[a, c] : conds) {
+          if (!q.model->eval(c, true).is_true())
+            continue;
+          auto sh = cast<SharedArrayType>(
+              k.getBlock().getArgument(a->arg).getType());
+          Defect d;
+          d.kind = "out-of-bounds " + std::string(a->write ? "write" : "read") +
+                   " (the array has " + std::to_string(sh.getSize()) +
+                   " elements)";
+          d.array = k.getArgName(a->arg).str();
+          d.index = evalS(*q.model, q.index(a->index, *q.t1));
+          d.sites.push_back(q.site(*q.t1, a->op, a->write ? "writes" : "reads"));
+          bool dep = q.enc.dependsOn(a->index, "") || q.enc.dependsOn(a->guard, "");
+          return report(q, Verdict::OutOfBounds, std::move(d), dep);
+        }
+    }
+  }
+
+  // 2. Barrier divergence: two threads of a block disagree on a barrier's
+  // condition. A condition a whole block may fail is not modelled.
+  for (BarrierOp b : guardedBarriers) {
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    z3::expr c = q.enc.sameBlock(*q.t1, *q.t2) && q.guard(b.getGuard(), *q.t1) &&
+                 !q.guard(b.getGuard(), *q.t2);
+    z3::check_result r = q.solve(c, budget());
+    if (r == z3::unknown) {
+      if (!undecided(q, "no barrier divergence"))
+        return false;
+      continue;
+    }
+    if (r == z3::sat) {
+      Defect d;
+      d.kind = "barrier divergence";
+      d.sites.push_back(q.site(*q.t1, b, "reaches the barrier"));
+      d.sites.push_back(q.site(*q.t2, b, "does not reach the barrier"));
+      return report(q, Verdict::Divergence, std::move(d),
+                    q.enc.dependsOn(b.getGuard(), ""));
+    }
+    Query all(k, paramSource, label, bits);
+    if (!start(all))
+      return false;
+    r = all.solve(!all.guard(b.getGuard(), *all.t1), budget());
+    if (r != z3::unsat) {
+      result.verdict = Verdict::Unsupported;
+      result.reason = std::string(label) + " kernel: " + locationOf(b) +
+                      ": __syncthreads() under a condition that a whole block "
+                      "may skip";
+      return false;
+    }
+  }
+
+  // 3. Data races.
+  {
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    z3::expr same = q.sameThread();
+    z3::expr sameBlock = q.enc.sameBlock(*q.t1, *q.t2);
+    struct Pair {
+      const Access *a, *b;
+      z3::expr cond;
+    };
+    std::vector<Pair> pairs;
+    z3::expr any = q.ctx.bool_val(false);
+    for (size_t i = 0; i < accesses.size(); ++i)
+      for (size_t j = i; j < accesses.size(); ++j) {
+        const Access &a = accesses[i], &b = accesses[j];
+        if (a.arg != b.arg || (!a.write && !b.write))
+          continue;
+        z3::expr order = q.ctx.bool_val(true);
+        if (isShared(a.arg)) {
+          if (a.interval != b.interval)
+            continue;
+          order = sameBlock && !same;
+        } else {
+          order = a.interval == b.interval ? !same : !sameBlock;
+        }
+        z3::expr c = order && q.guard(a.guard, *q.t1) &&
+                     q.guard(b.guard, *q.t2) &&
+                     q.index(a.index, *q.t1) == q.index(b.index, *q.t2);
+        pairs.push_back({&a, &b, c});
+        any = any || c;
+      }
+    if (!pairs.empty()) {
+      z3::check_result r = q.solve(any, budget());
+      if (r == z3::unknown && !undecided(q, "no data race"))
+        return false;
+      if (r == z3::unsat)
+        proved.push_back("no data race");
+      if (r == z3::sat)
+        for (Pair &p : pairs) {
+          if (!q.model->eval(p.cond, true).is_true())
+            continue;
+          Defect d;
+          d.kind = std::string(p.a->write && p.b->write ? "write-write"
+                                                        : "read-write") +
+                   " race";
+          d.array = k.getArgName(p.a->arg).str();
+          d.index = evalS(*q.model, q.index(p.a->index, *q.t1));
+          d.sites.push_back(
+              q.site(*q.t1, p.a->op, p.a->write ? "writes" : "reads"));
+          d.sites.push_back(
+              q.site(*q.t2, p.b->op, p.b->write ? "writes" : "reads"));
+          bool dep = false;
+          for (const Access *x : {p.a, p.b})
+            dep |= q.enc.dependsOn(x->index, "") ||
+                   q.enc.dependsOn(x->guard, "");
+          return report(q, Verdict::Race, std::move(d), dep);
+        }
+    }
+  }
+  if (!guardedBarriers.empty() &&
+      llvm::find(assumed, "no barrier divergence") == assumed.end())
+    proved.push_back("no barrier divergence");
+  if (!proved.empty())
+    result.assumptions.push_back(std::string("checked: the ") + label +
+                                 " kernel has " + llvm::join(proved, ", ") +
+                                 " (proved)");
+  if (!assumed.empty())
+    result.assumptions.push_back(
+        std::string("the ") + label + " kernel has " +
+        llvm::join(assumed, ", ") + " (assumed: not proved within " +
+        std::to_string(safetyBudgetMs / 1000) + " s)");
+  return true;
+}
+
+} // namespace kv

@@ -1,0 +1,41 @@
+//===- Safety.h - race, divergence and bounds checks ------------*- C++ -*-===//
+//
+// The single-parameterized-thread encoding is only valid for kernels without
+// data races and barrier divergence. These checks run on each kernel before
+// the equivalence query, GPUVerify style: two distinct symbolic threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_SAFETY_H
+#define KV_EQUIV_SAFETY_H
+
+#include "equiv/Checker.h"
+#include <functional>
+#include <z3++.h>
+
+namespace kv {
+
+class Encoder;
+
+/// Launch facts (CUDA limits, --assume) for an encoder, or an error.
+using FactsFn =
+    std::function<std::optional<z3::expr>(Encoder &, std::string &error)>;
+
+/// Checks kernel \p k for out-of-bounds accesses to fixed-size shared
+/// arrays, barrier divergence and data races (shared memory within a block
+/// and barrier interval; global memory within a block's interval and across
+/// blocks in any interval). Returns true when all three are proved absent.
+/// Otherwise \p result holds the verdict: race, divergence or
+/// out-of-bounds with the launch and threads that show it, or unknown /
+/// unsupported when the check is undecided.
+/// Solver budget of each safety query; an undecided property is printed as
+/// an assumption of the verdict.
+extern unsigned safetyBudgetMs;
+
+bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
+                 unsigned bits, const FactsFn &facts,
+                 const std::function<unsigned()> &remainingMs,
+                 CheckResult &result);
+
+} // namespace kv
+
+#endif
