@@ -67,6 +67,11 @@ struct CheckOptions {
   unsigned timeoutSecs = 0; // 0: no limit
   /// Drop the default assumption gridDim.d * blockDim.d <= 2^31-1.
   bool hugeGrids = false;
+  /// Skip the race, divergence and bounds checks and state them as
+  /// assumptions (the plugin: a compiler may assume its input has no
+  /// undefined behaviour, and a source kernel's defect for some launch is
+  /// not the optimizer's).
+  bool assumeSafe = false;
   /// --assume expressions (C syntax over blockDim/gridDim and scalars).
   std::vector<std::string> assumptions;
 };

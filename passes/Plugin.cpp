@@ -330,6 +330,7 @@ void checkModule(Module &M, Snapshot &S) {
   kv::CheckOptions Opts;
   Opts.bits = Bits;
   Opts.hugeGrids = HugeGrids;
+  Opts.assumeSafe = true;
   Opts.timeoutSecs = TimeoutSecs;
   Opts.assumptions.assign(Assume.begin(), Assume.end());
 

@@ -80,14 +80,19 @@ config.substitutions.append(("%expect-exit",
 
 # The shorthands of Inputs/EXPECTED.md.
 config.substitutions.append((
-    "%{SQ16}", "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"))
+    "%{SQ16}", "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"
+    " && gridDim.z == 1"))
 # Matrix sizes that keep row * width + column within int: proofs of the
 # naive (global index products) against the tiled kernels need them to finish
 # in seconds rather than minutes.
 config.substitutions.append((
     "%{DIMS}", "width > 0 && height > 0 && width <= 32768 && height <= 32768"))
 config.substitutions.append((
-    "%{B256}", "blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1"))
+    "%{B256}", "blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1"
+    " && gridDim.y == 1 && gridDim.z == 1"))
+# One-dimensional launches: kernels indexed by x alone race across y/z.
+config.substitutions.append((
+    "%{1D}", "blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1"))
 
 if os.path.exists("/usr/local/cuda/include/cuda_runtime.h"):
     config.available_features.add("cuda-sdk")
