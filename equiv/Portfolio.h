@@ -2,7 +2,9 @@
 #ifndef KV_EQUIV_PORTFOLIO_H
 #define KV_EQUIV_PORTFOLIO_H
 
+#include <atomic>
 #include <cstdio>
+#include <thread>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,8 +16,7 @@ namespace kv {
 /// Two strategies that fail on different queries: Z3's default solver for
 /// bit-vectors, and equation solving first (launch assumptions such as
 /// blockDim.x == blockDim.y then make the two kernels' terms coincide).
-/// They are run in turns with growing budgets, so that neither one's bad
-/// case decides the running time.
+/// They run in parallel, so that neither one's bad case decides the time.
 class Portfolio {
 public:
   Portfolio(z3::context &ctx, std::function<unsigned()> remainingMs)
@@ -35,33 +36,59 @@ public:
     frames.pop_back();
   }
 
+  /// Both strategies at once, each in its own context and thread; the first
+  /// decisive answer wins and interrupts the other.
   z3::check_result check() {
-    unsigned budget = 1000;
-    for (unsigned turn = 0;; ++turn) {
-      unsigned left = remainingMs(); // 0: no deadline
-      bool last = left && left <= budget;
-      z3::solver s = turn % 2 == 0 ? z3::solver(ctx)
-                                   : (z3::tactic(ctx, "simplify") &
-                                      z3::tactic(ctx, "solve-eqs") &
-                                      z3::tactic(ctx, "smt"))
-                                         .mk_solver();
-      z3::params p(ctx);
-      p.set("timeout", last ? left : budget);
-      s.set(p);
-      s.add(asserts);
-      z3::check_result r = s.check();
-      if (r != z3::unknown) {
-        model.reset();
-        if (r == z3::sat)
-          model = std::make_unique<z3::model>(s.get_model());
-        return r;
-      }
-      reason = s.reason_unknown();
-      if (last || (reason != "timeout" && reason != "canceled"))
-        return r;
-      if (turn % 2 == 1)
-        budget *= 4;
+    unsigned left = remainingMs(); // 0: no deadline
+    z3::context ctx2;
+    z3::solver s1(ctx);
+    z3::solver s2 = (z3::tactic(ctx2, "simplify") &
+                     z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
+                        .mk_solver();
+    if (left) {
+      z3::params p1(ctx), p2(ctx2);
+      p1.set("timeout", left);
+      p2.set("timeout", left);
+      s1.set(p1);
+      s2.set(p2);
     }
+    s1.add(asserts);
+    for (unsigned i = 0; i < asserts.size(); ++i)
+      s2.add(z3::expr(ctx2, Z3_translate(ctx, asserts[i], ctx2)));
+    std::atomic<bool> done{false};
+    z3::check_result r2 = z3::unknown;
+    std::thread other([&] {
+      try {
+        r2 = s2.check();
+      } catch (z3::exception &) {
+        r2 = z3::unknown;
+      }
+      if (r2 != z3::unknown && !done.exchange(true))
+        ctx.interrupt();
+    });
+    z3::check_result r1 = z3::unknown;
+    try {
+      r1 = s1.check();
+    } catch (z3::exception &) {
+      r1 = z3::unknown;
+    }
+    if (r1 != z3::unknown && !done.exchange(true))
+      ctx2.interrupt();
+    other.join();
+    model.reset();
+    if (r1 != z3::unknown) {
+      if (r1 == z3::sat)
+        model = std::make_unique<z3::model>(s1.get_model());
+      return r1;
+    }
+    if (r2 != z3::unknown) {
+      if (r2 == z3::sat)
+        model = std::make_unique<z3::model>(
+            ctx, Z3_model_translate(ctx2, s2.get_model(), ctx));
+      return r2;
+    }
+    reason = s1.reason_unknown();
+    return z3::unknown;
   }
   /// check() with lazy refinement of abstracted terms (application, precise
   /// term): the precise definition of every application the model gets
