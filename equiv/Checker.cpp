@@ -31,6 +31,7 @@ namespace kv {
 const char *verdictName(Verdict v) {
   switch (v) {
   case Verdict::Equivalent: return "equivalent";
+  case Verdict::EquivalentForLaunch: return "equivalent-for-launch";
   case Verdict::NotEquivalent: return "not-equivalent";
   case Verdict::Unknown: return "unknown";
   case Verdict::Unsupported: return "unsupported";
@@ -44,7 +45,8 @@ const char *verdictName(Verdict v) {
 
 int exitCode(Verdict v) {
   switch (v) {
-  case Verdict::Equivalent: return 0;
+  case Verdict::Equivalent:
+  case Verdict::EquivalentForLaunch: return 0;
   case Verdict::NotEquivalent: return 1;
   case Verdict::Unknown:
   case Verdict::Unsupported: return 2;
@@ -287,12 +289,16 @@ struct PairCheck {
   bool checkArray(unsigned arg, Mode mode);
   bool replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
               const z3::model &m, unsigned arg, const z3::expr &k,
-              Counterexample &cex, std::string &why);
+              Counterexample &cex, std::string &why, bool zeroUnread);
 };
 
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                        const z3::model &m, unsigned arg, const z3::expr &k,
-                       Counterexample &cex, std::string &why) {
+                       Counterexample &cex, std::string &why,
+                       bool zeroUnread) {
+  // The input cells the query constrains; with zeroUnread every other cell
+  // is 0 (the model's default value may break the before kernel's
+  // preconditions in threads the query never looked at).
   z3::context &ctx = enc.ctx;
   LaunchConfig cfg;
   unsigned w32 = modelWidth(32, enc.bits);
@@ -303,6 +309,10 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     cex.blockDim[i] = cfg.block[i];
   }
   std::map<std::pair<unsigned, uint64_t>, llvm::APInt> inputsRead;
+  std::set<std::pair<unsigned, uint64_t>> constrained;
+  for (auto &[a, idx] : enc.initialReads)
+    constrained.insert(
+        {a, numeral(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
   auto inputsFor = [&](KernelModel &km) {
     ExecInputs in;
     in.bits = enc.bits;
@@ -312,6 +322,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     };
     in.initial = [&](unsigned a, uint64_t idx) {
       Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
+      if (zeroUnread && !constrained.count({a, idx}))
+        return llvm::APInt(enc.widthOf(et), 0);
       llvm::APInt v =
           numeral(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, Encoder::indexBits)),
                          true),
@@ -412,7 +424,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       }
     unsigned shown = 0;
     for (auto &[key, v] : inputsRead)
-      if (shown++ < 64)
+      if (shown++ < 4096)
         cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
             v.getSExtValue();
     return true;
@@ -474,6 +486,15 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   }
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
+  // For the threads the query is about (the writers of the cell compared,
+  // the host, and the candidate writers of the cell), also the facts about
+  // data, such as no overflow
+  // in in[i] * k: their reads are encoded already, so this is cheap, and
+  // without it a model may break the before kernel's preconditions.
+  size_t top = enc.threads.size();
+  for (size_t i = 0; i < top; ++i)
+    if (enc.threads[i].depth <= 1)
+      enc.side.push_back(enc.dataFacts(enc.threads[i]));
   for (size_t i = 0; i < enc.threads.size(); ++i)
     enc.side.push_back(enc.threadFacts(enc.threads[i]));
   if (!enc.unsupported.empty()) {
@@ -545,7 +566,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
       llvm::errs() << "\n";
     }
     Counterexample cex;
-    if (replay(enc, ks, kt, m, arg, k, cex, why)) {
+    if (replay(enc, ks, kt, m, arg, k, cex, why, true) ||
+        replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false)) {
       result.verdict = Verdict::NotEquivalent;
       result.counterexample = cex;
       result.reason = "the kernels write different values to '" +
@@ -569,6 +591,26 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   result.reason = "array '" + enc.paramNames[arg] + "': " + why;
   return false;
 }
+
+} // namespace
+
+std::optional<z3::expr> parseAssumptions(Encoder &enc,
+                                         const CheckOptions &opts,
+                                         std::string &err) {
+  z3::expr f = enc.ctx.bool_val(true);
+  for (const std::string &a : opts.assumptions) {
+    AssumeParser parser(enc, a);
+    auto e = parser.parse(err);
+    if (!e) {
+      err = "cannot parse --assume='" + a + "': " + err;
+      return std::nullopt;
+    }
+    f = f && *e;
+  }
+  return f;
+}
+
+namespace {
 
 /// Human-readable reason when the parameter lists cannot be matched.
 std::string matchParams(KernelOp a, KernelOp b) {
@@ -678,17 +720,10 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   FactsFn facts = [&](Encoder &enc,
                       std::string &err) -> std::optional<z3::expr> {
     enc.hugeGrids = opts.hugeGrids;
-    z3::expr f = enc.launchConstraints();
-    for (const std::string &a : opts.assumptions) {
-      AssumeParser parser(enc, a);
-      auto e = parser.parse(err);
-      if (!e) {
-        err = "cannot parse --assume='" + a + "': " + err;
-        return std::nullopt;
-      }
-      f = f && *e;
-    }
-    return f;
+    std::optional<z3::expr> a = parseAssumptions(enc, opts, err);
+    if (!a)
+      return std::nullopt;
+    return enc.launchConstraints() && *a;
   };
   if (opts.assumeSafe)
     result.assumptions.push_back(

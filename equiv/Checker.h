@@ -8,6 +8,7 @@
 #define KV_EQUIV_CHECKER_H
 
 #include "kv/KVDialect.h"
+#include "smt-encode/Executor.h"
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -18,6 +19,7 @@ namespace kv {
 
 enum class Verdict {
   Equivalent,    // proved for every launch and input under the assumptions
+  EquivalentForLaunch, // bounded: no difference for one concrete launch
   NotEquivalent, // with a counterexample that replays
   Unknown,       // timeout, or an obligation the encoding could not discharge
   Unsupported,   // a construct the model cannot express
@@ -92,6 +94,12 @@ struct CheckResult {
 /// and array parameters are matched by position.
 CheckResult checkEquivalence(KernelOp before, KernelOp after,
                              const CheckOptions &opts);
+
+/// The non-parameterized baseline (PUG_para section III): every thread of
+/// the one launch \p cfg modelled. `equivalent-for-launch` or
+/// `not-equivalent` (replayed) for that launch only.
+CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
+                             const CheckOptions &opts, const LaunchConfig &cfg);
 
 } // namespace kv
 

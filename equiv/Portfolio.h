@@ -3,6 +3,7 @@
 #define KV_EQUIV_PORTFOLIO_H
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 #include <functional>
@@ -55,7 +56,15 @@ public:
     s1.add(asserts);
     for (unsigned i = 0; i < asserts.size(); ++i)
       s2.add(z3::expr(ctx2, Z3_translate(ctx, asserts[i], ctx2)));
-    std::atomic<bool> done{false};
+    // An interrupt that arrives before the other check starts is lost, so
+    // the winner keeps interrupting until the loser has returned.
+    std::atomic<bool> mainDone{false}, otherDone{false};
+    auto stop = [](z3::context &c, std::atomic<bool> &until) {
+      while (!until.load()) {
+        c.interrupt();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    };
     z3::check_result r2 = z3::unknown;
     std::thread other([&] {
       try {
@@ -63,8 +72,9 @@ public:
       } catch (z3::exception &) {
         r2 = z3::unknown;
       }
-      if (r2 != z3::unknown && !done.exchange(true))
-        ctx.interrupt();
+      otherDone = true;
+      if (r2 != z3::unknown)
+        stop(ctx, mainDone);
     });
     z3::check_result r1 = z3::unknown;
     try {
@@ -72,8 +82,9 @@ public:
     } catch (z3::exception &) {
       r1 = z3::unknown;
     }
-    if (r1 != z3::unknown && !done.exchange(true))
-      ctx2.interrupt();
+    mainDone = true;
+    if (r1 != z3::unknown)
+      stop(ctx2, otherDone);
     other.join();
     model.reset();
     if (r1 != z3::unknown) {

@@ -27,6 +27,11 @@ using FactsFn =
 /// Otherwise \p result holds the verdict: race, divergence or
 /// out-of-bounds with the launch and threads that show it, or unknown /
 /// unsupported when the check is undecided.
+/// The --assume expressions as one Z3 boolean, or an error message.
+std::optional<z3::expr> parseAssumptions(Encoder &enc,
+                                         const CheckOptions &opts,
+                                         std::string &err);
+
 /// Solver budget of each safety query; an undecided property is printed as
 /// an assumption of the verdict.
 extern unsigned safetyBudgetMs;

@@ -170,7 +170,8 @@ std::string describeCounterexample(const kv::Counterexample &Cex) {
 void report(const Function &F, const kv::CheckResult &R) {
   std::string Prefix = kernelPrefix(F);
   switch (R.verdict) {
-  case kv::Verdict::Equivalent: {
+  case kv::Verdict::Equivalent:
+  case kv::Verdict::EquivalentForLaunch: {
     std::string Msg;
     raw_string_ostream OS(Msg);
     OS << Prefix << "equivalent (" << (int64_t)std::llround(R.timeMs) << " ms)";

@@ -203,6 +203,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
     int interval = (int)k.intervalOf.lookup(op) - 1;
     z3::expr idx = toIndex(value(k, r.getIndex(), t));
+    if (readHook)
+      return readHook(k, arg, interval, idx, t);
     return arrayValue(k, arg, interval, idx, t, t.depth, nullptr,
                       value(k, r.getGuard(), t));
   }
@@ -232,13 +234,20 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     if (nw.getKind() == "sub")
       return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
              mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
+    z3::expr precise = mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
+                       mk(Z3_mk_bvmul_no_underflow(c, l, r));
     // A precise overflow check of a product costs a double-width
-    // multiplier per thread; with abstracted products it is dropped (fewer
-    // assumptions: still sound).
-    if (abstractNonlinear)
-      return ctx.bool_val(true);
-    return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
-           mk(Z3_mk_bvmul_no_underflow(c, l, r));
+    // multiplier per thread: with abstracted products it starts as an
+    // uninterpreted predicate and is made precise where a model needs it.
+    if (abstractNonlinear) {
+      z3::sort_vector dom(ctx);
+      dom.push_back(l.get_sort());
+      dom.push_back(r.get_sort());
+      z3::expr app = uf("nowrap.mul", dom, 1)(l, r) == ctx.bv_val(1, 1);
+      abstracted.push_back({app, precise});
+      return app;
+    }
+    return precise;
   }
   if (auto sel = dyn_cast<arith::SelectOp>(op))
     return z3::ite(val(0), val(1), val(2));
@@ -353,8 +362,10 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
                              std::optional<z3::expr> guardOpt) {
   z3::expr readGuard = guardOpt ? *guardOpt : ctx.bool_val(true);
   if (interval < 0) {
-    if (!isShared(k, arg))
+    if (!isShared(k, arg)) {
+      initialReads.push_back({arg, index});
       return z3::select(*params[arg], index);
+    }
     // Uninitialized shared memory: indeterminate, per block. The two
     // kernels see the same content in a shared array of the same name, so
     // that an unchanged read of garbage (as -O2 keeps it) is no mismatch.
@@ -480,6 +491,16 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   factMemo.erase(t.id);
   factMemo.emplace(t.id, f);
   return f;
+}
+
+z3::expr Encoder::dataFacts(const Thread &t) {
+  z3::expr f = ctx.bool_val(true);
+  if (!trusted)
+    return f;
+  for (AssumeOp a : trusted->assumes)
+    if (dependsOn(a.getCond(), ""))
+      f = f && value(*trusted, a.getCond(), t);
+  return z3::implies(inRange(t), f);
 }
 
 bool Encoder::proveUnsat(const z3::expr &f) {

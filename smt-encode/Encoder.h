@@ -16,6 +16,7 @@
 #include "kv/KVDialect.h"
 #include "llvm/ADT/DenseMap.h"
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +80,8 @@ public:
   bool abstractNonlinear = false;
   /// The abstracted applications: (application, precise term).
   std::vector<std::pair<z3::expr, z3::expr>> abstracted;
+  /// Every read of an input cell in the encoding: (argument, index).
+  std::vector<std::pair<unsigned, z3::expr>> initialReads;
   /// Set when a kv op has no encoding; the query is then not built.
   std::string unsupported;
 
@@ -106,6 +109,12 @@ public:
                       const z3::expr &index, const Thread &reader,
                       unsigned depth, const Thread *writer = nullptr,
                       std::optional<z3::expr> readGuard = std::nullopt);
+  /// The non-parameterized encoding (--threads) replaces the encoding of
+  /// reads: array `arg` after intervals 0..interval, at `index`, as thread
+  /// t's block sees it.
+  std::function<z3::expr(KernelModel &k, unsigned arg, int interval,
+                         const z3::expr &index, const Thread &t)>
+      readHook;
   /// Facts every launch satisfies (limits, --assume): context of the small
   /// queries that prune candidates.
   z3::expr facts;
@@ -119,6 +128,9 @@ public:
   /// Whether \p v depends on the special register \p sreg, or (for an
   /// empty name or any name) on a read of an array.
   bool dependsOn(mlir::Value v, llvm::StringRef sreg);
+  /// The trusted kernel's assumptions that depend on array contents, for
+  /// thread t (true when t is not in range).
+  z3::expr dataFacts(const Thread &t);
   /// Those facts for thread t (true when t is not in range).
   z3::expr threadFacts(const Thread &t);
   bool proveUnsat(const z3::expr &f);

@@ -20,9 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 INPUTS = os.path.join(ROOT, "test", "Inputs")
 
-SQUARE = "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"
+SQUARE = ("blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1 && "
+          "gridDim.z == 1")
 DIMS = "width > 0 && height > 0 && width <= 32768 && height <= 32768"
-LINE = "blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1 && n >= 0"
+LINE = ("blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1 && "
+        "gridDim.y == 1 && gridDim.z == 1 && n >= 0")
 
 # (name, before, after, assumptions, expected verdict)
 PAIRS = [

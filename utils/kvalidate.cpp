@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "equiv/Checker.h"
+#include "smt-encode/Executor.h"
 #include "kv/KVDialect.h"
 #include "passes/LowerToKV.h"
 
@@ -33,6 +34,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <map>
+#include <set>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -100,6 +103,22 @@ static cl::opt<bool> HugeGrids(
              "(gridDim.d * blockDim.d > 2^31-1); not assumed away then"),
     cl::cat(KVCategory));
 
+// Spelled --threads=N on the command line; LLVM's libraries already own an
+// option called "threads", so main() renames the argument before parsing.
+static cl::opt<std::string> Threads(
+    "baseline-threads",
+    cl::desc("--threads=N: non-parameterized baseline, one block of N threads "
+             "(as --block=N --grid=1); the verdict holds for that launch only"),
+    cl::value_desc("N"), cl::cat(KVCategory));
+static cl::opt<std::string>
+    BlockDims("block",
+              cl::desc("Baseline launch: blockDim X[,Y[,Z]] (every thread "
+                       "modelled)"),
+              cl::value_desc("X,Y,Z"), cl::cat(KVCategory));
+static cl::opt<std::string>
+    GridDims("grid", cl::desc("Baseline launch: gridDim X[,Y[,Z]] (default 1)"),
+             cl::value_desc("X,Y,Z"), cl::cat(KVCategory));
+
 static cl::opt<bool> EmitKV("emit-kv",
                             cl::desc("Print the two kv kernels and exit"),
                             cl::cat(KVCategory));
@@ -116,7 +135,8 @@ static const char *const Overview = R"(prove two CUDA kernels equivalent
   arguments if that is unique, or its mangled name.
 
 EXIT STATUS
-  0  equivalent
+  0  equivalent (with --threads/--block/--grid: equivalent-for-launch, no
+     difference for that one launch)
   1  not equivalent (with a counterexample)
   2  unknown (timeout, undecided) or unsupported construct
   3  error (usage, input)
@@ -128,6 +148,13 @@ EXAMPLES
   kvalidate --assume='blockDim.x == 32' --assume='n % 32 == 0' \
             old.cu:scale new.cu:scale
   kvalidate --json --bits=16 -I include -DTILE=16 a.cu:k b.cu:k
+  kvalidate --json a.cu:k b.cu:k > cex.json; kvalidate replay cex.json
+
+REPLAY
+  kvalidate replay CEX.json runs both kernels of a saved --json verdict on
+  its counterexample (input cells not listed and uninitialized shared memory
+  are 0) and prints every output cell that differs: exit 1 when the kernels
+  differ, 0 when they agree, 3 when the file or a kernel cannot be read.
 )";
 
 //===----------------------------------------------------------------------===//
@@ -570,9 +597,14 @@ static void printHuman(raw_ostream &os, const kv::CheckResult &r) {
         os << sep << name << " = " << v;
       os << "\n";
     }
+    // Every input cell the kernels read is in --json; a few are shown.
+    unsigned total = 0;
     for (const auto &[array, cells] : cex->arrays)
       for (const auto &[index, v] : cells)
-        os << "    input " << array << "[" << index << "] = " << v << "\n";
+        if (++total <= 16)
+          os << "    input " << array << "[" << index << "] = " << v << "\n";
+    if (total > 16)
+      os << "    (" << total - 16 << " more input cells; --json lists all)\n";
     os << "    mismatch: " << cex->mismatchArray << "[" << cex->mismatchIndex
        << "]: before = " << cex->before << ", after = " << cex->after << "\n";
   }
@@ -688,6 +720,136 @@ static void uniquifySymbol(kv::KernelOp k, mlir::ModuleOp module) {
 }
 
 //===----------------------------------------------------------------------===//
+// kvalidate replay CEX.json
+//===----------------------------------------------------------------------===//
+
+/// The counterexample of a saved --json verdict.
+struct SavedCex {
+  kv::LaunchConfig cfg;
+  std::map<std::string, int64_t> scalars;
+  std::map<std::string, std::map<uint64_t, int64_t>> arrays;
+};
+
+static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
+                         std::string &after, std::string &err) {
+  auto buf = MemoryBuffer::getFile(path);
+  if (!buf) {
+    err = "cannot read '" + path.str() + "': " + buf.getError().message();
+    return false;
+  }
+  Expected<json::Value> v = json::parse((*buf)->getBuffer());
+  if (!v) {
+    err = path.str() + ": not JSON: " + toString(v.takeError());
+    return false;
+  }
+  const json::Object *o = v->getAsObject();
+  const json::Object *c = o ? o->getObject("counterexample") : nullptr;
+  if (!c || !o->getString("before") || !o->getString("after")) {
+    err = path.str() + ": expected the JSON object of a not-equivalent "
+                       "verdict (kvalidate --json), with before, after and "
+                       "counterexample";
+    return false;
+  }
+  before = o->getString("before")->str();
+  after = o->getString("after")->str();
+  for (auto [key, dst] : {std::pair{"gridDim", out.cfg.grid},
+                          {"blockDim", out.cfg.block}}) {
+    const json::Array *a = c->getArray(key);
+    if (!a || a->size() != 3) {
+      err = path.str() + ": counterexample." + key + " must be [x, y, z]";
+      return false;
+    }
+    for (int i = 0; i < 3; ++i)
+      dst[i] = (*a)[i].getAsInteger().value_or(1);
+  }
+  if (const json::Object *sc = c->getObject("scalars"))
+    for (auto &[name, val] : *sc)
+      out.scalars[name.str()] = val.getAsInteger().value_or(0);
+  if (const json::Object *ar = c->getObject("arrays"))
+    for (auto &[name, cells] : *ar)
+      if (const json::Object *co = cells.getAsObject())
+        for (auto &[idx, val] : *co) {
+          int64_t i = 0;
+          if (StringRef(idx).getAsInteger(10, i)) {
+            err = path.str() + ": array index '" + idx.str() +
+                  "' is not an integer";
+            return false;
+          }
+          out.arrays[name.str()][(uint64_t)i] = val.getAsInteger().value_or(0);
+        }
+  return true;
+}
+
+/// Run both kernels on the saved launch and inputs (cells not listed and
+/// uninitialized shared memory are 0) and compare every global cell either
+/// writes. Exit 1 when they differ, 0 when they agree.
+static int replaySaved(kv::KernelOp before, kv::KernelOp after,
+                       const SavedCex &cex, unsigned bits) {
+  auto inputsFor = [&](kv::KernelOp k) {
+    kv::ExecInputs in;
+    in.bits = bits;
+    in.scalar = [&, k](unsigned a) mutable {
+      mlir::Type t = k.getBlock().getArgument(a).getType();
+      unsigned w = kv::modelWidth(t.getIntOrFloatBitWidth(), bits);
+      auto it = cex.scalars.find(before.getArgName(a).str());
+      return APInt(w, it == cex.scalars.end() ? 0 : it->second, true);
+    };
+    in.initial = [&, k](unsigned a, uint64_t idx) mutable {
+      mlir::Type et =
+          kv::getArrayElementType(k.getBlock().getArgument(a).getType());
+      unsigned w = kv::modelWidth(et.getIntOrFloatBitWidth(), bits);
+      auto arr = cex.arrays.find(before.getArgName(a).str());
+      if (arr != cex.arrays.end()) {
+        auto it = arr->second.find(idx);
+        if (it != arr->second.end())
+          return APInt(w, it->second, true);
+      }
+      return APInt(w, 0);
+    };
+    in.sharedInitial = [&, k](unsigned a, const uint64_t *, uint64_t) mutable {
+      mlir::Type et =
+          kv::getArrayElementType(k.getBlock().getArgument(a).getType());
+      return APInt(kv::modelWidth(et.getIntOrFloatBitWidth(), bits), 0);
+    };
+    return in;
+  };
+  kv::ExecResult rb = kv::execute(before, cex.cfg, inputsFor(before));
+  kv::ExecResult ra = kv::execute(after, cex.cfg, inputsFor(after));
+  if (!rb.ok || !ra.ok) {
+    errs() << "kvalidate: error: cannot replay: "
+           << (!rb.ok ? rb.error : ra.error) << "\n";
+    return kv::exitCode(kv::Verdict::Error);
+  }
+  if (rb.assumeViolated)
+    outs() << "replay: note: the input violates a __builtin_assume (or the "
+              "no-overflow precondition) of the before kernel\n";
+  unsigned differ = 0, cells = 0;
+  std::set<std::pair<unsigned, uint64_t>> keys;
+  for (kv::ExecResult *r : {&rb, &ra})
+    for (auto &[arg, m] : r->written)
+      for (auto &[idx, v] : m)
+        keys.insert({arg, idx});
+  for (auto [arg, idx] : keys) {
+    ++cells;
+    auto get = [&](kv::ExecResult &r, kv::KernelOp k) -> std::string {
+      auto it = r.written[arg].find(idx);
+      if (it == r.written[arg].end())
+        return "unchanged";
+      return toString(it->second, 10, true);
+    };
+    std::string b = get(rb, before), a = get(ra, after);
+    if (b == a)
+      continue;
+    if (differ++ < 16)
+      outs() << "replay: " << before.getArgName(arg) << "[" << (int64_t)idx
+             << "]: before = " << b << ", after = " << a << "\n";
+  }
+  outs() << "replay: " << (differ ? "the kernels differ" : "the kernels agree")
+         << " (" << differ << " of " << cells << " written cells differ)\n";
+  return differ ? kv::exitCode(kv::Verdict::NotEquivalent) : 0;
+}
+
+//===----------------------------------------------------------------------===//
 // main
 //===----------------------------------------------------------------------===//
 
@@ -700,9 +862,22 @@ int main(int argc, char **argv) {
   });
   cl::HideUnrelatedOptions(KVCategory);
 
+  std::vector<std::string> renamed;
+  renamed.reserve(argc); // the pointers taken below stay valid
+  std::vector<char *> args(argv, argv + argc);
+  for (char *&a : args) {
+    StringRef arg(a);
+    for (StringRef p : {"--threads", "-threads"})
+      if (arg == p || arg.starts_with((p + "=").str())) {
+        renamed.push_back("--baseline-threads" + arg.substr(p.size()).str());
+        a = renamed.back().data();
+        break;
+      }
+  }
   std::string clErrors;
   raw_string_ostream clErrs(clErrors);
-  if (!cl::ParseCommandLineOptions(argc, argv, Overview, &clErrs)) {
+  if (!cl::ParseCommandLineOptions((int)args.size(), args.data(), Overview,
+                                   &clErrs)) {
     // cl prefixes its messages with the program name; reword them as ours.
     if (!Json)
       for (int i = 1; i < argc; ++i)
@@ -731,6 +906,16 @@ int main(int argc, char **argv) {
   if (BeforeArg.empty() || AfterArg.empty())
     return fail("expected two arguments BEFORE AFTER, each FILE:KERNEL "
                 "(see --help)");
+  // kvalidate replay CEX.json: the kernels named in a saved verdict.
+  std::optional<SavedCex> saved;
+  if (BeforeArg == "replay") {
+    std::string b, a, e;
+    saved.emplace();
+    if (!readSavedCex(AfterArg, *saved, b, a, e))
+      return fail(e);
+    BeforeArg.setValue(b);
+    AfterArg.setValue(a);
+  }
   unsigned bits = 0, timeout = 0;
   if (StringRef(Bits).trim().getAsInteger(10, bits) || bits < 4 || bits > 64)
     return fail("--bits must be an integer between 4 and 64, got '" +
@@ -794,12 +979,55 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (saved)
+    return replaySaved(before.kernel, after.kernel, *saved, bits);
+
+  // The baseline: a concrete launch, every thread modelled.
+  std::optional<kv::LaunchConfig> fixed;
+  auto dims = [&](StringRef text, uint64_t out[3], const char *what) {
+    SmallVector<StringRef> parts;
+    text.split(parts, ',');
+    if (parts.empty() || parts.size() > 3)
+      return false;
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (parts[i].trim().getAsInteger(10, out[i]) || out[i] == 0)
+        return false;
+    (void)what;
+    return true;
+  };
+  if (Threads.getNumOccurrences() || BlockDims.getNumOccurrences() ||
+      GridDims.getNumOccurrences()) {
+    fixed.emplace();
+    if (Threads.getNumOccurrences() && BlockDims.getNumOccurrences())
+      return fail("--threads and --block are alternatives");
+    if (Threads.getNumOccurrences() &&
+        !dims(Threads, fixed->block, "threads"))
+      return fail("--threads must be a positive integer, got '" + Threads +
+                  "'");
+    if (BlockDims.getNumOccurrences() &&
+        !dims(BlockDims, fixed->block, "block"))
+      return fail("--block must be X[,Y[,Z]] with positive integers, got '" +
+                  BlockDims + "'");
+    if (GridDims.getNumOccurrences() && !dims(GridDims, fixed->grid, "grid"))
+      return fail("--grid must be X[,Y[,Z]] with positive integers, got '" +
+                  GridDims + "'");
+    uint64_t n = 1;
+    for (int i = 0; i < 3; ++i)
+      n *= fixed->block[i] * fixed->grid[i];
+    if (fixed->block[0] * fixed->block[1] * fixed->block[2] > 1024 ||
+        n > 65536)
+      return fail("baseline launch too large: at most 1024 threads per block "
+                  "and 65536 in all");
+  }
+
   kv::CheckOptions opts;
   opts.bits = bits;
   opts.timeoutSecs = timeout;
   opts.hugeGrids = HugeGrids;
   opts.assumptions.assign(Assumes.begin(), Assumes.end());
-  kv::CheckResult r = kv::checkEquivalence(before.kernel, after.kernel, opts);
+  kv::CheckResult r =
+      fixed ? kv::checkFixedLaunch(before.kernel, after.kernel, opts, *fixed)
+            : kv::checkEquivalence(before.kernel, after.kernel, opts);
   if (r.verdict == kv::Verdict::Error)
     errs() << "kvalidate: error: " << r.reason << "\n";
   report(r);
