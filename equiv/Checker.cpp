@@ -32,6 +32,7 @@ const char *verdictName(Verdict v) {
   switch (v) {
   case Verdict::Equivalent: return "equivalent";
   case Verdict::EquivalentForLaunch: return "equivalent-for-launch";
+  case Verdict::EquivalentUpToBound: return "equivalent-up-to-bound";
   case Verdict::NotEquivalent: return "not-equivalent";
   case Verdict::Unknown: return "unknown";
   case Verdict::Unsupported: return "unsupported";
@@ -46,7 +47,8 @@ const char *verdictName(Verdict v) {
 int exitCode(Verdict v) {
   switch (v) {
   case Verdict::Equivalent:
-  case Verdict::EquivalentForLaunch: return 0;
+  case Verdict::EquivalentForLaunch:
+  case Verdict::EquivalentUpToBound: return 0;
   case Verdict::NotEquivalent: return 1;
   case Verdict::Unknown:
   case Verdict::Unsupported: return 2;
@@ -442,6 +444,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
   enc.trusted = &ks;
+  enc.bounded = &kt;
   enc.hugeGrids = opts.hugeGrids;
   enc.facts = enc.launchConstraints();
   for (const std::string &a : opts.assumptions) {
@@ -689,7 +692,23 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     result.assumptions.push_back(a + " (--assume)");
   KernelModel kb(before, "");
   bool noOverflow = false;
+  bool bounded = false;
+  int64_t bound = 0;
+  for (KernelOp k : {before, after})
+    k.walk([&](AssumeOp a) {
+      if (auto n = a->getAttrOfType<IntegerAttr>("bound")) {
+        bounded = true;
+        bound = std::max(bound, n.getInt());
+      }
+    });
+  if (bounded)
+    result.assumptions.push_back(
+        "bounded: loops with a symbolic trip count run at most " +
+        std::to_string(bound) +
+        " iterations (--unroll; longer executions are not considered)");
   for (AssumeOp a : kb.assumes) {
+    if (a->hasAttr("bound"))
+      continue;
     if (a->hasAttr("ub")) {
       noOverflow = true;
       continue;
@@ -777,6 +796,11 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   }
   result.verdict = Verdict::Equivalent;
   result.reason = "proved for every launch configuration and input";
+  if (bounded) {
+    result.verdict = Verdict::EquivalentUpToBound;
+    result.reason = "proved for executions whose symbolic loops run at most " +
+                    std::to_string(bound) + " iterations (bounded)";
+  }
   return finish();
 }
 

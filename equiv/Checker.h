@@ -20,6 +20,7 @@ namespace kv {
 enum class Verdict {
   Equivalent,    // proved for every launch and input under the assumptions
   EquivalentForLaunch, // bounded: no difference for one concrete launch
+  EquivalentUpToBound, // bounded: loops unrolled --unroll times
   NotEquivalent, // with a counterexample that replays
   Unknown,       // timeout, or an obligation the encoding could not discharge
   Unsupported,   // a construct the model cannot express

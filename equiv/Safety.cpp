@@ -92,6 +92,7 @@ struct Query {
     // absence of undefined behaviour hold for every thread: facts about the
     // launch, valid for the after kernel's threads too.
     enc.trusted = &before;
+    enc.bounded = &km;
   }
 
   z3::expr asBool(const z3::expr &e) {

@@ -14,7 +14,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
@@ -348,6 +350,11 @@ private:
   SymVal mergeVal(const SymVal &t, const SymVal &e, Value c);
   void exec(const llvm::Instruction &inst, State &s);
   void execCall(const llvm::CallBase &call, State &s);
+  /// With --unroll=N, the exit successor of a loop-exiting branch once the
+  /// loop's header has been entered more than N times; else null.
+  const llvm::BasicBlock *boundedExit(const llvm::BasicBlock *bb,
+                                      const llvm::BasicBlock *succ0,
+                                      const llvm::BasicBlock *succ1);
   SymVal callFunction(const llvm::Function &callee, const llvm::CallBase &call,
                       State &s);
   Value loadArray(Value array, const Linear &off, llvm::Type *ty, Value guard);
@@ -364,6 +371,18 @@ private:
       p = std::make_unique<llvm::PostDominatorTree>(
           const_cast<llvm::Function &>(fn));
     return *p;
+  }
+  struct Loops {
+    llvm::DominatorTree dt;
+    llvm::LoopInfo li;
+    explicit Loops(llvm::Function &fn) : dt(fn), li(dt) {}
+  };
+  llvm::DenseMap<const llvm::Function *, std::unique_ptr<Loops>> loopInfos;
+  llvm::LoopInfo &loops(const llvm::Function &fn) {
+    auto &l = loopInfos[&fn];
+    if (!l)
+      l = std::make_unique<Loops>(const_cast<llvm::Function &>(fn));
+    return l->li;
   }
 };
 
@@ -656,13 +675,28 @@ void Lowerer::takeEdge(const llvm::BasicBlock *from,
     s.vals[phi] = v;
 }
 
+const llvm::BasicBlock *Lowerer::boundedExit(const llvm::BasicBlock *bb,
+                                             const llvm::BasicBlock *succ0,
+                                             const llvm::BasicBlock *succ1) {
+  if (!opts.unrollBound)
+    return nullptr;
+  llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+  if (!l || visits[l->getHeader()] <= opts.unrollBound)
+    return nullptr;
+  bool in0 = l->contains(succ0), in1 = l->contains(succ1);
+  if (in0 == in1)
+    return nullptr;
+  return in0 ? succ1 : succ0;
+}
+
 void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
                         const llvm::BasicBlock *stopAt) {
   while (bb && !failed) {
     if (++visits[bb] > opts.maxBlockVisits) {
       curInst = bb->getTerminator();
       fail("loop whose trip count is not a constant (unrolled " +
-           llvm::Twine(opts.maxBlockVisits) + " times)");
+           llvm::Twine(opts.maxBlockVisits) +
+           " times; --unroll=N gives a bounded check)");
       return;
     }
     for (const llvm::Instruction &inst : *bb) {
@@ -743,6 +777,13 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         next = k ? succ0 : succ1;
       } else if (succ0 == succ1) {
         next = succ0;
+      } else if (const llvm::BasicBlock *exit = boundedExit(bb, succ0, succ1)) {
+        // --unroll: the loop has run its bound; executions that stay in it
+        // longer are assumed away (a bounded verdict), this one leaves.
+        Value stay = exit == succ0 ? notI1(c) : c;
+        AssumeOp::create(b, loc, notI1(andI1(s.guard, stay)))
+            ->setAttr("bound", b.getI64IntegerAttr(opts.unrollBound));
+        next = exit;
       } else {
         const llvm::BasicBlock *join =
             pdt(*bb->getParent()).getNode(bb)->getIDom()->getBlock();

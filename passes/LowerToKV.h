@@ -22,6 +22,10 @@ struct LowerOptions {
   /// it is declared to have a symbolic trip count.
   unsigned maxBlockVisits = 1024;
   unsigned maxInlineDepth = 16;
+  /// --unroll=N: a loop whose exit test is symbolic runs at most N
+  /// iterations; longer executions are assumed away (kv.assume {bound}), so
+  /// verdicts are bounded. 0: such loops are unsupported.
+  unsigned unrollBound = 0;
   /// Assume that `nsw` arithmetic does not overflow (C's signed overflow is
   /// undefined). Right for source kernels; not for optimized IR, where a
   /// flag may sit on speculated code.

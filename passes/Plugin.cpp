@@ -74,6 +74,10 @@ static cl::list<std::string>
     OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
                 cl::desc("Only validate the kernel with this source or "
                          "symbol name (repeatable)"));
+static cl::opt<unsigned>
+    Unroll("kvalidate-unroll", cl::cat(PluginCategory), cl::init(0),
+           cl::desc("Unroll loops with a symbolic trip count N times "
+                    "(bounded verdict)"));
 static cl::opt<bool>
     HugeGrids("kvalidate-huge-grids", cl::cat(PluginCategory),
               cl::desc("Also consider grids whose global thread index "
@@ -171,7 +175,8 @@ void report(const Function &F, const kv::CheckResult &R) {
   std::string Prefix = kernelPrefix(F);
   switch (R.verdict) {
   case kv::Verdict::Equivalent:
-  case kv::Verdict::EquivalentForLaunch: {
+  case kv::Verdict::EquivalentForLaunch:
+  case kv::Verdict::EquivalentUpToBound: {
     std::string Msg;
     raw_string_ostream OS(Msg);
     OS << Prefix << "equivalent (" << (int64_t)std::llround(R.timeMs) << " ms)";
@@ -276,6 +281,7 @@ mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
   // C's signed-overflow rule. After -O2 they may sit on speculated code.
   kv::LowerOptions Opts;
   Opts.assumeNoSignedOverflow = IsSource;
+  Opts.unrollBound = Unroll;
   mlir::FailureOr<kv::KernelOp> K = kv::lowerKernel(F, Into, U, Opts);
   if (mlir::failed(K)) {
     Why = !U.construct.empty() ? U.str()

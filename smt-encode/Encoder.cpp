@@ -463,6 +463,10 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   for (AssumeOp a : trusted->assumes)
     if (!dependsOn(a.getCond(), ""))
       f = f && value(*trusted, a.getCond(), t);
+  if (bounded && bounded != trusted)
+    for (AssumeOp a : bounded->assumes)
+      if (a->hasAttr("bound") && !dependsOn(a.getCond(), ""))
+        f = f && value(*bounded, a.getCond(), t);
   for (Operation &op : trusted->op.getBlock()) {
     Value arr, idx, guard;
     if (auto r = dyn_cast<ReadOp>(op)) {

@@ -122,6 +122,9 @@ public:
   /// The kernel whose preconditions (__builtin_assume) and absence of
   /// undefined behaviour (shared-array accesses in bounds) are assumed.
   KernelModel *trusted = nullptr;
+  /// The other kernel, whose --unroll bounds (kv.assume {bound}) are
+  /// assumed as well: a bounded check excludes longer loops in both.
+  KernelModel *bounded = nullptr;
   /// Whether threadFacts include in-bounds accesses to fixed-size shared
   /// arrays (off while that is what is being checked).
   bool assumeInBounds = true;

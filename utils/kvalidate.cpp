@@ -119,6 +119,14 @@ static cl::opt<std::string>
     GridDims("grid", cl::desc("Baseline launch: gridDim X[,Y[,Z]] (default 1)"),
              cl::value_desc("X,Y,Z"), cl::cat(KVCategory));
 
+static cl::opt<unsigned>
+    Unroll("unroll",
+           cl::desc("Unroll loops whose trip count is symbolic N times and "
+                    "consider only executions within that bound (verdict "
+                    "equivalent-up-to-bound); default 0: such loops are "
+                    "unsupported"),
+           cl::value_desc("N"), cl::init(0), cl::cat(KVCategory));
+
 static cl::opt<bool> EmitKV("emit-kv",
                             cl::desc("Print the two kv kernels and exit"),
                             cl::cat(KVCategory));
@@ -955,6 +963,7 @@ int main(int argc, char **argv) {
       // overflow) is excluded, as C++ excludes it.
       kv::LowerOptions lo;
       lo.assumeNoSignedOverflow = in == &before;
+      lo.unrollBound = Unroll;
       mlir::FailureOr<kv::KernelOp> k =
           kv::lowerKernel(*in->function, *module, why, lo);
       if (mlir::failed(k)) {
