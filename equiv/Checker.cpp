@@ -538,6 +538,10 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // run); a model that does not replay has its launch and scalars blocked.
   unsigned w32 = modelWidth(32, opts.bits);
   std::string why;
+  // Returns true when a model replayed (verdict set). Blocked launches are
+  // popped afterwards: they only steer the search.
+  auto findReplaying = [&]() {
+  s.push();
   for (unsigned attempt = 0; attempt < 6; ++attempt) {
     z3::model m = s.get_model();
     for (uint64_t lim : {4, 64}) {
@@ -575,7 +579,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
       result.counterexample = cex;
       result.reason = "the kernels write different values to '" +
                       cex.mismatchArray + "'";
-      return false;
+      s.pop();
+      return true;
     }
     z3::expr same = ctx.bool_val(true);
     for (int i = 0; i < 3; ++i)
@@ -589,6 +594,39 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     // unsat answer now proves nothing about the launches blocked.
     if (checkRefined(enc, s) != z3::sat)
       break;
+  }
+  s.pop();
+  return false;
+  };
+  if (findReplaying())
+    return false;
+  // The model may be spurious because a "no other thread wrote here"
+  // obligation was only instantiated. Stated as quantified formulas, the
+  // obligations make the query exact (under race freedom): unsat is then a
+  // proof and a model is a real candidate.
+  z3::expr_vector quantified = enc.quantifiedObligations();
+  if (quantified.size()) {
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << "retrying with " << quantified.size()
+                   << " quantified obligations\n";
+    s.add(quantified);
+    // Quantifiers may keep the solver busy: this retry gets 30 s at most.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    s.setRemaining([this, until]() -> unsigned {
+      long left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      until - std::chrono::steady_clock::now())
+                      .count();
+      unsigned mine = left <= 1 ? 1 : (unsigned)left;
+      unsigned global = remainingMs();
+      return global ? std::min(global, mine) : mine;
+    });
+    z3::check_result qr = checkRefined(enc, s);
+    if (qr == z3::unsat)
+      return true;
+    if (qr == z3::sat && findReplaying())
+      return false;
+    if (qr == z3::unknown)
+      why += "; with the quantified obligations the solver returned unknown";
   }
   result.verdict = Verdict::Unknown;
   result.reason = "array '" + enc.paramNames[arg] + "': " + why;

@@ -28,6 +28,7 @@ public:
     for (unsigned i = 0; i < v.size(); ++i)
       asserts.push_back(v[i]);
   }
+  void setRemaining(std::function<unsigned()> f) { remainingMs = std::move(f); }
   void push() { frames.push_back(asserts.size()); }
   void pop() {
     z3::expr_vector kept(ctx);

@@ -497,6 +497,45 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   return f;
 }
 
+z3::expr_vector Encoder::quantifiedObligations() {
+  z3::expr_vector out(ctx);
+  // Products stay exact inside the quantifier (an abstraction there would
+  // be refined at free copies of the bound variables only).
+  bool abstractSaved = abstractNonlinear;
+  abstractNonlinear = false;
+  size_t n = obligations.size();
+  for (size_t o = 0; o < n; ++o) {
+    Obligation ob = obligations[o];
+    KernelModel &k = *ob.kernel;
+    bool dataFree = true;
+    for (WriteOp w : k.writes[ob.array][ob.interval])
+      dataFree &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "");
+    if (!dataFree)
+      continue;
+    bool shared = isShared(k, ob.array);
+    unsigned w = modelWidth(32, bits);
+    std::string base = "q" + std::to_string(fresh++);
+    z3::expr_vector vars(ctx);
+    std::vector<z3::expr> tid, bid;
+    for (int i = 0; i < 3; ++i) {
+      tid.push_back(ctx.bv_const((base + ".tid." + axes[i]).c_str(), w));
+      vars.push_back(tid.back());
+      if (shared) {
+        bid.push_back(ob.reader->bid[i]);
+      } else {
+        bid.push_back(ctx.bv_const((base + ".bid." + axes[i]).c_str(), w));
+        vars.push_back(bid.back());
+      }
+    }
+    Thread &q = makeThread(tid, bid, maxCandidateDepth + 1);
+    z3::expr hit = hitAny(k, ob.array, ob.interval, ob.index, q);
+    out.push_back(z3::implies(
+        !ob.writerHit, z3::forall(vars, z3::implies(inRange(q), !hit))));
+  }
+  abstractNonlinear = abstractSaved;
+  return out;
+}
+
 z3::expr Encoder::dataFacts(const Thread &t) {
   z3::expr f = ctx.bool_val(true);
   if (!trusted)

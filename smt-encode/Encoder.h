@@ -144,6 +144,10 @@ public:
   const Thread *host = nullptr;
   /// Candidates are generated up to this thread depth.
   unsigned maxCandidateDepth = 2;
+  /// The obligations as quantified formulas ("if the fresh writer wrote
+  /// nothing to the cell, no thread of the block / grid did"), for those
+  /// whose writes' guards and indices do not read arrays.
+  z3::expr_vector quantifiedObligations();
   /// Some write of `interval` by thread t hits array[index].
   z3::expr hitAny(KernelModel &k, unsigned arg, unsigned interval,
                   const z3::expr &index, const Thread &t);
