@@ -359,8 +359,15 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     };
     return in;
   };
-  ExecResult rs = execute(ks.op, cfg, inputsFor(ks));
-  ExecResult rt = execute(kt.op, cfg, inputsFor(kt));
+  // The interpreter runs every thread: a launch larger than this is not
+  // replayed (it would take minutes and blow the time budget).
+  const uint64_t maxReplayThreads = 1u << 16;
+  if (hasDeadline && remainingMs() <= 1) {
+    why = "the time budget ran out before the counterexample was replayed";
+    return false;
+  }
+  ExecResult rs = execute(ks.op, cfg, inputsFor(ks), maxReplayThreads);
+  ExecResult rt = execute(kt.op, cfg, inputsFor(kt), maxReplayThreads);
   if (getenv("KV_DEBUG")) {
     llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
                  << cfg.grid[2] << " block " << cfg.block[0] << ","
