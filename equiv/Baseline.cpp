@@ -25,13 +25,6 @@ using namespace mlir;
 namespace kv {
 namespace {
 
-llvm::APInt numeralOf(const z3::expr &e, unsigned width) {
-  if (e.is_bool())
-    return llvm::APInt(width, e.is_true() ? 1 : 0);
-  std::string s = Z3_get_numeral_string(e.ctx(), e);
-  return llvm::APInt(std::max(width, (unsigned)s.size() * 4 + 1), s, 10)
-      .trunc(width);
-}
 
 struct FixedLaunch {
   Encoder &enc;

@@ -255,13 +255,6 @@ private:
 // Model -> concrete values
 //===----------------------------------------------------------------------===//
 
-llvm::APInt numeral(const z3::expr &e, unsigned width) {
-  if (e.is_bool())
-    return llvm::APInt(width, e.is_true() ? 1 : 0);
-  std::string s = Z3_get_numeral_string(e.ctx(), e);
-  return llvm::APInt(std::max(width, (unsigned)s.size() * 4 + 1), s, 10)
-      .trunc(width);
-}
 
 struct PairCheck {
   KernelOp before, after;
@@ -305,8 +298,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   LaunchConfig cfg;
   unsigned w32 = modelWidth(32, enc.bits);
   for (int i = 0; i < 3; ++i) {
-    cfg.grid[i] = numeral(m.eval(enc.gdim[i], true), w32).getZExtValue();
-    cfg.block[i] = numeral(m.eval(enc.bdim[i], true), w32).getZExtValue();
+    cfg.grid[i] = numeralOf(m.eval(enc.gdim[i], true), w32).getZExtValue();
+    cfg.block[i] = numeralOf(m.eval(enc.bdim[i], true), w32).getZExtValue();
     cex.gridDim[i] = cfg.grid[i];
     cex.blockDim[i] = cfg.block[i];
   }
@@ -314,20 +307,20 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   std::set<std::pair<unsigned, uint64_t>> constrained;
   for (auto &[a, idx] : enc.initialReads)
     constrained.insert(
-        {a, numeral(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
+        {a, numeralOf(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
   auto inputsFor = [&](KernelModel &km) {
     ExecInputs in;
     in.bits = enc.bits;
     in.scalar = [&](unsigned a) {
       Type t = km.op.getBlock().getArgument(a).getType();
-      return numeral(m.eval(*enc.params[a], true), enc.widthOf(t));
+      return numeralOf(m.eval(*enc.params[a], true), enc.widthOf(t));
     };
     in.initial = [&](unsigned a, uint64_t idx) {
       Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
       if (zeroUnread && !constrained.count({a, idx}))
         return llvm::APInt(enc.widthOf(et), 0);
       llvm::APInt v =
-          numeral(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, Encoder::indexBits)),
+          numeralOf(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, Encoder::indexBits)),
                          true),
                   enc.widthOf(et));
       inputsRead.emplace(std::make_pair(a, idx), v);
@@ -343,7 +336,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       Thread &th = enc.makeThread(t, b, 2);
       z3::expr v = enc.arrayValue(*km, a, -1, ctx.bv_val(idx, Encoder::indexBits), th, 2);
       Type et = getArrayElementType(km->op.getBlock().getArgument(a).getType());
-      return numeral(m.eval(v, true), enc.widthOf(et));
+      return numeralOf(m.eval(v, true), enc.widthOf(et));
     };
     in.apply = [&](llvm::StringRef fn, llvm::ArrayRef<llvm::APInt> args,
                    unsigned width) -> std::optional<llvm::APInt> {
@@ -355,7 +348,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                                   a.getBitWidth()));
       }
       z3::expr r = enc.uf("uf." + fn.str(), dom, width)(vals);
-      return numeral(m.eval(r, true), width);
+      return numeralOf(m.eval(r, true), width);
     };
     return in;
   };
@@ -403,13 +396,13 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     auto it = r.written[arg].find(idx);
     if (it != r.written[arg].end())
       return it->second;
-    return numeral(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, Encoder::indexBits)),
+    return numeralOf(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, Encoder::indexBits)),
                           true),
                    ew);
   };
   std::vector<uint64_t> order;
   order.push_back(
-      numeral(m.eval(k, true), Encoder::indexBits).getZExtValue());
+      numeralOf(m.eval(k, true), Encoder::indexBits).getZExtValue());
   for (auto &[i, v] : rs.written[arg])
     order.push_back(i);
   for (auto &[i, v] : rt.written[arg])
@@ -428,7 +421,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
         Type t = ks.op.getBlock().getArgument(i).getType();
         cex.scalars.push_back(
             {enc.paramNames[i],
-             numeral(m.eval(*enc.params[i], true), enc.widthOf(t))
+             numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t))
                  .getSExtValue()});
       }
     unsigned shown = 0;

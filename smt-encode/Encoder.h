@@ -57,6 +57,9 @@ struct Obligation {
   unsigned depth;
 };
 
+/// The value of a numeral (or boolean) \p e of a model, at \p width bits.
+llvm::APInt numeralOf(const z3::expr &e, unsigned width);
+
 class Encoder {
 public:
   Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource);
