@@ -498,8 +498,13 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   for (size_t i = 0; i < top; ++i)
     if (enc.threads[i].depth <= 1)
       enc.side.push_back(enc.dataFacts(enc.threads[i]));
-  for (size_t i = 0; i < enc.threads.size(); ++i)
+  for (size_t i = 0; i < enc.threads.size(); ++i) {
     enc.side.push_back(enc.threadFacts(enc.threads[i]));
+    enc.side.push_back(enc.globalIndexFacts(enc.threads[i]));
+  }
+  enc.side.push_back(vs != vt);
+  z3::expr_vector lemmas = enc.indexLemmas(enc.side);
+  enc.side.pop_back();
   if (!enc.unsupported.empty()) {
     result.verdict = Verdict::Unsupported;
     result.reason = "kv construct without an encoding: " + enc.unsupported;
@@ -509,6 +514,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   Portfolio s(ctx, [this] { return remainingMs(); });
   s.add(enc.facts);
   s.add(enc.side);
+  s.add(lemmas);
   s.add(vs != vt);
   if (const char *dump = getenv("KV_DUMP_SMT")) {
     std::string path = std::string(dump) + "." + enc.paramNames[arg] + ".smt2";
@@ -520,7 +526,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   if (getenv("KV_DEBUG"))
     llvm::errs() << "array " << enc.paramNames[arg] << ": "
                  << enc.threads.size() << " threads, " << enc.side.size()
-                 << " side conditions, encoded after "
+                 << " side conditions, " << lemmas.size()
+                 << " index lemmas, encoded after "
                  << std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - t0)
                         .count()
@@ -544,14 +551,19 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   s.push();
   for (unsigned attempt = 0; attempt < 6; ++attempt) {
     z3::model m = s.get_model();
-    for (uint64_t lim : {4, 64}) {
+    // Small launches first, with small scalars, then with any scalars (a
+    // difference may need, say, n == INT_MIN).
+    for (auto [lim, smallScalars] :
+         {std::pair<uint64_t, bool>{4, true}, {4, false}, {64, true},
+          {64, false}}) {
       s.push();
       for (int i = 0; i < 3; ++i) {
         s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w32)));
         s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w32)));
       }
       for (auto &prm : enc.params)
-        if (prm && !prm->is_array() && prm->get_sort().bv_size() > 8) {
+        if (smallScalars && prm && !prm->is_array() &&
+            prm->get_sort().bv_size() > 8) {
           unsigned pw = prm->get_sort().bv_size();
           s.add(*prm >= ctx.bv_val(-64, pw) &&
                 *prm <= ctx.bv_val(64 * lim, pw));

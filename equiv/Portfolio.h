@@ -108,13 +108,30 @@ public:
   z3::check_result
   checkRefined(const std::vector<std::pair<z3::expr, z3::expr>> &abstracted,
                bool debug = false) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto ms = [&] {
+      return (long)std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - t0)
+          .count();
+    };
     z3::check_result r = check();
+    if (debug)
+      fprintf(stderr, "check: %s after %ld ms\n",
+              r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown",
+              ms());
+    std::vector<bool> exact(abstracted.size());
     for (unsigned round = 0; r == z3::sat; ++round) {
       unsigned added = 0;
-      for (auto &[app, precise] : abstracted) {
-        if (z3::eq(model->eval(app, true), model->eval(precise, true)))
+      for (size_t i = 0; i < abstracted.size(); ++i) {
+        auto &[app, precise] = abstracted[i];
+        // After a few rounds, every application is made exact: models that
+        // get one new product wrong per round would otherwise take as many
+        // rounds as there are products.
+        if (exact[i] || (round < 3 && z3::eq(model->eval(app, true),
+                                             model->eval(precise, true))))
           continue;
         add(app == precise);
+        exact[i] = true;
         ++added;
       }
       if (debug)
@@ -127,6 +144,10 @@ public:
         return z3::unknown;
       }
       r = check();
+      if (debug)
+        fprintf(stderr, "check: %s after %ld ms\n",
+                r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown",
+                ms());
     }
     return r;
   }

@@ -93,6 +93,9 @@ struct Query {
     // launch, valid for the after kernel's threads too.
     enc.trusted = &before;
     enc.bounded = &km;
+    // Products as uninterpreted functions with index lemmas, refined where
+    // a model needs them: `unsat` stays a proof, a model is exact.
+    enc.abstractNonlinear = true;
   }
 
   z3::expr asBool(const z3::expr &e) {
@@ -117,8 +120,16 @@ struct Query {
     s.add(enc.facts);
     s.add(cond);
     s.add(enc.side);
-    for (const Thread &t : enc.threads)
-      s.add(enc.threadFacts(t));
+    z3::expr_vector all(ctx);
+    all.push_back(cond);
+    for (const Thread &t : enc.threads) {
+      all.push_back(enc.threadFacts(t));
+      all.push_back(enc.globalIndexFacts(t));
+    }
+    s.add(all);
+    for (unsigned i = 0; i < enc.side.size(); ++i)
+      all.push_back(enc.side[i]);
+    s.add(enc.indexLemmas(all, /*exactFits=*/true));
     if (!enc.unsupported.empty())
       return z3::unknown;
     auto t0 = std::chrono::steady_clock::now();
@@ -173,56 +184,6 @@ struct Query {
     return s;
   }
 };
-
-/// Instances of the mixed-radix lemma for two index terms of the same shape:
-/// if a1*h + b1 == a2*h + b2 without unsigned overflow and b1, b2 < h, then
-/// a1 == a2 and b1 == b2. Valid formulas (so adding them is sound) that
-/// spare the solver the non-linear reasoning behind "row * width + column
-/// is injective", which it cannot do at 32 bits in reasonable time.
-void mixedRadixLemmas(const z3::expr &e1, const z3::expr &e2,
-                      z3::expr_vector &out, unsigned depth = 0) {
-  if (depth > 6 || !e1.is_app() || !e2.is_app() || z3::eq(e1, e2))
-    return;
-  Z3_decl_kind k = e1.decl().decl_kind();
-  if (k != e2.decl().decl_kind() || e1.num_args() != e2.num_args())
-    return;
-  if ((k == Z3_OP_SIGN_EXT || k == Z3_OP_ZERO_EXT) &&
-      e1.arg(0).get_sort().bv_size() == e2.arg(0).get_sort().bv_size()) {
-    mixedRadixLemmas(e1.arg(0), e2.arg(0), out, depth + 1);
-    return;
-  }
-  if (k != Z3_OP_BADD || e1.num_args() != 2)
-    return;
-  auto isMul = [](const z3::expr &e) {
-    return e.is_app() && e.decl().decl_kind() == Z3_OP_BMUL &&
-           e.num_args() == 2;
-  };
-  for (unsigned m1 = 0; m1 < 2; ++m1)
-    for (unsigned m2 = 0; m2 < 2; ++m2) {
-      z3::expr p1 = e1.arg(m1), p2 = e2.arg(m2);
-      if (!isMul(p1) || !isMul(p2))
-        continue;
-      for (unsigned f1 = 0; f1 < 2; ++f1)
-        for (unsigned f2 = 0; f2 < 2; ++f2) {
-          z3::expr h = p1.arg(f1);
-          if (!z3::eq(h, p2.arg(f2)) || h.is_numeral())
-            continue;
-          z3::expr a1 = p1.arg(1 - f1), a2 = p2.arg(1 - f2);
-          z3::expr b1 = e1.arg(1 - m1), b2 = e2.arg(1 - m2);
-          z3::expr fits1 = z3::bvmul_no_overflow(a1, h, false) &&
-                           z3::bvadd_no_overflow(p1, b1, false) &&
-                           z3::ult(b1, h);
-          z3::expr fits2 = z3::bvmul_no_overflow(a2, h, false) &&
-                           z3::bvadd_no_overflow(p2, b2, false) &&
-                           z3::ult(b2, h);
-          out.push_back(z3::implies(fits1 && fits2 && e1 == e2,
-                                    a1 == a2 && b1 == b2));
-          mixedRadixLemmas(a1, a2, out, depth + 1);
-          mixedRadixLemmas(b1, b2, out, depth + 1);
-          return;
-        }
-    }
-}
 
 /// Whether the encoding of \p v may over-approximate: it reads an array the
 /// kernel writes (a read of an input array is its exact initial content).
@@ -468,10 +429,6 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
         z3::expr i1 = q.index(a.index, *q.t1), i2 = q.index(b.index, *q.t2);
         z3::expr c = order && q.guard(a.guard, *q.t1) &&
                      q.guard(b.guard, *q.t2) && i1 == i2;
-        z3::expr_vector lemmas(q.ctx);
-        mixedRadixLemmas(i1, i2, lemmas);
-        for (unsigned l = 0; l < lemmas.size(); ++l)
-          q.enc.side.push_back(lemmas[l]);
         // Two writes of the same value leave one outcome (GPUVerify's
         // benign races): a 1-D kernel launched with y > 1 is no defect.
         if (a.write && b.write)

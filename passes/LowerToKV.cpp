@@ -943,9 +943,9 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   }
   if (auto *fr = dyn_cast<llvm::FreezeInst>(&inst))
     return set(eval(fr->getOperand(0), s));
-  if (auto *phi = dyn_cast<llvm::PHINode>(&inst))
+  if (isa<llvm::PHINode>(inst))
     return; // resolved on the edge
-  if (auto *al = dyn_cast<llvm::AllocaInst>(&inst)) {
+  if (isa<llvm::AllocaInst>(inst)) {
     SymVal p;
     p.kind = SymVal::PrivPtr;
     p.obj = nextObj++;

@@ -243,6 +243,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     if (nw.getKind() == "sub")
       return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
              mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
+    if (getenv("KV_EXP_NOMUL"))
+      return ctx.bool_val(true);
     z3::expr precise = mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
                        mk(Z3_mk_bvmul_no_underflow(c, l, r));
     // A precise overflow check of a product costs a double-width
@@ -314,7 +316,10 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       args.push_back(l);
       args.push_back(r);
       unsigned w = l.get_sort().bv_size();
-      z3::expr app = uf("abs." + op->getName().getStringRef().str(), dom, w)(args);
+      z3::expr app = isa<arith::MulIOp>(op)
+                         ? productApp(l, r)
+                         : uf("abs." + op->getName().getStringRef().str(), dom,
+                              w)(args);
       z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
                              .Case([&](arith::MulIOp) { return l * r; })
                              .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
@@ -641,6 +646,105 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
           tid[c] = *sol;
           add(tid, b->bid);
         }
+      }
+  return out;
+}
+
+static const char *productName = "abs.arith.muli";
+
+z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
+  if (l.hash() > r.hash())
+    std::swap(l, r);
+  z3::sort_vector dom(ctx);
+  dom.push_back(l.get_sort());
+  dom.push_back(r.get_sort());
+  return uf(productName, dom, l.get_sort().bv_size())(l, r);
+}
+
+z3::expr Encoder::globalIndexFacts(const Thread &t) {
+  unsigned w = modelWidth(32, bits);
+  z3::expr f = ctx.bool_val(true);
+  if (!abstractNonlinear || hugeGrids || w < 32 || getenv("KV_EXP_NOGI"))
+    return f;
+  // blockIdx < gridDim, so blockIdx * blockDim + threadIdx < gridDim *
+  // blockDim <= INT_MAX (launchConstraints): neither the product nor the sum
+  // wraps.
+  z3::expr intMax = ctx.bv_val((uint64_t)INT32_MAX, w);
+  for (int i = 0; i < 3; ++i)
+    f = f && z3::ule(productApp(t.bid[i], bdim[i]), intMax - t.tid[i]);
+  return z3::implies(inRange(t), f);
+}
+
+z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
+                                     bool exactFits) {
+  struct Term {
+    z3::expr e, a, h, b;
+  };
+  auto isProduct = [](const z3::expr &e) {
+    if (!e.is_app() || e.num_args() != 2)
+      return false;
+    if (e.decl().decl_kind() == Z3_OP_BMUL)
+      return true;
+    return e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+           llvm::StringRef(e.decl().name().str()).starts_with(productName);
+  };
+  // Terms p + b with p = a * h, grouped by h.
+  std::map<unsigned, std::vector<Term>> byFactor;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> work;
+  for (unsigned i = 0; i < assertions.size(); ++i)
+    work.push_back(assertions[i]);
+  while (!work.empty()) {
+    z3::expr e = work.back();
+    work.pop_back();
+    if (!e.is_app() || !seen.insert(e.id()).second)
+      continue;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      work.push_back(e.arg(i));
+    if (e.decl().decl_kind() != Z3_OP_BADD || e.num_args() != 2)
+      continue;
+    for (unsigned m = 0; m < 2; ++m) {
+      z3::expr p = e.arg(m);
+      if (!isProduct(p))
+        continue;
+      for (unsigned f = 0; f < 2; ++f)
+        if (!p.arg(f).is_numeral())
+          byFactor[p.arg(f).id()].push_back(
+              {e, p.arg(1 - f), p.arg(f), e.arg(1 - m)});
+    }
+  }
+  z3::expr_vector out(ctx);
+  if (getenv("KV_EXP_NOLEM"))
+    return out;
+  // a * h + b < 2^w when b < h and a, h have at most w/2 bits, one of them
+  // w/2 - 1: then (a + 1) * h <= 2^(w-1).
+  auto fits = [&](const Term &t) {
+    unsigned w = t.e.get_sort().bv_size();
+    z3::expr lt = z3::ult(t.b, t.h);
+    z3::expr c = ctx.bool_val(false);
+    if (w >= 4 && w <= 64) {
+      unsigned half = w / 2;
+      z3::expr big = ctx.bv_val(uint64_t(1) << half, w);
+      z3::expr small = ctx.bv_val(uint64_t(1) << (half - 1), w);
+      c = (z3::ult(t.a, small) && z3::ult(t.h, big)) ||
+          (z3::ult(t.a, big) && z3::ult(t.h, small));
+    }
+    if (exactFits)
+      c = c || (z3::bvmul_no_overflow(t.a, t.h, false) &&
+                z3::bvadd_no_overflow(t.a * t.h, t.b, false));
+    return lt && c;
+  };
+  const unsigned maxLemmas = 4000;
+  for (auto &[h, terms] : byFactor)
+    for (size_t i = 0; i < terms.size(); ++i)
+      for (size_t j = i + 1; j < terms.size(); ++j) {
+        const Term &t1 = terms[i], &t2 = terms[j];
+        if (z3::eq(t1.e, t2.e) ||
+            t1.e.get_sort().bv_size() != t2.e.get_sort().bv_size() ||
+            out.size() >= maxLemmas)
+          continue;
+        out.push_back(z3::implies(fits(t1) && fits(t2) && t1.e == t2.e,
+                                  t1.a == t2.a && t1.b == t2.b));
       }
   return out;
 }

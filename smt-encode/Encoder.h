@@ -168,6 +168,23 @@ public:
                       const z3::expr &index, const Thread &t,
                       z3::expr otherwise);
 
+  /// The abstracted product l * r (one argument order for both).
+  z3::expr productApp(z3::expr l, z3::expr r);
+  /// Thread t's global index along each axis fits in an int, stated on the
+  /// abstracted products blockIdx * blockDim (true when products are exact,
+  /// with --huge-grids, or below 32 bits). Valid for threads in range.
+  z3::expr globalIndexFacts(const Thread &t);
+  /// Instances of the mixed-radix lemma for the terms a*h + b of \p
+  /// assertions that share a factor h: if a1*h + b1 == a2*h + b2 where
+  /// neither side wraps and b1, b2 < h, then a1 == a2 and b1 == b2. The
+  /// lemmas are valid for exact products, so adding them keeps every
+  /// abstraction sound; they spare the solver the non-linear reasoning
+  /// behind "row * width + column is injective". "Does not wrap" is
+  /// decided from bounds on a and h (linear); with \p exactFits also by a
+  /// precise overflow check (a multiplier per instance).
+  z3::expr_vector indexLemmas(const z3::expr_vector &assertions,
+                              bool exactFits = false);
+
   /// The uninterpreted function named \p name (one per name and width).
   z3::func_decl uf(const std::string &name, const z3::sort_vector &dom,
                    unsigned width);

@@ -143,8 +143,9 @@ static const char *const Overview = R"(prove two CUDA kernels equivalent
   arguments if that is unique, or its mangled name.
 
 EXIT STATUS
-  0  equivalent (with --threads/--block/--grid: equivalent-for-launch, no
-     difference for that one launch)
+  0  equivalent; the verdict line says which kind: equivalent (every
+     launch), equivalent-for-launch (--threads/--block/--grid: that one
+     launch), equivalent-up-to-bound (--unroll: loops cut at the bound)
   1  not equivalent (with a counterexample)
   2  unknown (timeout, undecided) or unsupported construct
   3  error (usage, input)
