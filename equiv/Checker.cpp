@@ -799,12 +799,24 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
         "both kernels are free of data races, barrier divergence and "
         "out-of-bounds shared accesses (not checked here; the CLI checks "
         "them)");
+  // A defect seen only through over-approximated reads is not confirmed:
+  // the equivalence check still runs, since a replayed counterexample is a
+  // definite answer; "equivalent" is not (it rests on race freedom).
+  std::string possibleDefect;
   try {
-    for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}})
-      if (!opts.assumeSafe &&
-          !checkSafety(k, before, label, opts.bits, facts,
-                       [&] { return pc.remainingMs(); }, result))
+    for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}}) {
+      if (opts.assumeSafe ||
+          checkSafety(k, before, label, opts.bits, facts,
+                      [&] { return pc.remainingMs(); }, result))
+        continue;
+      if (result.verdict != Verdict::Unknown ||
+          !llvm::StringRef(result.reason).starts_with("possible "))
         return finish();
+      if (possibleDefect.empty())
+        possibleDefect = result.reason;
+      result.verdict = Verdict::Equivalent;
+      result.reason.clear();
+    }
   } catch (z3::exception &e) {
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();
@@ -819,6 +831,15 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
       if (isa<GlobalArrayType>(k.getBlock().getArgument(arg).getType()))
         outputs.insert(arg);
   }
+  auto finishPossible = [&]() {
+    if (!possibleDefect.empty()) {
+      if (result.verdict == Verdict::NotEquivalent)
+        result.assumptions.push_back(possibleDefect);
+      else if (result.verdict == Verdict::Unknown)
+        result.reason = possibleDefect + "; and " + result.reason;
+    }
+    return finish();
+  };
   try {
     for (unsigned arg : outputs) {
       // With the array written in one interval of each kernel, the cells
@@ -833,15 +854,21 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
         if (ok && !kb.writes[arg].empty())
           ok = pc.checkArray(arg, PairCheck::Mode::BeforeWrites);
         if (!ok)
-          return finish();
+          return finishPossible();
         continue;
       }
       if (!pc.checkArray(arg, PairCheck::Mode::AllCells))
-        return finish();
+        return finishPossible();
     }
   } catch (z3::exception &e) {
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();
+    return finishPossible();
+  }
+  if (!possibleDefect.empty()) {
+    result.verdict = Verdict::Unknown;
+    result.reason = possibleDefect + " (the equivalence proof rests on its "
+                                     "absence)";
     return finish();
   }
   result.verdict = Verdict::Equivalent;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <functional>
 #include <memory>
@@ -29,6 +30,9 @@ public:
       asserts.push_back(v[i]);
   }
   void setRemaining(std::function<unsigned()> f) { remainingMs = std::move(f); }
+  /// Z3's deterministic resource limit per check (0: none): unlike a
+  /// timeout, the answer does not depend on the machine's load.
+  unsigned rlimit = 0;
   void push() { frames.push_back(asserts.size()); }
   void pop() {
     z3::expr_vector kept(ctx);
@@ -47,10 +51,16 @@ public:
     z3::solver s2 = (z3::tactic(ctx2, "simplify") &
                      z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
                         .mk_solver();
-    if (left) {
+    if (left || rlimit) {
       z3::params p1(ctx), p2(ctx2);
-      p1.set("timeout", left);
-      p2.set("timeout", left);
+      if (left) {
+        p1.set("timeout", left);
+        p2.set("timeout", left);
+      }
+      if (rlimit) {
+        p1.set("rlimit", rlimit);
+        p2.set("rlimit", rlimit);
+      }
       s1.set(p1);
       s2.set(p2);
     }
@@ -87,6 +97,16 @@ public:
     if (r1 != z3::unknown)
       stop(ctx2, otherDone);
     other.join();
+    if (getenv("KV_DEBUG_RLIMIT")) {
+      auto count = [](z3::solver &s) {
+        z3::stats st = s.statistics();
+        for (unsigned i = 0; i < st.size(); ++i)
+          if (st.key(i) == "rlimit count")
+            return st.uint_value(i);
+        return 0u;
+      };
+      fprintf(stderr, "rlimit count: %u / %u\n", count(s1), count(s2));
+    }
     model.reset();
     if (r1 != z3::unknown) {
       if (r1 == z3::sat)

@@ -32,8 +32,10 @@ std::optional<z3::expr> parseAssumptions(Encoder &enc,
                                          const CheckOptions &opts,
                                          std::string &err);
 
-/// Solver budget of each safety query; an undecided property is printed as
-/// an assumption of the verdict.
+/// Budget of each safety query: Z3 resource units (deterministic, about
+/// 8 s of one core), and a wall-clock backstop. An undecided property is
+/// printed as an assumption of the verdict.
+extern unsigned safetyRlimit;
 extern unsigned safetyBudgetMs;
 
 bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,

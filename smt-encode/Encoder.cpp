@@ -243,22 +243,13 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     if (nw.getKind() == "sub")
       return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
              mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
-    if (getenv("KV_EXP_NOMUL"))
-      return ctx.bool_val(true);
-    z3::expr precise = mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
-                       mk(Z3_mk_bvmul_no_underflow(c, l, r));
     // A precise overflow check of a product costs a double-width
     // multiplier per thread: with abstracted products it starts as an
     // uninterpreted predicate and is made precise where a model needs it.
-    if (abstractNonlinear) {
-      z3::sort_vector dom(ctx);
-      dom.push_back(l.get_sort());
-      dom.push_back(r.get_sort());
-      z3::expr app = uf("nowrap.mul", dom, 1)(l, r) == ctx.bv_val(1, 1);
-      abstracted.push_back({app, precise});
-      return app;
-    }
-    return precise;
+    if (abstractNonlinear)
+      return nowrapMulApp(l, r);
+    return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
+           mk(Z3_mk_bvmul_no_underflow(c, l, r));
   }
   if (auto sel = dyn_cast<arith::SelectOp>(op))
     return z3::ite(val(0), val(1), val(2));
@@ -661,6 +652,20 @@ z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   return uf(productName, dom, l.get_sort().bv_size())(l, r);
 }
 
+z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
+  if (l.hash() > r.hash())
+    std::swap(l, r);
+  z3::sort_vector dom(ctx);
+  dom.push_back(l.get_sort());
+  dom.push_back(r.get_sort());
+  z3::expr app = uf("nowrap.mul", dom, 1)(l, r) == ctx.bv_val(1, 1);
+  auto key = std::make_pair(l.id(), r.id());
+  if (nowrapSeen.insert(key).second)
+    abstracted.push_back({app, z3::bvmul_no_overflow(l, r, true) &&
+                                   z3::bvmul_no_underflow(l, r)});
+  return app;
+}
+
 z3::expr Encoder::globalIndexFacts(const Thread &t) {
   unsigned w = modelWidth(32, bits);
   z3::expr f = ctx.bool_val(true);
@@ -732,7 +737,17 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
     if (exactFits)
       c = c || (z3::bvmul_no_overflow(t.a, t.h, false) &&
                 z3::bvadd_no_overflow(t.a * t.h, t.b, false));
-    return lt && c;
+    c = lt && c;
+    // Or exact in signed arithmetic (the before kernel's nsw products):
+    // a*h + b with 0 <= b < h determines a and b, negative a included.
+    if (abstractNonlinear) {
+      z3::expr zero = ctx.bv_val(0, t.b.get_sort().bv_size());
+      z3::expr p = t.e.arg(0).id() == t.b.id() ? t.e.arg(1) : t.e.arg(0);
+      c = c || (t.b >= zero && t.b < t.h && nowrapMulApp(t.a, t.h) &&
+                z3::bvadd_no_overflow(p, t.b, true) &&
+                z3::bvadd_no_underflow(p, t.b));
+    }
+    return c;
   };
   const unsigned maxLemmas = 4000;
   for (auto &[h, terms] : byFactor)
@@ -751,7 +766,12 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
 
 z3::func_decl Encoder::uf(const std::string &name, const z3::sort_vector &dom,
                           unsigned width) {
+  // One declaration per name, domain and range: the same operation at
+  // another width is another function.
   std::string key = name + "/" + std::to_string(dom.size());
+  for (unsigned i = 0; i < dom.size(); ++i)
+    key += "." + (dom[i].is_bv() ? std::to_string(dom[i].bv_size())
+                                 : dom[i].to_string());
   auto it = ufs.find({key, width});
   if (it == ufs.end())
     it = ufs.emplace(std::make_pair(key, width),

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <z3++.h>
 
 namespace kv {
@@ -170,6 +171,9 @@ public:
 
   /// The abstracted product l * r (one argument order for both).
   z3::expr productApp(z3::expr l, z3::expr r);
+  /// "l * r does not overflow as a signed product", abstracted (a
+  /// predicate refined lazily like the products).
+  z3::expr nowrapMulApp(z3::expr l, z3::expr r);
   /// Thread t's global index along each axis fits in an int, stated on the
   /// abstracted products blockIdx * blockDim (true when products are exact,
   /// with --huge-grids, or below 32 bits). Valid for threads in range.
@@ -192,6 +196,7 @@ public:
 private:
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
   std::map<unsigned, z3::expr> factMemo;
+  std::set<std::pair<unsigned, unsigned>> nowrapSeen;
   std::map<std::pair<std::string, unsigned>, z3::func_decl> ufs;
   unsigned fresh = 0;
   unsigned curDepth = 0;

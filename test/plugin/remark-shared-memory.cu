@@ -1,53 +1,33 @@
 // The plugin validates kernels with shared memory and barriers: the -O2
-// output of each kernel is equivalent to its source (no --assume needed: the
-// optimizer must preserve every launch; the source kernel's out-of-bounds
-// shared accesses are undefined behaviour and excluded).
+// output of each kernel of the test inputs against its source, under the
+// launch assumptions the kernels are written for (-kvalidate-assume; the
+// source kernel's out-of-bounds shared accesses are undefined behaviour and
+// excluded, its races are not).
 //
-// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate %s -o %t.s 2>&1 \
-// RUN:   | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
-// CHECK-DAG: remark: kvalidate: kernel 'transpose_tiled': equivalent ({{[0-9]+}} ms)
-// CHECK-DAG: remark: kvalidate: kernel 'stencil_shared': equivalent ({{[0-9]+}} ms)
-// CHECK-DAG: remark: kvalidate: kernel 'float_copy_shared_mirror': equivalent ({{[0-9]+}} ms)
-
-#define TILE 16
-__global__ void transpose_tiled(int *out, const int *in, int width, int height) {
-  __shared__ int tile[TILE][TILE];
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < width && y < height)
-    tile[threadIdx.y][threadIdx.x] = in[y * width + x];
-  __syncthreads();
-  int x2 = blockIdx.y * blockDim.y + threadIdx.x;
-  int y2 = blockIdx.x * blockDim.x + threadIdx.y;
-  if (x2 < height && y2 < width)
-    out[y2 * height + x2] = tile[threadIdx.x][threadIdx.y];
-}
-
-#define BLOCK 256
-__global__ void stencil_shared(int *out, const int *in, int n) {
-  __shared__ int s[BLOCK + 2];
-  int tid = threadIdx.x;
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    s[tid + 1] = in[i];
-  if (tid == 0 && i >= 1 && i - 1 < n)
-    s[0] = in[i - 1];
-  if (tid == (int)blockDim.x - 1 && i + 1 < n)
-    s[tid + 2] = in[i + 1];
-  __syncthreads();
-  if (i >= 1 && i < n - 1)
-    out[i] = s[tid] + s[tid + 1] + s[tid + 2];
-}
-
-__global__ void float_copy_shared_mirror(float *out, const float *in, int n) {
-  __shared__ float buf[BLOCK];
-  int tid = threadIdx.x;
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    buf[tid] = in[i];
-  __syncthreads();
-  int mt = blockDim.x - 1 - threadIdx.x;
-  int j = blockIdx.x * blockDim.x + (blockDim.x - 1 - threadIdx.x);
-  if (j < n)
-    out[j] = buf[mt];
-}
+// The transposes, for square blocks of side <= 16.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-timeout=15 \
+// RUN:   -mllvm -kvalidate-assume='%{SQ16}' %inputs/transpose.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TRANSPOSE --implicit-check-not=error:
+// TRANSPOSE-DAG: remark: kvalidate: kernel 'transpose_naive': equivalent ({{[0-9]+}} ms)
+// TRANSPOSE-DAG: remark: kvalidate: kernel 'transpose_tiled': equivalent ({{[0-9]+}} ms)
+// Known gap (issue 2): block origins blockIdx * 16 may wrap when blockDim <
+// 16, and the solver does not settle that pair within its budget; the honest
+// answer is unknown, as a warning.
+// TRANSPOSE-DAG: warning: kvalidate: kernel 'transpose_tiled_const': unknown: {{.*}}timeout
+//
+// The 1-D stencils with a shared halo, for 1-D launches of <= 256 threads.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-assume='%{B256}' %inputs/stencil.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STENCIL --implicit-check-not=warning: --implicit-check-not=error:
+// STENCIL-DAG: remark: kvalidate: kernel 'stencil_naive': equivalent ({{[0-9]+}} ms)
+// STENCIL-DAG: remark: kvalidate: kernel 'stencil_shared': equivalent ({{[0-9]+}} ms)
+// STENCIL-DAG: remark: kvalidate: kernel 'stencil_shared_overread': equivalent ({{[0-9]+}} ms)
+//
+// Float copies through shared memory need no assumption at all.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   %inputs/float_copy.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FLOAT --implicit-check-not=warning: --implicit-check-not=error:
+// FLOAT-DAG: remark: kvalidate: kernel 'float_copy_direct': equivalent ({{[0-9]+}} ms)
+// FLOAT-DAG: remark: kvalidate: kernel 'float_copy_shared': equivalent ({{[0-9]+}} ms)
+// FLOAT-DAG: remark: kvalidate: kernel 'float_copy_shared_mirror': equivalent ({{[0-9]+}} ms)
