@@ -305,8 +305,12 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   }
   std::map<std::pair<unsigned, uint64_t>, llvm::APInt> inputsRead;
   std::set<std::pair<unsigned, uint64_t>> constrained;
-  for (auto &[a, idx] : enc.initialReads)
-    constrained.insert(
+  // Only reads of threads that exist in the model's launch: a candidate
+  // out of range may "read" a cell whose value some real thread's
+  // precondition forbids.
+  for (auto &[a, idx, live] : enc.initialReads)
+    if (m.eval(live, true).is_true())
+      constrained.insert(
         {a, numeralOf(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
   auto inputsFor = [&](KernelModel &km) {
     ExecInputs in;
@@ -458,6 +462,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     }
     enc.facts = enc.facts && *e;
   }
+  enc.pinDetermined();
   z3::expr k = ctx.bv_const("k", Encoder::indexBits);
   Thread &host = enc.freshThread(nullptr, 0);
   enc.host = &host;
@@ -549,6 +554,23 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // popped afterwards: they only steer the search.
   auto findReplaying = [&]() {
   s.push();
+  // A replay runs every thread: the before kernel's preconditions on data
+  // (no overflow in in[i] * k) must hold for the deeper candidate threads
+  // too, or the model's inputs break them there.
+  {
+    z3::expr_vector deep(ctx);
+    size_t n = enc.threads.size();
+    for (size_t i = 0; i < n; ++i)
+      if (enc.threads[i].depth > 1)
+        deep.push_back(enc.dataFacts(enc.threads[i]));
+    if (deep.size()) {
+      s.add(deep);
+      if (checkRefined(enc, s) != z3::sat) {
+        s.pop();
+        return false;
+      }
+    }
+  }
   for (unsigned attempt = 0; attempt < 6; ++attempt) {
     z3::model m = s.get_model();
     // Small launches first, with small scalars, then with any scalars (a

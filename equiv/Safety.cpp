@@ -249,6 +249,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
       return false;
     }
     q.enc.facts = *f;
+    q.enc.pinDetermined();
     q.t1 = &q.enc.freshThread(nullptr, 0);
     q.t2 = &q.enc.freshThread(nullptr, 0);
     return true;

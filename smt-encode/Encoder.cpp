@@ -368,7 +368,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   z3::expr readGuard = guardOpt ? *guardOpt : ctx.bool_val(true);
   if (interval < 0) {
     if (!isShared(k, arg)) {
-      initialReads.push_back({arg, index});
+      initialReads.push_back({arg, index, inRange(reader) && readGuard});
       return z3::select(*params[arg], index);
     }
     // Uninitialized shared memory: indeterminate, per block. The two
@@ -650,6 +650,33 @@ z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   dom.push_back(l.get_sort());
   dom.push_back(r.get_sort());
   return uf(productName, dom, l.get_sort().bv_size())(l, r);
+}
+
+void Encoder::pinDetermined() {
+  // Two small queries per value: a model, then whether another value is
+  // possible. blockDim.x == 256 then makes blockIdx.x * blockDim.x linear.
+  auto pin = [&](z3::expr &v) {
+    z3::solver s(ctx);
+    z3::params p(ctx);
+    p.set("timeout", 1000u);
+    s.set(p);
+    s.add(facts);
+    if (s.check() != z3::sat)
+      return;
+    z3::expr val = s.get_model().eval(v, true);
+    if (!val.is_numeral())
+      return;
+    s.add(v != val);
+    if (s.check() == z3::unsat)
+      v = val;
+  };
+  for (int i = 0; i < 3; ++i) {
+    pin(bdim[i]);
+    pin(gdim[i]);
+  }
+  for (auto &prm : params)
+    if (prm && !prm->is_array())
+      pin(*prm);
 }
 
 z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {

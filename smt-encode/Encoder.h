@@ -85,7 +85,13 @@ public:
   /// The abstracted applications: (application, precise term).
   std::vector<std::pair<z3::expr, z3::expr>> abstracted;
   /// Every read of an input cell in the encoding: (argument, index).
-  std::vector<std::pair<unsigned, z3::expr>> initialReads;
+  struct InitialRead {
+    unsigned arg;
+    z3::expr index;
+    /// The reader is in range and the read is performed.
+    z3::expr live;
+  };
+  std::vector<InitialRead> initialReads;
   /// Set when a kv op has no encoding; the query is then not built.
   std::string unsupported;
 
@@ -122,6 +128,10 @@ public:
   /// Facts every launch satisfies (limits, --assume): context of the small
   /// queries that prune candidates.
   z3::expr facts;
+  /// Replace the launch dimensions and scalars that `facts` fix to one
+  /// value (blockDim.x == 16) by that numeral: products with them become
+  /// linear. Call before any thread is encoded.
+  void pinDetermined();
   unsigned subqueryMs = 2000;
   /// The kernel whose preconditions (__builtin_assume) and absence of
   /// undefined behaviour (shared-array accesses in bounds) are assumed.
