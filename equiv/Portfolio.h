@@ -46,13 +46,16 @@ public:
   /// decisive answer wins and interrupts the other.
   z3::check_result check() {
     unsigned left = remainingMs(); // 0: no deadline
-    z3::context ctx2;
-    z3::solver s1(ctx);
+    // Both solvers get contexts of their own: an interrupt that lands just
+    // after a check returned stays pending in its context, and would cancel
+    // whatever runs next there (the encoder's own context included).
+    z3::context ctx1, ctx2;
+    z3::solver s1(ctx1);
     z3::solver s2 = (z3::tactic(ctx2, "simplify") &
                      z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
                         .mk_solver();
     if (left || rlimit) {
-      z3::params p1(ctx), p2(ctx2);
+      z3::params p1(ctx1), p2(ctx2);
       if (left) {
         p1.set("timeout", left);
         p2.set("timeout", left);
@@ -64,9 +67,10 @@ public:
       s1.set(p1);
       s2.set(p2);
     }
-    s1.add(asserts);
-    for (unsigned i = 0; i < asserts.size(); ++i)
+    for (unsigned i = 0; i < asserts.size(); ++i) {
+      s1.add(z3::expr(ctx1, Z3_translate(ctx, asserts[i], ctx1)));
       s2.add(z3::expr(ctx2, Z3_translate(ctx, asserts[i], ctx2)));
+    }
     // An interrupt that arrives before the other check starts is lost, so
     // the winner keeps interrupting until the loser has returned.
     std::atomic<bool> mainDone{false}, otherDone{false};
@@ -85,7 +89,7 @@ public:
       }
       otherDone = true;
       if (r2 != z3::unknown)
-        stop(ctx, mainDone);
+        stop(ctx1, mainDone);
     });
     z3::check_result r1 = z3::unknown;
     try {
@@ -110,7 +114,8 @@ public:
     model.reset();
     if (r1 != z3::unknown) {
       if (r1 == z3::sat)
-        model = std::make_unique<z3::model>(s1.get_model());
+        model = std::make_unique<z3::model>(
+            ctx, Z3_model_translate(ctx1, s1.get_model(), ctx));
       return r1;
     }
     if (r2 != z3::unknown) {
