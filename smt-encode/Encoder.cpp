@@ -696,7 +696,7 @@ z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
 z3::expr Encoder::globalIndexFacts(const Thread &t) {
   unsigned w = modelWidth(32, bits);
   z3::expr f = ctx.bool_val(true);
-  if (!abstractNonlinear || hugeGrids || w < 32 || getenv("KV_EXP_NOGI"))
+  if (!abstractNonlinear || hugeGrids || w < 32)
     return f;
   // blockIdx < gridDim, so blockIdx * blockDim + threadIdx < gridDim *
   // blockDim <= INT_MAX (launchConstraints): neither the product nor the sum
@@ -746,8 +746,6 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
     }
   }
   z3::expr_vector out(ctx);
-  if (getenv("KV_EXP_NOLEM"))
-    return out;
   // a * h + b < 2^w when b < h and a, h have at most w/2 bits, one of them
   // w/2 - 1: then (a + 1) * h <= 2^(w-1).
   auto fits = [&](const Term &t) {
