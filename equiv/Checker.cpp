@@ -824,18 +824,18 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   // A defect seen only through over-approximated reads is not confirmed:
   // the equivalence check still runs, since a replayed counterexample is a
   // definite answer; "equivalent" is not (it rests on race freedom).
-  std::string possibleDefect;
+  std::string unconfirmed;
   try {
     for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}}) {
       if (opts.assumeSafe ||
           checkSafety(k, before, label, opts.bits, facts,
                       [&] { return pc.remainingMs(); }, result))
         continue;
-      if (result.verdict != Verdict::Unknown ||
-          !llvm::StringRef(result.reason).starts_with("possible "))
+      if (!result.possibleDefect)
         return finish();
-      if (possibleDefect.empty())
-        possibleDefect = result.reason;
+      if (unconfirmed.empty())
+        unconfirmed = result.reason;
+      result.possibleDefect = false;
       result.verdict = Verdict::Equivalent;
       result.reason.clear();
     }
@@ -854,11 +854,11 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
         outputs.insert(arg);
   }
   auto finishPossible = [&]() {
-    if (!possibleDefect.empty()) {
+    if (!unconfirmed.empty()) {
       if (result.verdict == Verdict::NotEquivalent)
-        result.assumptions.push_back(possibleDefect);
+        result.assumptions.push_back(unconfirmed);
       else if (result.verdict == Verdict::Unknown)
-        result.reason = possibleDefect + "; and " + result.reason;
+        result.reason = unconfirmed + "; and " + result.reason;
     }
     return finish();
   };
@@ -887,9 +887,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     result.reason = std::string("solver error: ") + e.msg();
     return finishPossible();
   }
-  if (!possibleDefect.empty()) {
+  if (!unconfirmed.empty()) {
     result.verdict = Verdict::Unknown;
-    result.reason = possibleDefect + " (the equivalence proof rests on its "
+    result.reason = unconfirmed + " (the equivalence proof rests on its "
                                      "absence)";
     return finish();
   }

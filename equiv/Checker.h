@@ -87,6 +87,9 @@ struct CheckResult {
   std::vector<std::string> assumptions;
   std::optional<Counterexample> counterexample;
   std::optional<Defect> defect;
+  /// Set with `unknown` when a safety check saw a defect only through
+  /// over-approximated reads (not confirmed).
+  bool possibleDefect = false;
   double timeMs = 0;
 };
 

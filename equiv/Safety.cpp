@@ -275,6 +275,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
     q.fillLaunch(d);
     if (dataDependent) {
       result.verdict = Verdict::Unknown;
+      result.possibleDefect = true;
       result.reason = "possible " + describe(d) +
                       "; it depends on array contents and is not confirmed";
       return false;

@@ -297,20 +297,11 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
         isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::RemUIOp,
             arith::RemSIOp>(op) &&
         !l.simplify().is_numeral() && !r.simplify().is_numeral()) {
-      // Commutative products get one argument order.
-      if (isa<arith::MulIOp>(op) && l.hash() > r.hash())
-        std::swap(l, r);
-      z3::sort_vector dom(ctx);
-      dom.push_back(l.get_sort());
-      dom.push_back(r.get_sort());
-      z3::expr_vector args(ctx);
-      args.push_back(l);
-      args.push_back(r);
       unsigned w = l.get_sort().bv_size();
       z3::expr app = isa<arith::MulIOp>(op)
                          ? productApp(l, r)
-                         : uf("abs." + op->getName().getStringRef().str(), dom,
-                              w)(args);
+                         : binaryApp("abs." + op->getName().getStringRef().str(),
+                                     l, r, w, /*commutative=*/false);
       z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
                              .Case([&](arith::MulIOp) { return l * r; })
                              .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
@@ -643,13 +634,20 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
 
 static const char *productName = "abs.arith.muli";
 
-z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
-  if (l.hash() > r.hash())
+z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
+                            unsigned width, bool commutative) {
+  // Commutative operations get one argument order.
+  if (commutative && l.hash() > r.hash())
     std::swap(l, r);
   z3::sort_vector dom(ctx);
   dom.push_back(l.get_sort());
   dom.push_back(r.get_sort());
-  return uf(productName, dom, l.get_sort().bv_size())(l, r);
+  return uf(name, dom, width)(l, r);
+}
+
+z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
+  return binaryApp(productName, l, r, l.get_sort().bv_size(),
+                   /*commutative=*/true);
 }
 
 void Encoder::pinDetermined() {
@@ -680,14 +678,9 @@ void Encoder::pinDetermined() {
 }
 
 z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
-  if (l.hash() > r.hash())
-    std::swap(l, r);
-  z3::sort_vector dom(ctx);
-  dom.push_back(l.get_sort());
-  dom.push_back(r.get_sort());
-  z3::expr app = uf("nowrap.mul", dom, 1)(l, r) == ctx.bv_val(1, 1);
-  auto key = std::make_pair(l.id(), r.id());
-  if (nowrapSeen.insert(key).second)
+  z3::expr call = binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true);
+  z3::expr app = call == ctx.bv_val(1, 1);
+  if (nowrapSeen.insert(call.id()).second)
     abstracted.push_back({app, z3::bvmul_no_overflow(l, r, true) &&
                                    z3::bvmul_no_underflow(l, r)});
   return app;

@@ -206,7 +206,10 @@ public:
 private:
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
   std::map<unsigned, z3::expr> factMemo;
-  std::set<std::pair<unsigned, unsigned>> nowrapSeen;
+  std::set<unsigned> nowrapSeen;
+  /// The application name(l, r) of an uninterpreted binary function.
+  z3::expr binaryApp(const std::string &name, z3::expr l, z3::expr r,
+                     unsigned width, bool commutative);
   std::map<std::pair<std::string, unsigned>, z3::func_decl> ufs;
   unsigned fresh = 0;
   unsigned curDepth = 0;
