@@ -158,6 +158,14 @@ private:
         err("bad integer '" + lit.str() + "'");
         return std::nullopt;
       }
+      // A literal wider than the word would silently wrap (and could make
+      // the assumptions vacuous); say so instead.
+      if (width() < 64 && v >> width()) {
+        pos = start;
+        err("integer " + lit.str() + " does not fit in a " +
+            std::to_string(width()) + "-bit word (--bits)");
+        return std::nullopt;
+      }
       return enc.ctx.bv_val(v, width());
     }
     if (isalpha((unsigned char)c) || c == '_') {
@@ -806,6 +814,32 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   PairCheck pc{before, after, opts, result, {}, opts.timeoutSecs > 0};
   if (pc.hasDeadline)
     pc.deadline = start + std::chrono::seconds(opts.timeoutSecs);
+
+  // Assumptions that no launch satisfies would make every verdict vacuous.
+  try {
+    z3::context ctx;
+    Encoder enc(ctx, opts.bits, before);
+    enc.hugeGrids = opts.hugeGrids;
+    std::string err;
+    std::optional<z3::expr> a = parseAssumptions(enc, opts, err);
+    if (!a) {
+      result.verdict = Verdict::Error;
+      result.reason = err;
+      return finish();
+    }
+    z3::solver s(ctx);
+    s.add(enc.launchConstraints() && *a);
+    if (s.check() == z3::unsat) {
+      result.verdict = Verdict::Error;
+      result.reason = "the assumptions admit no launch configuration within "
+                      "the CUDA limits (nothing to prove)";
+      return finish();
+    }
+  } catch (z3::exception &e) {
+    result.verdict = Verdict::Unknown;
+    result.reason = std::string("solver error: ") + e.msg();
+    return finish();
+  }
 
   // The encoding is only valid for kernels free of races and divergence.
   FactsFn facts = [&](Encoder &enc,
