@@ -456,6 +456,13 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
   enc.trusted = &ks;
+  // A chain of reads goes back one barrier interval per step: candidates
+  // down to the first interval keep deep chains (a tree reduction's)
+  // quantifier-free.
+  enc.maxCandidateDepth =
+      std::max(enc.maxCandidateDepth, std::max(ks.numIntervals, kt.numIntervals));
+  if (const char *d = getenv("KV_DEPTH"))
+    enc.maxCandidateDepth = atoi(d);
   enc.bounded = &kt;
   enc.hugeGrids = opts.hugeGrids;
   enc.facts = enc.launchConstraints();
@@ -504,13 +511,13 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // hold for every thread.
   // For the threads the query is about (the writers of the cell compared,
   // the host, and the candidate writers of the cell), also the facts about
-  // data, such as no overflow
-  // in in[i] * k: their reads are encoded already, so this is cheap, and
-  // without it a model may break the before kernel's preconditions.
+  // data, such as no overflow in in[i] * k, where their reads are encoded
+  // already: cheap, and without it a model may break the before kernel's
+  // preconditions.
   size_t top = enc.threads.size();
   for (size_t i = 0; i < top; ++i)
     if (enc.threads[i].depth <= 1)
-      enc.side.push_back(enc.dataFacts(enc.threads[i]));
+      enc.side.push_back(enc.dataFacts(enc.threads[i], /*onlyEncoded=*/true));
   for (size_t i = 0; i < enc.threads.size(); ++i) {
     enc.side.push_back(enc.threadFacts(enc.threads[i]));
     enc.side.push_back(enc.globalIndexFacts(enc.threads[i]));

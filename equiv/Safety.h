@@ -20,13 +20,6 @@ class Encoder;
 using FactsFn =
     std::function<std::optional<z3::expr>(Encoder &, std::string &error)>;
 
-/// Checks kernel \p k for out-of-bounds accesses to fixed-size shared
-/// arrays, barrier divergence and data races (shared memory within a block
-/// and barrier interval; global memory within a block's interval and across
-/// blocks in any interval). Returns true when all three are proved absent.
-/// Otherwise \p result holds the verdict: race, divergence or
-/// out-of-bounds with the launch and threads that show it, or unknown /
-/// unsupported when the check is undecided.
 /// The --assume expressions as one Z3 boolean, or an error message.
 std::optional<z3::expr> parseAssumptions(Encoder &enc,
                                          const CheckOptions &opts,
@@ -38,6 +31,13 @@ std::optional<z3::expr> parseAssumptions(Encoder &enc,
 extern unsigned safetyRlimit;
 extern unsigned safetyBudgetMs;
 
+/// Checks kernel \p k for out-of-bounds accesses to fixed-size shared
+/// arrays, barrier divergence and data races (shared memory within a block
+/// and barrier interval; global memory within a block's interval and across
+/// blocks in any interval). Returns true when all three are proved absent.
+/// Otherwise \p result holds the verdict: race, divergence or
+/// out-of-bounds with the launch and threads that show it, or unknown /
+/// unsupported when the check is undecided.
 bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,

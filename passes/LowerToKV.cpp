@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/IR/Dominators.h"
@@ -32,6 +33,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 using namespace mlir;
 using llvm::cast;
@@ -100,6 +102,18 @@ parameterNamesFromDebugInfo(const llvm::Function &f) {
       for (const llvm::DbgVariableRecord &r :
            llvm::filterDbgVars(i.getDbgRecordRange()))
         note(r.getVariable());
+  return names;
+}
+
+std::vector<std::string> parameterNames(const llvm::Function &f) {
+  std::vector<std::string> names = parameterNamesFromDebugInfo(f);
+  for (const llvm::Argument &a : f.args()) {
+    std::string &name = names[a.getArgNo()];
+    if (!a.getName().empty())
+      name = a.getName().str();
+    if (name.empty())
+      name = "arg" + std::to_string(a.getArgNo());
+  }
   return names;
 }
 
@@ -309,16 +323,66 @@ private:
     return s;
   }
 
+  /// The source name of launch dimension \p sreg ("bdim.x" -> "blockDim.x"),
+  /// or "" for thread and block ids.
+  static std::string dimName(llvm::StringRef sreg) {
+    if (sreg.consume_front("bdim."))
+      return ("blockDim." + sreg).str();
+    if (sreg.consume_front("gdim."))
+      return ("gridDim." + sreg).str();
+    return "";
+  }
+
   Value sreg(llvm::StringRef name) {
     auto it = sregs.find(name.str());
     if (it != sregs.end())
       return it->second;
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&kernel.getBlock());
-    Value v = SRegOp::create(b, UnknownLoc::get(ctx), b.getI32Type(),
-                             b.getStringAttr(name));
+    Value v;
+    auto pin = opts.pins.find(dimName(name));
+    if (pin != opts.pins.end())
+      v = arith::ConstantOp::create(b, UnknownLoc::get(ctx), b.getI32Type(),
+                                    b.getI32IntegerAttr(pin->second));
+    else
+      v = SRegOp::create(b, UnknownLoc::get(ctx), b.getI32Type(),
+                         b.getStringAttr(name));
     sregs[name.str()] = v;
     return v;
+  }
+
+  /// The names a case split on \p c would fix: launch dimensions and scalar
+  /// parameters. False if \p c also depends on anything else (thread ids,
+  /// memory, uninterpreted operations), where splitting cannot help.
+  bool splitNames(Value c, std::set<std::string> &names) {
+    llvm::SmallPtrSet<Value, 16> seen;
+    llvm::SmallVector<Value> work{c};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto a = dyn_cast<BlockArgument>(v)) {
+        if (a.getOwner() != &kernel.getBlock() ||
+            !a.getType().isIntOrIndex() ||
+            a.getArgNumber() >= argNames.size())
+          return false;
+        names.insert(argNames[a.getArgNumber()]);
+        continue;
+      }
+      Operation *op = v.getDefiningOp();
+      if (auto r = dyn_cast<SRegOp>(op)) {
+        std::string n = dimName(r.getName());
+        if (n.empty())
+          return false;
+        names.insert(n);
+        continue;
+      }
+      if (isa<ReadOp, ApplyOp>(op) || op->getNumRegions())
+        return false;
+      for (Value o : op->getOperands())
+        work.push_back(o);
+    }
+    return !names.empty();
   }
 
   // --- values --------------------------------------------------------------
@@ -352,6 +416,10 @@ private:
   void execCall(const llvm::CallBase &call, State &s);
   /// With --unroll=N, the exit successor of a loop-exiting branch once the
   /// loop's header has been entered more than N times; else null.
+  /// With reportSplit: stop at a loop exit whose symbolic condition \p c
+  /// depends only on launch dimensions and scalars, naming them.
+  bool splitLoopExit(const llvm::BasicBlock *bb, const llvm::BasicBlock *succ0,
+                     const llvm::BasicBlock *succ1, Value c);
   const llvm::BasicBlock *boundedExit(const llvm::BasicBlock *bb,
                                       const llvm::BasicBlock *succ0,
                                       const llvm::BasicBlock *succ1);
@@ -689,6 +757,22 @@ const llvm::BasicBlock *Lowerer::boundedExit(const llvm::BasicBlock *bb,
   return in0 ? succ1 : succ0;
 }
 
+bool Lowerer::splitLoopExit(const llvm::BasicBlock *bb,
+                            const llvm::BasicBlock *succ0,
+                            const llvm::BasicBlock *succ1, Value c) {
+  if (!opts.reportSplit)
+    return false;
+  llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+  if (!l || l->contains(succ0) == l->contains(succ1))
+    return false;
+  std::set<std::string> names;
+  if (!splitNames(c, names))
+    return false;
+  why.splitOn.assign(names.begin(), names.end());
+  fail("loop whose trip count depends on " + llvm::join(why.splitOn, ", "));
+  return true;
+}
+
 void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
                         const llvm::BasicBlock *stopAt) {
   while (bb && !failed) {
@@ -784,6 +868,8 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         AssumeOp::create(b, loc, notI1(andI1(s.guard, stay)))
             ->setAttr("bound", b.getI64IntegerAttr(opts.unrollBound));
         next = exit;
+      } else if (splitLoopExit(bb, succ0, succ1, c)) {
+        return;
       } else {
         const llvm::BasicBlock *join =
             pdt(*bb->getParent()).getNode(bb)->getIDom()->getBlock();
@@ -1166,13 +1252,9 @@ FailureOr<KernelOp> Lowerer::run() {
   kernel.getBody().push_back(blk);
   b.setInsertionPointToEnd(blk);
 
-  std::vector<std::string> debugNames = parameterNamesFromDebugInfo(f);
+  std::vector<std::string> names = parameterNames(f);
   for (const llvm::Argument &a : f.args()) {
-    std::string name = a.getName().str();
-    if (name.empty() && a.getArgNo() < debugNames.size())
-      name = debugNames[a.getArgNo()];
-    if (name.empty())
-      name = "arg" + std::to_string(a.getArgNo());
+    const std::string &name = names[a.getArgNo()];
     if (a.getType()->isPointerTy()) {
       if (a.hasByValAttr()) {
         curInst = nullptr;
@@ -1189,6 +1271,13 @@ FailureOr<KernelOp> Lowerer::run() {
     } else if (a.getType()->isIntegerTy() ||
                a.getType()->isFloatingPointTy()) {
       Value v = blk->addArgument(typeFor(a.getType()), UnknownLoc::get(ctx));
+      auto pin = opts.pins.find(name);
+      if (pin != opts.pins.end() && a.getType()->isIntegerTy())
+        v = arith::ConstantOp::create(
+            b, UnknownLoc::get(ctx), v.getType(),
+            IntegerAttr::get(v.getType(),
+                             llvm::APInt(a.getType()->getIntegerBitWidth(),
+                                         (uint64_t)pin->second, true)));
       paramVals[&a] = scalar(v);
     } else {
       fail("parameter '" + name + "' of type " + typeName(a.getType()));
@@ -1223,7 +1312,17 @@ FailureOr<KernelOp> Lowerer::run() {
   kernel.setArgNamesAttr(b.getStrArrayAttr(
       llvm::SmallVector<llvm::StringRef>(argNames.begin(), argNames.end())));
   if (failed) {
-    kernel.erase();
+    if (why.splitOn.empty()) {
+      kernel.erase();
+      return mlir::failure();
+    }
+    // Keep the parameters: the caller enumerates the split's cases over
+    // them.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*blk))) {
+      op.dropAllUses();
+      op.erase();
+    }
+    why.signature = kernel;
     return mlir::failure();
   }
   // Drop expression ops nobody uses (constant folding leaves some behind).

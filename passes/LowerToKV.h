@@ -13,7 +13,9 @@
 
 #include "kv/KVDialect.h"
 #include "llvm/IR/Function.h"
+#include <map>
 #include <string>
+#include <vector>
 
 namespace kv {
 
@@ -30,12 +32,29 @@ struct LowerOptions {
   /// undefined). Right for source kernels; not for optimized IR, where a
   /// flag may sit on speculated code.
   bool assumeNoSignedOverflow = false;
+  /// A case of a case split: values of launch dimensions ("blockDim.x",
+  /// "gridDim.y") and integer scalar parameters (by source name) that the
+  /// lowering folds in as constants, so that loops whose trip counts they
+  /// fix unroll. The model is then valid only under these values: the
+  /// caller must assume them in the check.
+  std::map<std::string, int64_t> pins;
+  /// Stop at the first loop exit whose condition is symbolic but depends
+  /// only on launch dimensions and scalar parameters, and name those in
+  /// Unsupported::splitOn: a caller that can enumerate their values splits
+  /// on them instead of giving up at maxBlockVisits.
+  bool reportSplit = false;
 };
 
 /// Why a kernel could not be lowered: the construct and where it is.
 struct Unsupported {
   std::string construct;
   std::string location;
+  /// With LowerOptions::reportSplit: the launch dimensions and scalars that
+  /// fix the trip count of the loop that stopped the lowering. The kernel
+  /// then is kept as `signature` (its parameters, an empty body), owned by
+  /// the caller.
+  std::vector<std::string> splitOn;
+  KernelOp signature;
   std::string str() const { return location + ": " + construct; }
 };
 
@@ -52,6 +71,10 @@ std::string describeLocation(const llvm::Instruction *inst,
 /// The source-level name of a (possibly mangled) function: for C++ names the
 /// qualified function name with template arguments, without parameters.
 std::string sourceName(llvm::StringRef mangled);
+
+/// The source names of \p f's parameters (IR names, else debug info, else
+/// "argN"), as the lowered kernel's arg_names gives them.
+std::vector<std::string> parameterNames(const llvm::Function &f);
 
 /// Whether \p f is a CUDA kernel (ptx_kernel calling convention).
 bool isKernel(const llvm::Function &f);

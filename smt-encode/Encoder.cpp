@@ -383,8 +383,34 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     return arrayValue(k, arg, interval - 1, index, reader, depth, writer,
                       readGuard);
   bool shared = isShared(k, arg);
-  z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth,
-                             nullptr, readGuard);
+  if (shared && !writer)
+    if (const std::vector<Tid> *tids =
+            blockWriters(k, arg, (unsigned)interval, index, reader)) {
+      // Exact: the only threads that can write the cell, last one first.
+      std::vector<Thread *> hits;
+      bool always = false;
+      for (const Tid &c : *tids) {
+        Thread &t = blockThread(reader, c, depth + 1);
+        z3::expr h = hitAny(k, arg, interval, index, t).simplify();
+        if (h.is_false())
+          continue;
+        hits.push_back(&t);
+        if ((always = h.is_true()))
+          break;
+      }
+      if (getenv("KV_DEBUG"))
+        llvm::errs() << k.label << " read of arg " << arg << " interval "
+                     << interval << " by t" << reader.id << ": "
+                     << hits.size() << " writers of the block"
+                     << (always ? ", one always" : "") << "\n";
+      z3::expr chain =
+          always ? value(k, ws.back().getValue(), *hits.back())
+                 : arrayValue(k, arg, interval - 1, index, reader, depth,
+                              nullptr, readGuard);
+      for (auto it = hits.rbegin(); it != hits.rend(); ++it)
+        chain = writeChain(k, arg, interval, index, **it, chain);
+      return chain;
+    }
   // Candidates that can write the cell, and whether one always does.
   std::vector<std::pair<Thread *, z3::expr>> live;
   bool covered = false;
@@ -412,18 +438,25 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   if (getenv("KV_DEBUG"))
     llvm::errs() << k.label << " read of arg " << arg << " interval "
                  << interval << " by t" << reader.id << " depth " << depth
-                 << ": " << live.size() << " live candidates, "
+                 << ": " << live.size() << " live candidates (index " << index.simplify().to_string().substr(0, 60) << "), "
                  << (covered ? "covered" : "not covered") << "\n";
   if (covered) {
     // Under race freedom the candidate that writes is the writer; one of
-    // them always does when the read happens.
-    z3::expr chain = writeChain(k, arg, interval, index, *live.back().first, prev);
+    // them always does when the read happens, so the cell's older content
+    // is never seen: its chain back through earlier intervals (a tree
+    // reduction's, one per level) is not built. Where the read does not
+    // happen its value is unused (uses are guarded like the read).
+    Thread &last = *live.back().first;
+    z3::expr unseen = value(k, ws.back().getValue(), last);
+    z3::expr chain = writeChain(k, arg, interval, index, last, unseen);
     for (auto it = live.rbegin() + 1; it != live.rend(); ++it)
       chain = z3::ite(it->second,
-                      writeChain(k, arg, interval, index, *it->first, prev),
+                      writeChain(k, arg, interval, index, *it->first, unseen),
                       chain);
     return chain;
   }
+  z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth,
+                             nullptr, readGuard);
   const Thread &w =
       writer ? *writer : freshThread(shared ? &reader : nullptr, depth);
   z3::expr anyHit = hitAny(k, arg, interval, index, w);
@@ -443,6 +476,75 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     chain = z3::ite(valid, writeChain(k, arg, interval, index, t, prev), chain);
   }
   return chain;
+}
+
+const std::vector<Encoder::Tid> *
+Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
+                      const z3::expr &index, const Thread &reader) {
+  uint64_t dims[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!bdim[i].is_numeral())
+      return nullptr;
+    dims[i] = bdim[i].get_numeral_uint64();
+  }
+  if (dims[0] * dims[1] * dims[2] > 1024)
+    return nullptr;
+  z3::expr idx = index.simplify();
+  if (!idx.is_numeral())
+    return nullptr;
+  auto key = std::make_tuple(&k, arg, interval);
+  auto it = writerTables.find(key);
+  if (it == writerTables.end()) {
+    // Index -> writers, from each thread's writes with its ids as
+    // numerals. A guard false for a symbolic block is false for every
+    // block, so one table serves all blocks.
+    std::optional<std::map<uint64_t, std::vector<Tid>>> table;
+    bool ok = true;
+    for (WriteOp w : k.writes[arg][interval])
+      ok &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "");
+    if (ok) {
+      table.emplace();
+      for (uint64_t z = 0; z < dims[2] && table; ++z)
+        for (uint64_t y = 0; y < dims[1] && table; ++y)
+          for (uint64_t x = 0; x < dims[0] && table; ++x) {
+            Tid c{x, y, z};
+            Thread &t = blockThread(reader, c, maxCandidateDepth + 1);
+            for (WriteOp w : k.writes[arg][interval]) {
+              if (value(k, w.getGuard(), t).simplify().is_false())
+                continue;
+              z3::expr i = toIndex(value(k, w.getIndex(), t)).simplify();
+              if (!i.is_numeral()) {
+                table.reset();
+                break;
+              }
+              std::vector<Tid> &v = (*table)[i.get_numeral_uint64()];
+              if (v.empty() || v.back() != c)
+                v.push_back(c);
+            }
+          }
+    }
+    it = writerTables.emplace(key, std::move(table)).first;
+  }
+  if (!it->second)
+    return nullptr;
+  static const std::vector<Tid> none;
+  auto e = it->second->find(idx.get_numeral_uint64());
+  return e == it->second->end() ? &none : &e->second;
+}
+
+Thread &Encoder::blockThread(const Thread &blockOf, const Tid &tid,
+                             unsigned depth) {
+  std::array<unsigned, 6> key = {blockOf.bid[0].id(), blockOf.bid[1].id(),
+                                 blockOf.bid[2].id(), (unsigned)tid[0],
+                                 (unsigned)tid[1], (unsigned)tid[2]};
+  Thread *&t = blockThreads[key];
+  if (!t) {
+    unsigned w = modelWidth(32, bits);
+    t = &makeThread({ctx.bv_val(tid[0], w), ctx.bv_val(tid[1], w),
+                     ctx.bv_val(tid[2], w)},
+                    blockOf.bid, depth);
+  }
+  return *t;
 }
 
 z3::expr Encoder::threadFacts(const Thread &t) {
@@ -532,12 +634,30 @@ z3::expr_vector Encoder::quantifiedObligations() {
   return out;
 }
 
-z3::expr Encoder::dataFacts(const Thread &t) {
+z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
   z3::expr f = ctx.bool_val(true);
   if (!trusted)
     return f;
+  // Whether every read \p v depends on is encoded for t already.
+  auto encoded = [&](Value v) {
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    llvm::SmallVector<Value> work{v};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val().getDefiningOp();
+      if (!op || !seen.insert(op).second)
+        continue;
+      if (isa<ReadOp>(op)) {
+        if (!memo.count({op->getResult(0).getAsOpaquePointer(), t.id}))
+          return false;
+        continue;
+      }
+      for (Value o : op->getOperands())
+        work.push_back(o);
+    }
+    return true;
+  };
   for (AssumeOp a : trusted->assumes)
-    if (dependsOn(a.getCond(), ""))
+    if (dependsOn(a.getCond(), "") && (!onlyEncoded || encoded(a.getCond())))
       f = f && value(*trusted, a.getCond(), t);
   return z3::implies(inRange(t), f);
 }

@@ -17,7 +17,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include <deque>
 #include <functional>
+#include <array>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <optional>
 #include <set>
@@ -147,7 +149,9 @@ public:
   bool dependsOn(mlir::Value v, llvm::StringRef sreg);
   /// The trusted kernel's assumptions that depend on array contents, for
   /// thread t (true when t is not in range).
-  z3::expr dataFacts(const Thread &t);
+  /// With \p onlyEncoded, only the facts whose reads are encoded for t
+  /// already (a fact that needs new reads pulls in new threads).
+  z3::expr dataFacts(const Thread &t, bool onlyEncoded = false);
   /// Those facts for thread t (true when t is not in range).
   z3::expr threadFacts(const Thread &t);
   bool proveUnsat(const z3::expr &f);
@@ -204,6 +208,23 @@ public:
                    unsigned width);
 
 private:
+  /// With the block's shape fixed (a case split, or assumptions), the
+  /// threads of the reader's block that may write array[index] in
+  /// `interval`: every thread was considered, so the list is complete.
+  /// Null where that does not apply (symbolic shape, an index that is not
+  /// a constant, guards or indices that read memory).
+  using Tid = std::array<uint64_t, 3>;
+  const std::vector<Tid> *blockWriters(KernelModel &k, unsigned arg,
+                                       unsigned interval,
+                                       const z3::expr &index,
+                                       const Thread &reader);
+  /// The thread with ids \p tid in the block of \p blockOf (one object
+  /// per block and ids).
+  Thread &blockThread(const Thread &blockOf, const Tid &tid, unsigned depth);
+  std::map<std::tuple<KernelModel *, unsigned, unsigned>,
+           std::optional<std::map<uint64_t, std::vector<Tid>>>>
+      writerTables;
+  std::map<std::array<unsigned, 6>, Thread *> blockThreads;
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
   std::map<unsigned, z3::expr> factMemo;
   std::set<unsigned> nowrapSeen;

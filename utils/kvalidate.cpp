@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "equiv/CaseSplit.h"
 #include "equiv/Checker.h"
 #include "smt-encode/Executor.h"
 #include "kv/KVDialect.h"
@@ -126,6 +127,13 @@ static cl::opt<unsigned>
                     "equivalent-up-to-bound); default 0: such loops are "
                     "unsupported"),
            cl::value_desc("N"), cl::init(0), cl::cat(KVCategory));
+
+static cl::opt<unsigned> MaxCases(
+    "max-cases",
+    cl::desc("Largest case split: a loop whose trip count depends on launch "
+             "dimensions or scalars with at most N values under the "
+             "assumptions is proved once per value (default 64)"),
+    cl::init(64), cl::cat(KVCategory));
 
 static cl::opt<bool> EmitKV("emit-kv",
                             cl::desc("Print the two kv kernels and exit"),
@@ -956,31 +964,109 @@ int main(int argc, char **argv) {
   // Both kernels go into one module.
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
-  for (auto [in, side] : {std::pair<Input *, const char *>{&before, "before"},
-                          {&after, "after"}}) {
-    if (in->function) {
+  // Scalar parameters are matched by position; a case split names them as
+  // the before kernel does.
+  std::vector<std::string> beforeNames, afterNames;
+  for (auto [in, names] : {std::pair{&before, &beforeNames}, {&after, &afterNames}}) {
+    if (in->function)
+      *names = kv::parameterNames(*in->function);
+    else
+      for (mlir::Attribute n : in->kernel.getArgNames())
+        names->push_back(cast<mlir::StringAttr>(n).getValue().str());
+  }
+  auto translate = [](const std::string &name, ArrayRef<std::string> from,
+                      ArrayRef<std::string> to) {
+    for (size_t i = 0; i < from.size() && i < to.size(); ++i)
+      if (from[i] == name)
+        return to[i];
+    return name; // a launch dimension
+  };
+  // Lowers both kernels with the values of a case split folded in.
+  kv::LowerPairFn lowerPair =
+      [&](const kv::Case &pins, bool reportSplit,
+          std::vector<std::string> &splitOn, kv::KernelOp &signature,
+          kv::CheckResult &failure) -> std::optional<kv::LoweredPair> {
+    kv::LoweredPair out;
+    for (auto [in, side, slot] :
+         {std::tuple<Input *, const char *, kv::KernelOp *>{&before, "before",
+                                                            &out.before},
+          {&after, "after", &out.after}}) {
+      if (!in->function) {
+        *slot = cast<kv::KernelOp>(in->kernel->clone());
+        module->push_back(*slot);
+        uniquifySymbol(*slot, *module);
+        continue;
+      }
       kv::Unsupported why;
       // The before kernel is the reference: its undefined behaviour (signed
       // overflow) is excluded, as C++ excludes it.
       kv::LowerOptions lo;
       lo.assumeNoSignedOverflow = in == &before;
       lo.unrollBound = Unroll;
+      lo.reportSplit = reportSplit;
+      for (auto &[name, value] : pins)
+        lo.pins[in == &before ? name
+                              : translate(name, beforeNames, afterNames)] =
+            value;
       mlir::FailureOr<kv::KernelOp> k =
           kv::lowerKernel(*in->function, *module, why, lo);
-      if (mlir::failed(k)) {
-        kv::CheckResult r;
-        r.verdict = kv::Verdict::Unsupported;
-        r.reason = std::string(side) + " kernel: " + why.str();
-        r.timeMs = elapsedMs();
-        report(r);
-        return kv::exitCode(r.verdict);
+      if (failed(k)) {
+        if (!why.splitOn.empty()) {
+          for (const std::string &n : why.splitOn)
+            splitOn.push_back(in == &before
+                                  ? n
+                                  : translate(n, afterNames, beforeNames));
+          // The before kernel's parameters name the cases.
+          signature = why.signature;
+          if (out.before) {
+            signature.erase();
+            signature = out.before;
+          }
+          return std::nullopt;
+        }
+        if (out.before)
+          out.before.erase();
+        failure.verdict = kv::Verdict::Unsupported;
+        failure.reason = std::string(side) + " kernel: " + why.str();
+        return std::nullopt;
       }
-      in->kernel = *k;
-    } else {
-      in->kernel = cast<kv::KernelOp>(in->kernel->clone());
-      module->push_back(in->kernel);
+      *slot = *k;
+      uniquifySymbol(*slot, *module);
     }
-    uniquifySymbol(in->kernel, *module);
+    return out;
+  };
+
+  if (EmitKV || saved) {
+    // One model per kernel: loops whose trip count the assumptions fix to
+    // one value are unrolled for it.
+    std::vector<std::string> splitOn;
+    kv::KernelOp signature;
+    kv::CheckResult failure;
+    kv::CheckOptions o;
+    o.bits = bits;
+    o.hugeGrids = HugeGrids;
+    o.assumptions.assign(Assumes.begin(), Assumes.end());
+    kv::Case pins;
+    std::optional<kv::LoweredPair> pair;
+    while (!(pair = lowerPair(pins, true, splitOn, signature, failure)) &&
+           !splitOn.empty()) {
+      std::string why;
+      auto cases = kv::enumerateCases(signature, splitOn, pins, o, 1, why);
+      signature.erase();
+      if (!cases || cases->empty())
+        break;
+      pins = cases->front();
+      splitOn.clear();
+    }
+    if (!pair && !splitOn.empty())
+      pair = lowerPair(pins, false, splitOn, signature, failure);
+    if (!pair) {
+      failure.timeMs = elapsedMs();
+      report(failure);
+      return kv::exitCode(failure.verdict);
+    }
+    before.kernel = pair->before;
+    after.kernel = pair->after;
   }
 
   if (EmitKV) {
@@ -1035,9 +1121,21 @@ int main(int argc, char **argv) {
   opts.timeoutSecs = timeout;
   opts.hugeGrids = HugeGrids;
   opts.assumptions.assign(Assumes.begin(), Assumes.end());
-  kv::CheckResult r =
-      fixed ? kv::checkFixedLaunch(before.kernel, after.kernel, opts, *fixed)
-            : kv::checkEquivalence(before.kernel, after.kernel, opts);
+  // A concrete launch fixes the dimensions for the lowering too.
+  kv::Case launch;
+  if (fixed)
+    for (int i = 0; i < 3; ++i) {
+      std::string ax = std::string(".") + "xyz"[i];
+      launch.push_back({"blockDim" + ax, (int64_t)fixed->block[i]});
+      launch.push_back({"gridDim" + ax, (int64_t)fixed->grid[i]});
+    }
+  kv::CheckResult r = kv::checkByCases(
+      lowerPair, opts, MaxCases,
+      [&](kv::KernelOp b, kv::KernelOp a, const kv::CheckOptions &o) {
+        return fixed ? kv::checkFixedLaunch(b, a, o, *fixed)
+                     : kv::checkEquivalence(b, a, o);
+      },
+      launch);
   if (r.verdict == kv::Verdict::Error)
     errs() << "kvalidate: error: " << r.reason << "\n";
   report(r);
