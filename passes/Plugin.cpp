@@ -21,6 +21,7 @@
 // a CUDA compile (any module that is not nvptx) is left alone entirely.
 //
 //===----------------------------------------------------------------------===//
+#include "equiv/CaseSplit.h"
 #include "equiv/Checker.h"
 #include "passes/LowerToKV.h"
 
@@ -40,6 +41,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cmath>
 #include <map>
@@ -82,6 +84,10 @@ static cl::opt<bool>
     HugeGrids("kvalidate-huge-grids", cl::cat(PluginCategory),
               cl::desc("Also consider grids whose global thread index "
                        "overflows an int"));
+static cl::opt<unsigned> MaxCases(
+    "kvalidate-max-cases", cl::cat(PluginCategory), cl::init(64),
+    cl::desc("Largest proof by cases for loops whose trip count depends on "
+             "launch dimensions or scalars (default 64)"));
 static cl::opt<bool> Disable("kvalidate-disable", cl::cat(PluginCategory),
                              cl::desc("Do not validate anything"));
 
@@ -224,6 +230,9 @@ struct Snapshot {
   struct Kernel {
     kv::KernelOp Op;     // null if lowering failed
     std::string Failure; // why, if it failed
+    /// A loop's trip count depends on launch dimensions or scalars: the
+    /// check lowers the source (Snapshot::Source) once per case.
+    bool NeedsSplit = false;
   };
 
   std::string ModuleId;
@@ -235,6 +244,9 @@ struct Snapshot {
   std::unique_ptr<mlir::MLIRContext> Ctx;
   mlir::OwningOpRef<mlir::ModuleOp> Module;
   std::map<std::string, Kernel> Kernels; // by symbol name
+  /// The module as it was at the start, kept only for kernels that need a
+  /// proof by cases (their source is lowered again for each case).
+  std::unique_ptr<llvm::Module> Source;
 };
 
 std::mutex SnapshotsMutex;
@@ -268,7 +280,9 @@ bool isSelected(const Function &F) {
 /// diagnostics are collected rather than printed on stderr behind clang's
 /// back.
 mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
-                                    std::string &Why, bool IsSource) {
+                                    std::string &Why, bool IsSource,
+                                    const kv::Case &Pins = {},
+                                    kv::Unsupported *Split = nullptr) {
   std::string FirstDiag;
   mlir::ScopedDiagnosticHandler Handler(Into.getContext(),
                                         [&](mlir::Diagnostic &D) {
@@ -282,7 +296,14 @@ mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
   kv::LowerOptions Opts;
   Opts.assumeNoSignedOverflow = IsSource;
   Opts.unrollBound = Unroll;
+  Opts.reportSplit = Split != nullptr;
+  for (auto &[Name, Value] : Pins)
+    Opts.pins[Name] = Value;
   mlir::FailureOr<kv::KernelOp> K = kv::lowerKernel(F, Into, U, Opts);
+  if (mlir::failed(K) && Split && !U.splitOn.empty()) {
+    *Split = U;
+    return mlir::failure();
+  }
   if (mlir::failed(K)) {
     Why = !U.construct.empty() ? U.str()
           : !FirstDiag.empty() ? FirstDiag
@@ -325,11 +346,60 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M) {
       S->Module = mlir::ModuleOp::create(mlir::UnknownLoc::get(S->Ctx.get()));
     }
     Snapshot::Kernel &K = S->Kernels[F.getName().str()];
-    mlir::FailureOr<kv::KernelOp> Op = lower(F, *S->Module, K.Failure, /*IsSource=*/true);
-    if (mlir::succeeded(Op))
+    kv::Unsupported Split;
+    mlir::FailureOr<kv::KernelOp> Op =
+        lower(F, *S->Module, K.Failure, /*IsSource=*/true, {}, &Split);
+    if (mlir::succeeded(Op)) {
       K.Op = *Op;
+    } else if (!Split.splitOn.empty()) {
+      Split.signature.erase();
+      K.NeedsSplit = true;
+      if (!S->Source)
+        S->Source = CloneModule(M);
+    }
   }
   return S;
+}
+
+/// A kernel whose loops need a proof by cases: its source \p Src (from the
+/// snapshot's copy of the module) and its optimized form \p F are lowered
+/// again for each case.
+kv::CheckResult checkByCases(Function &F, Function &Src, mlir::ModuleOp Into,
+                             const kv::CheckOptions &Opts) {
+  kv::LowerPairFn LowerPair =
+      [&](const kv::Case &Pins, bool ReportSplit,
+          std::vector<std::string> &SplitOn, kv::KernelOp &Signature,
+          kv::CheckResult &Failure) -> std::optional<kv::LoweredPair> {
+    kv::LoweredPair Out;
+    for (bool IsSource : {true, false}) {
+      kv::Unsupported Split;
+      std::string Why;
+      mlir::FailureOr<kv::KernelOp> K =
+          lower(IsSource ? Src : F, Into, Why, IsSource, Pins,
+                ReportSplit ? &Split : nullptr);
+      if (mlir::succeeded(K)) {
+        (IsSource ? Out.before : Out.after) = *K;
+        continue;
+      }
+      if (!Split.splitOn.empty()) {
+        SplitOn = Split.splitOn;
+        Signature = Split.signature;
+        if (Out.before) {
+          Signature.erase();
+          Signature = Out.before;
+        }
+        return std::nullopt;
+      }
+      if (Out.before)
+        Out.before.erase();
+      Failure.verdict = kv::Verdict::Unsupported;
+      Failure.reason =
+          std::string(IsSource ? "before" : "after") + " optimization: " + Why;
+      return std::nullopt;
+    }
+    return Out;
+  };
+  return kv::checkByCases(LowerPair, Opts, MaxCases, kv::checkEquivalence);
 }
 
 void checkModule(Module &M, Snapshot &S) {
@@ -351,6 +421,26 @@ void checkModule(Module &M, Snapshot &S) {
     if (It == S.Kernels.end())
       continue;
     const Snapshot::Kernel &Before = It->second;
+    if (Before.NeedsSplit) {
+      if (!After)
+        After = mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
+      kv::CheckResult R;
+      bool Finished = runGuarded([&] {
+        mlir::ScopedDiagnosticHandler Quiet(
+            S.Ctx.get(), [](mlir::Diagnostic &) { return mlir::success(); });
+        R = checkByCases(F, *S.Source->getFunction(F.getName()), *After,
+                         Opts);
+      });
+      if (!Finished) {
+        (void)After.release();
+        warn(F, kernelPrefix(F) +
+                    "error: kvalidate crashed while checking this kernel; "
+                    "validation is off for the rest of this compilation");
+        return;
+      }
+      report(F, R);
+      continue;
+    }
     if (!Before.Op) {
       warn(F, kernelPrefix(F) +
                   "unsupported: before optimization: " + Before.Failure);

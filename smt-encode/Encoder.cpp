@@ -214,6 +214,13 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     z3::expr idx = toIndex(value(k, r.getIndex(), t));
     if (readHook)
       return readHook(k, arg, interval, idx, t);
+    // A symbolic thread reading a cell that many barrier intervals rewrite
+    // (a scan's), in a block of fixed shape: one case per thread of the
+    // block, each read exact through blockWriters.
+    if (isShared(k, arg) && k.writes[arg].size() >= 3 &&
+        !idx.simplify().is_numeral())
+      if (std::optional<z3::expr> v = perThreadValue(k, r, t))
+        return *v;
     return arrayValue(k, arg, interval, idx, t, t.depth, nullptr,
                       value(k, r.getGuard(), t));
   }
@@ -532,6 +539,35 @@ Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
   return e == it->second->end() ? &none : &e->second;
 }
 
+std::optional<z3::expr> Encoder::perThreadValue(KernelModel &k, ReadOp r,
+                                                const Thread &t) {
+  uint64_t dims[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!bdim[i].is_numeral())
+      return std::nullopt;
+    dims[i] = bdim[i].get_numeral_uint64();
+  }
+  if (dims[0] * dims[1] * dims[2] > 1024)
+    return std::nullopt;
+  std::optional<z3::expr> v;
+  for (uint64_t z = dims[2]; z-- > 0;)
+    for (uint64_t y = dims[1]; y-- > 0;)
+      for (uint64_t x = dims[0]; x-- > 0;) {
+        Thread &c = blockThread(t, {x, y, z}, t.depth);
+        z3::expr cv = value(k, r.getResult(), c);
+        if (!v) {
+          v = cv; // the last thread; out-of-range ids do not matter
+          continue;
+        }
+        z3::expr is = ctx.bool_val(true);
+        for (int i = 0; i < 3; ++i)
+          is = is && t.tid[i] == c.tid[i];
+        v = z3::ite(is, cv, *v);
+      }
+  perThreadCases = true;
+  return v;
+}
+
 Thread &Encoder::blockThread(const Thread &blockOf, const Tid &tid,
                              unsigned depth) {
   std::array<unsigned, 6> key = {blockOf.bid[0].id(), blockOf.bid[1].id(),
@@ -766,6 +802,9 @@ z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
 }
 
 z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
+  // A product with a constant is linear: exact costs nothing.
+  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+    return l * r;
   return binaryApp(productName, l, r, l.get_sort().bv_size(),
                    /*commutative=*/true);
 }
@@ -798,6 +837,8 @@ void Encoder::pinDetermined() {
 }
 
 z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
+  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+    return z3::bvmul_no_overflow(l, r, true) && z3::bvmul_no_underflow(l, r);
   z3::expr call = binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true);
   z3::expr app = call == ctx.bv_val(1, 1);
   if (nowrapSeen.insert(call.id()).second)

@@ -160,6 +160,9 @@ public:
   std::vector<const Thread *> anchors;
   /// The reader of the final output cells.
   const Thread *host = nullptr;
+  /// Some read was encoded as one case per thread of its block
+  /// (perThreadValue): the query is best refuted per thread id too.
+  bool perThreadCases = false;
   /// Candidates are generated up to this thread depth.
   unsigned maxCandidateDepth = 2;
   /// The obligations as quantified formulas ("if the fresh writer wrote
@@ -218,6 +221,10 @@ private:
                                        unsigned interval,
                                        const z3::expr &index,
                                        const Thread &reader);
+  /// Read \p r by a symbolic thread of a block of fixed shape, as one case
+  /// per thread of the block (nullopt: the shape is not fixed).
+  std::optional<z3::expr> perThreadValue(KernelModel &k, ReadOp r,
+                                         const Thread &t);
   /// The thread with ids \p tid in the block of \p blockOf (one object
   /// per block and ids).
   Thread &blockThread(const Thread &blockOf, const Tid &tid, unsigned depth);

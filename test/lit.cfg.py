@@ -93,6 +93,9 @@ config.substitutions.append((
 # One-dimensional launches: kernels indexed by x alone race across y/z.
 config.substitutions.append((
     "%{1D}", "blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1"))
+# Power-of-two block sizes (1, 2, 4, ..., 1024 within CUDA's limit).
+config.substitutions.append((
+    "%{POW2}", "(blockDim.x & (blockDim.x - 1)) == 0"))
 
 if os.path.exists("/usr/local/cuda/include/cuda_runtime.h"):
     config.available_features.add("cuda-sdk")

@@ -25,6 +25,8 @@ SQUARE = ("blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1 && "
 DIMS = "width > 0 && height > 0 && width <= 32768 && height <= 32768"
 LINE = ("blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1 && "
         "gridDim.y == 1 && gridDim.z == 1 && n >= 0")
+ONE_D = "blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1"
+POW2 = "(blockDim.x & (blockDim.x - 1)) == 0 && " + ONE_D
 
 # (name, before, after, assumptions, expected verdict)
 PAIRS = [
@@ -50,6 +52,21 @@ PAIRS = [
      "wrong.cu:stencil_wrong_guard", [LINE], "not-equivalent"),
     ("float copy / via shared", "float_copy.cu:float_copy_direct",
      "float_copy.cu:float_copy_shared", [LINE], "equivalent"),
+    # Loops whose trip count depends on blockDim.x: proofs by cases.
+    ("reduce interleaved / strided, 2^k", "block_reduce.cu:sum_interleaved",
+     "block_reduce.cu:sum_strided", [POW2], "equivalent"),
+    ("reduce strided / halving, 2^k <= 256", "block_reduce.cu:sum_strided",
+     "block_reduce.cu:sum_halving", [POW2, "blockDim.x <= 256"],
+     "equivalent"),
+    ("reduce early stop (bug), 2^k", "block_reduce.cu:sum_strided",
+     "block_reduce.cu:sum_early_stop", [POW2], "not-equivalent"),
+    ("scan steps / tree, 32 threads", "block_scan.cu:scan_steps",
+     "block_scan.cu:scan_tree", [ONE_D, "blockDim.x == 32"], "equivalent"),
+    ("scan steps / tree, 64 threads", "block_scan.cu:scan_steps",
+     "block_scan.cu:scan_tree", [ONE_D, "blockDim.x == 64"], "equivalent"),
+    ("scan tree without add (bug), 8", "block_scan.cu:scan_steps",
+     "block_scan.cu:scan_tree_bug", [ONE_D, "blockDim.x == 8"],
+     "not-equivalent"),
 ]
 
 

@@ -44,6 +44,17 @@ def line_launch(rng):
             {"n": rng.randint(0, 100), "k": rng.randint(-5, 5)})
 
 
+def pow2_launch(rng):
+    return ([rng.randint(1, 3), 1, 1],
+            [rng.choice([1, 2, 4, 8, 16, 32, 64]), 1, 1], {})
+
+
+def block8_launch(rng):
+    return ([rng.randint(1, 3), 1, 1], [8, 1, 1], {})
+
+
+ONE_D = "blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1"
+
 # (file, base kernel, kernel to mutate, assumptions, launch sampler)
 BASES = [
     ("transpose_padded.cu", "transpose_tiled", "transpose_padded", [SQUARE],
@@ -55,6 +66,11 @@ BASES = [
     ("misc.cu", "scale", "scale_skip_zero", [LINE], line_launch),
     ("float_copy.cu", "float_copy_direct", "float_copy_shared_mirror", [LINE],
      line_launch),
+    ("block_reduce.cu", "sum_interleaved", "sum_strided",
+     ["(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x <= 64 && " + ONE_D],
+     pow2_launch),
+    ("block_scan.cu", "scan_steps", "scan_tree",
+     ["blockDim.x == 8 && " + ONE_D], block8_launch),
 ]
 
 # (description, pattern, replacement); each match is one mutant.
@@ -134,47 +150,56 @@ def main():
     counts = {}
     unsound = []
     total = 0
+    # Round robin over the bases, so that a short run covers each.
+    queues = []
     for file, base, target, assume, launch in BASES:
         src = open(os.path.join(INPUTS, file)).read()
-        for desc, text in mutants(src, target):
-            if total >= args.max:
+        queues.append([(file, base, target, assume, launch, desc, text)
+                       for desc, text in mutants(src, target)])
+    order = []
+    while any(queues):
+        for q in queues:
+            if q:
+                order.append(q.pop(0))
+    for file, base, target, assume, launch, desc, text in order:
+        if total >= args.max:
+            break
+        total += 1
+        path = os.path.join(work, "m%04d_%s" % (total, file))
+        with open(path, "w") as f:
+            f.write(text)
+        before = "%s:%s" % (os.path.join(INPUTS, file), base)
+        after = "%s:%s" % (path, target)
+        rc, out = kvalidate(
+            args, ["--json", "--timeout=%d" % args.timeout, before, after]
+            + ["--assume=" + a for a in assume], args.timeout + 30)
+        try:
+            verdict = json.loads(out)["verdict"] if out else "timeout"
+        except (ValueError, KeyError):
+            verdict = "bad-json"
+        # Ground truth on random launches and inputs.
+        differs = False
+        for _ in range(args.runs):
+            grid, block, scalars = launch(rng)
+            cells = {str(i): rng.randint(-50, 50) for i in range(2048)}
+            cex = {"before": before, "after": after,
+                   "counterexample": {
+                       "gridDim": grid, "blockDim": block,
+                       "scalars": scalars,
+                       "arrays": {"in": cells}}}
+            cpath = path + ".cex.json"
+            with open(cpath, "w") as f:
+                json.dump(cex, f)
+            rrc, _ = kvalidate(args, ["replay", cpath], 60)
+            if rrc == 1:
+                differs = True
                 break
-            total += 1
-            path = os.path.join(work, "m%04d_%s" % (total, file))
-            with open(path, "w") as f:
-                f.write(text)
-            before = "%s:%s" % (os.path.join(INPUTS, file), base)
-            after = "%s:%s" % (path, target)
-            rc, out = kvalidate(
-                args, ["--json", "--timeout=%d" % args.timeout, before, after]
-                + ["--assume=" + a for a in assume], args.timeout + 30)
-            try:
-                verdict = json.loads(out)["verdict"] if out else "timeout"
-            except (ValueError, KeyError):
-                verdict = "bad-json"
-            # Ground truth on random launches and inputs.
-            differs = False
-            for _ in range(args.runs):
-                grid, block, scalars = launch(rng)
-                cells = {str(i): rng.randint(-50, 50) for i in range(2048)}
-                cex = {"before": before, "after": after,
-                       "counterexample": {
-                           "gridDim": grid, "blockDim": block,
-                           "scalars": scalars,
-                           "arrays": {"in": cells}}}
-                cpath = path + ".cex.json"
-                with open(cpath, "w") as f:
-                    json.dump(cex, f)
-                rrc, _ = kvalidate(args, ["replay", cpath], 60)
-                if rrc == 1:
-                    differs = True
-                    break
-            key = (verdict, "differs" if differs else "agrees on runs")
-            counts[key] = counts.get(key, 0) + 1
-            if verdict == "equivalent" and differs:
-                unsound.append("%s (%s): %s" % (after, desc, verdict))
-            print("%4d %-48s %-16s %s" % (total, "%s %s" % (target, desc),
-                                          verdict, key[1]), flush=True)
+        key = (verdict, "differs" if differs else "agrees on runs")
+        counts[key] = counts.get(key, 0) + 1
+        if verdict == "equivalent" and differs:
+            unsound.append("%s (%s): %s" % (after, desc, verdict))
+        print("%4d %-48s %-16s %s" % (total, "%s %s" % (target, desc),
+                                      verdict, key[1]), flush=True)
 
     print()
     for (verdict, truth), n in sorted(counts.items()):

@@ -7,10 +7,10 @@
 //   sum_halving      a different tree: the upper half is folded onto the
 //                    lower half, s = blockDim.x/2, ..., 1
 //   sum_early_stop   sum_strided stopping one step early (wrong)
-__global__ void sum_interleaved(int *sums, const int *vals) {
+__global__ void sum_interleaved(int *sums, const int *in) {
   __shared__ int part[1024];
   unsigned t = threadIdx.x;
-  part[t] = vals[blockIdx.x * blockDim.x + t];
+  part[t] = in[blockIdx.x * blockDim.x + t];
   __syncthreads();
   for (unsigned s = 1; s < blockDim.x; s *= 2) {
     if (t % (2 * s) == 0)
@@ -21,10 +21,10 @@ __global__ void sum_interleaved(int *sums, const int *vals) {
     sums[blockIdx.x] = part[0];
 }
 
-__global__ void sum_strided(int *sums, const int *vals) {
+__global__ void sum_strided(int *sums, const int *in) {
   __shared__ int part[1024];
   unsigned t = threadIdx.x;
-  part[t] = vals[blockIdx.x * blockDim.x + t];
+  part[t] = in[blockIdx.x * blockDim.x + t];
   __syncthreads();
   for (unsigned s = 1; s < blockDim.x; s *= 2) {
     unsigned i = 2 * s * t;
@@ -36,10 +36,10 @@ __global__ void sum_strided(int *sums, const int *vals) {
     sums[blockIdx.x] = part[0];
 }
 
-__global__ void sum_halving(int *sums, const int *vals) {
+__global__ void sum_halving(int *sums, const int *in) {
   __shared__ int part[1024];
   unsigned t = threadIdx.x;
-  part[t] = vals[blockIdx.x * blockDim.x + t];
+  part[t] = in[blockIdx.x * blockDim.x + t];
   __syncthreads();
   for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
     if (t < s)
@@ -50,10 +50,10 @@ __global__ void sum_halving(int *sums, const int *vals) {
     sums[blockIdx.x] = part[0];
 }
 
-__global__ void sum_early_stop(int *sums, const int *vals) {
+__global__ void sum_early_stop(int *sums, const int *in) {
   __shared__ int part[1024];
   unsigned t = threadIdx.x;
-  part[t] = vals[blockIdx.x * blockDim.x + t];
+  part[t] = in[blockIdx.x * blockDim.x + t];
   __syncthreads();
   for (unsigned s = 1; s < blockDim.x / 2; s *= 2) {
     unsigned i = 2 * s * t;

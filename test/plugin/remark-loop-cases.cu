@@ -1,0 +1,28 @@
+// Kernels whose loops run log2(blockDim.x) steps: the plugin proves each
+// -O2 pipeline by cases on blockDim.x (the source is kept and lowered again
+// for each power-of-two block size the assumptions allow), and says so.
+//
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-assume='%{POW2} && %{1D} && blockDim.x <= 256' \
+// RUN:   %inputs/block_reduce.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REDUCE --implicit-check-not=warning: --implicit-check-not=error:
+// REDUCE-DAG: remark: kvalidate: kernel 'sum_interleaved': equivalent ({{[0-9]+}} ms) [{{.*}}proof by cases: each of the 9 values of blockDim.x that the assumptions allow (1, 2, 4, 8, 16, 32, ..., 256)
+// REDUCE-DAG: remark: kvalidate: kernel 'sum_strided': equivalent
+// REDUCE-DAG: remark: kvalidate: kernel 'sum_halving': equivalent
+// REDUCE-DAG: remark: kvalidate: kernel 'sum_early_stop': equivalent
+//
+// The scans for one block size.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-assume='blockDim.x == 32 && %{1D}' \
+// RUN:   %inputs/block_scan.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SCAN --implicit-check-not=warning: --implicit-check-not=error:
+// SCAN-DAG: remark: kvalidate: kernel 'scan_steps': equivalent ({{[0-9]+}} ms) [{{.*}}blockDim.x == 32 (the only values the assumptions allow
+// SCAN-DAG: remark: kvalidate: kernel 'scan_tree': equivalent
+// SCAN-DAG: remark: kvalidate: kernel 'scan_tree_bug': equivalent
+//
+// Without an assumption that bounds the block size there is no split: the
+// loop is unsupported, as a warning, and the code is unchanged.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOSPLIT
+// NOSPLIT: warning: kvalidate: kernel 'sum_strided': unsupported: {{.*}}loop whose trip count is not a constant {{.*}}(no case split: the assumptions allow more than 64 values of blockDim.x)
