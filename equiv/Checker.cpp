@@ -91,6 +91,16 @@ private:
   std::string msg;
 
   unsigned width() { return modelWidth(32, enc.bits); }
+  /// Terms of type unsigned int in C (blockDim, gridDim and arithmetic on
+  /// them): comparisons, division and shifts involving one are unsigned, as
+  /// C's usual arithmetic conversions make them. It matters below 32 bits,
+  /// where gridDim.x may have its top bit set.
+  std::set<unsigned> unsignedTerms;
+  z3::expr markUnsigned(const z3::expr &e) {
+    unsignedTerms.insert(e.id());
+    return e;
+  }
+  bool isUnsigned(const z3::expr &e) { return unsignedTerms.count(e.id()); }
   void err(const std::string &m) {
     if (msg.empty())
       msg = "column " + std::to_string(pos + 1) + ": " + m;
@@ -178,9 +188,9 @@ private:
       for (int i = 0; i < 3; ++i) {
         std::string ax = std::string(".") + "xyz"[i];
         if (id == "blockDim" + ax)
-          return enc.bdim[i];
+          return markUnsigned(enc.bdim[i]);
         if (id == "gridDim" + ax)
-          return enc.gdim[i];
+          return markUnsigned(enc.gdim[i]);
       }
       for (unsigned i = 0; i < enc.paramNames.size(); ++i)
         if (enc.paramNames[i] == id && enc.params[i] &&
@@ -235,6 +245,7 @@ private:
       else if (o == "&&")
         lhs = toBool(l) && toBool(r);
       else {
+        bool u = isUnsigned(l) || isUnsigned(r);
         l = toBv(l);
         r = toBv(r);
         if (o == "|") lhs = l | r;
@@ -242,17 +253,19 @@ private:
         else if (o == "&") lhs = l & r;
         else if (o == "==") lhs = l == r;
         else if (o == "!=") lhs = l != r;
-        else if (o == "<=") lhs = l <= r;
-        else if (o == ">=") lhs = l >= r;
-        else if (o == "<") lhs = l < r;
-        else if (o == ">") lhs = l > r;
+        else if (o == "<=") lhs = u ? z3::ule(l, r) : l <= r;
+        else if (o == ">=") lhs = u ? z3::uge(l, r) : l >= r;
+        else if (o == "<") lhs = u ? z3::ult(l, r) : l < r;
+        else if (o == ">") lhs = u ? z3::ugt(l, r) : l > r;
         else if (o == "<<") lhs = z3::shl(l, r);
-        else if (o == ">>") lhs = z3::ashr(l, r);
+        else if (o == ">>") lhs = u ? z3::lshr(l, r) : z3::ashr(l, r);
         else if (o == "+") lhs = l + r;
         else if (o == "-") lhs = l - r;
         else if (o == "*") lhs = l * r;
-        else if (o == "/") lhs = l / r;
-        else lhs = z3::srem(l, r);
+        else if (o == "/") lhs = u ? z3::udiv(l, r) : l / r;
+        else lhs = u ? z3::urem(l, r) : z3::srem(l, r);
+        if (u && !lhs->is_bool())
+          markUnsigned(*lhs);
       }
     }
     return lhs;

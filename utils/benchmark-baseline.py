@@ -27,10 +27,15 @@ SQUARE = ("blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1 "
 
 
 def dims(bits):
-    # Matrix sides whose indices fit the word: 2^(bits/2 - 1) (32768 at 32
-    # bits). Both checks get them, so they answer the same question.
+    # Matrix sides and grids whose indices fit the word: 2^(bits/2 - 1)
+    # (32768 at 32 bits); narrower words would otherwise wrap indices and
+    # make two threads write one cell (a real race at that width). Both
+    # checks get them, so they answer the same question.
     m = 1 << (bits // 2 - 1)
-    return "width > 0 && height > 0 && width <= %d && height <= %d" % (m, m)
+    b = min(16, m // 2)
+    return ["width > 0 && height > 0 && width <= %d && height <= %d" % (m, m),
+            "blockDim.x <= %d && gridDim.x <= %d && gridDim.y <= %d"
+            % (b, m // b, m // b)]
 
 
 def transpose_launch(n):
