@@ -111,6 +111,11 @@ enumerateCases(KernelOp signature, const std::vector<std::string> &names,
   }
 }
 
+/// How a case's own assumption is listed with its verdict.
+static std::string caseLine(const Case &pins) {
+  return describeCase(pins) + " (one case of the split)";
+}
+
 /// Marks the case's own assumption line as a case of the split.
 static void labelCase(CheckResult &r, const Case &pins) {
   if (pins.empty())
@@ -118,7 +123,18 @@ static void labelCase(CheckResult &r, const Case &pins) {
   std::string line = describeCase(pins) + " (--assume)";
   for (std::string &a : r.assumptions)
     if (a == line)
-      a = describeCase(pins) + " (one case of the split)";
+      a = caseLine(pins);
+}
+
+void requestSplit(const std::vector<std::string> &names, KernelOp kept,
+                  LoweredPair &lowered, std::vector<std::string> &splitOn,
+                  KernelOp &signature) {
+  splitOn = names;
+  signature = kept;
+  if (lowered.before) {
+    kept.erase();
+    signature = lowered.before;
+  }
 }
 
 CheckResult checkByCases(
@@ -212,7 +228,7 @@ CheckResult checkByCases(
       }
       // What any case rests on, the verdict rests on.
       for (const std::string &a : r.assumptions)
-        if (a != describeCase(pins) + " (one case of the split)" &&
+        if (a != caseLine(pins) &&
             llvm::find(first->assumptions, a) == first->assumptions.end())
           first->assumptions.push_back(a);
       continue;
@@ -237,7 +253,7 @@ CheckResult checkByCases(
     return finish(r);
 
   // Every case proved: the verdict holds for the whole domain.
-  std::string line = describeCase(proved[0]) + " (one case of the split)";
+  std::string line = caseLine(proved[0]);
   llvm::erase_if(r.assumptions,
                  [&](const std::string &a) { return a == line; });
   std::string values;

@@ -51,6 +51,13 @@ using LowerPairFn = std::function<std::optional<LoweredPair>(
     const Case &pins, bool reportSplit, std::vector<std::string> &splitOn,
     KernelOp &signature, CheckResult &failure)>;
 
+/// Ends a LowerPairFn whose lowering asked for a split on \p names, keeping
+/// the kernel \p kept as the signature: the before kernel, if \p lowered
+/// has it already, names the cases instead (and \p kept is erased).
+void requestSplit(const std::vector<std::string> &names, KernelOp kept,
+                  LoweredPair &lowered, std::vector<std::string> &splitOn,
+                  KernelOp &signature);
+
 /// checkEquivalence, splitting into cases where a loop needs it: at most
 /// \p maxCases checks. Without such loops it is one checkEquivalence.
 /// \p check runs one case (checkEquivalence or the baseline); \p initial

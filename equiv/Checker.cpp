@@ -528,8 +528,6 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // quantifier-free.
   enc.maxCandidateDepth =
       std::max(enc.maxCandidateDepth, std::max(ks.numIntervals, kt.numIntervals));
-  if (const char *d = getenv("KV_DEPTH"))
-    enc.maxCandidateDepth = atoi(d);
   enc.bounded = &kt;
   enc.hugeGrids = opts.hugeGrids;
   enc.facts = enc.launchConstraints();

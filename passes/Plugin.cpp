@@ -382,12 +382,8 @@ kv::CheckResult checkByCases(Function &F, Function &Src, mlir::ModuleOp Into,
         continue;
       }
       if (!Split.splitOn.empty()) {
-        SplitOn = Split.splitOn;
-        Signature = Split.signature;
-        if (Out.before) {
-          Signature.erase();
-          Signature = Out.before;
-        }
+        kv::requestSplit(Split.splitOn, Split.signature, Out, SplitOn,
+                         Signature);
         return std::nullopt;
       }
       if (Out.before)

@@ -1012,16 +1012,13 @@ int main(int argc, char **argv) {
           kv::lowerKernel(*in->function, *module, why, lo);
       if (failed(k)) {
         if (!why.splitOn.empty()) {
-          for (const std::string &n : why.splitOn)
-            splitOn.push_back(in == &before
-                                  ? n
-                                  : translate(n, afterNames, beforeNames));
           // The before kernel's parameters name the cases.
-          signature = why.signature;
-          if (out.before) {
-            signature.erase();
-            signature = out.before;
-          }
+          std::vector<std::string> names;
+          for (const std::string &n : why.splitOn)
+            names.push_back(in == &before
+                                ? n
+                                : translate(n, afterNames, beforeNames));
+          kv::requestSplit(names, why.signature, out, splitOn, signature);
           return std::nullopt;
         }
         if (out.before)
