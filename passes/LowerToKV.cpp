@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
@@ -146,7 +147,10 @@ struct Linear {
 };
 
 struct SymVal {
-  enum Kind { None, Scalar, PrivPtr, ArrayPtr, NullPtr } kind = None;
+  /// LoopResult: a value a loop with a symbolic trip count computed, which
+  /// the model does not keep past the loop.
+  enum Kind { None, LoopResult, Scalar, PrivPtr, ArrayPtr, NullPtr } kind =
+      None;
   Value scalar;      // Scalar
   unsigned obj = 0;  // PrivPtr: private object id
   Value array;       // ArrayPtr: kv kernel argument
@@ -213,6 +217,34 @@ private:
   unsigned depth = 0;
   llvm::SmallVector<std::string> argNames;
   llvm::DenseMap<Value, uint64_t> arrayElemSize;
+
+  // --- loops with a symbolic trip count ------------------------------------
+  /// A loop entered from outside, at its first iteration: where to roll
+  /// back to when its exit test turns out symbolic.
+  struct LoopEntry {
+    const llvm::Loop *loop;
+    unsigned headerVisits;
+  };
+  std::vector<LoopEntry> loopEntries;
+  /// Set (with `failed`) to unwind to the entry of this loop.
+  const llvm::Loop *restartLoop = nullptr;
+  /// Loops being modelled as one symbolic iteration (kv.iter), innermost
+  /// last.
+  struct SymLoop {
+    const llvm::Loop *loop;
+    const llvm::BasicBlock *exiting;
+    Value guard; // placeholder for "this iteration runs"
+    Value cond;  // the exit test, once seen
+    bool stayOnTrue = false;
+    Operation *startMark = nullptr; // last op before the iteration
+    llvm::DenseSet<Value> read, written;
+  };
+  std::vector<SymLoop> symLoops;
+  /// Loops that fell back to unrolling (their model failed).
+  llvm::DenseSet<const llvm::Loop *> noModel;
+  /// Arrays a symbolic loop wrote in the current barrier interval: the
+  /// model cannot forward those writes to later reads.
+  llvm::DenseSet<Value> loopWritten;
 
   // --- failure reporting -------------------------------------------------
   void fail(const llvm::Twine &what) {
@@ -397,7 +429,10 @@ private:
     SymVal sv = eval(v, s);
     if (sv.kind != SymVal::Scalar) {
       if (!failed)
-        fail("pointer used as an integer");
+        fail(sv.kind == SymVal::LoopResult
+                 ? "value computed in a loop with a symbolic trip count, "
+                   "used after the loop"
+                 : "pointer used as an integer");
       return cst(b.getI32Type(), 0);
     }
     return sv.scalar;
@@ -407,7 +442,22 @@ private:
 
   // --- execution -------------------------------------------------------
   void runBlocks(const llvm::BasicBlock *bb, State &s,
-                 const llvm::BasicBlock *stopAt);
+                 const llvm::BasicBlock *stopAt,
+                 const llvm::BasicBlock *from = nullptr,
+                 bool entered = false);
+  /// \p header of loop \p l is entered from outside: run the loop (and the
+  /// rest up to \p stopAt), as a kv.iter model if its exit test is
+  /// symbolic, else unrolled.
+  void enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
+                 State &s, const llvm::BasicBlock *stopAt,
+                 const llvm::BasicBlock *from);
+  /// One symbolic iteration of \p l from state \p s; on success \p s is
+  /// the state after the loop on its exit edge to \p exit.
+  bool modelLoop(const llvm::Loop *l, State &s,
+                 const llvm::BasicBlock *&exit);
+  /// Move the ops that compute \p v (and are after \p before) before it.
+  void hoist(Value v, Operation *before);
+  bool dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops);
   void takeEdge(const llvm::BasicBlock *from, const llvm::BasicBlock *to,
                 State &s);
   State merge(State &t, State &e, Value c, Value guard, size_t forkStores);
@@ -601,6 +651,13 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
   Value idx = elementIndex(array, off, ty);
   if (failed)
     return cst(typeFor(ty), 0);
+  if (loopWritten.contains(array)) {
+    fail("read of an array that a loop with a symbolic trip count writes "
+         "in the same barrier interval");
+    return cst(typeFor(ty), 0);
+  }
+  for (SymLoop &l : symLoops)
+    l.read.insert(array);
   Value v = ReadOp::create(b, loc, typeFor(ty), array, idx, guard);
   // Forward this thread's own earlier writes in the barrier interval: a
   // kv.read sees the array as it stood when the interval began.
@@ -621,6 +678,13 @@ void Lowerer::storeArray(Value array, const Linear &off, Value val,
   if (isFalse(s.guard))
     return;
   WriteOp::create(b, loc, array, idx, val, s.guard);
+  if (!symLoops.empty()) {
+    // Written once per iteration: a later read cannot be forwarded.
+    for (SymLoop &l : symLoops)
+      l.written.insert(array);
+    loopWritten.insert(array);
+    return;
+  }
   ownWrites.push_back({array, idx, val, s.guard});
 }
 
@@ -640,7 +704,10 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
       int64_t d = diff.constant;
       if (d == 0 && it->size == size) {
         hits.push_back({it->guard, it->val});
-        if (isTrue(it->guard)) {
+        // A store of the loop body at its top level is unconditional
+        // within the iteration.
+        if (isTrue(it->guard) ||
+            (!symLoops.empty() && it->guard == symLoops.back().guard)) {
           complete = true;
           break;
         }
@@ -699,6 +766,11 @@ SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
       t.isPtr()) {
     SymVal r = t;
     r.off = linearOf(select(c, materialize(t.off), materialize(e.off)));
+    return r;
+  }
+  if (t.kind == SymVal::LoopResult || e.kind == SymVal::LoopResult) {
+    SymVal r;
+    r.kind = SymVal::LoopResult;
     return r;
   }
   if (t.kind == SymVal::None)
@@ -773,9 +845,416 @@ bool Lowerer::splitLoopExit(const llvm::BasicBlock *bb,
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Loops with a symbolic trip count
+//===----------------------------------------------------------------------===//
+
+void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
+                        State &s, const llvm::BasicBlock *stopAt,
+                        const llvm::BasicBlock *from) {
+  Block &blk = kernel.getBlock();
+  // sreg() adds ops at the block's start: mark the end, not a count.
+  Operation *mark = blk.empty() ? nullptr : &blk.back();
+  State saved = s;
+  size_t ownBefore = ownWrites.size();
+  Unsupported whyBefore = why;
+  auto rollBack = [&]() {
+    while (!blk.empty() && &blk.back() != mark) {
+      Operation &op = blk.back();
+      op.dropAllUses();
+      op.erase();
+    }
+    s = saved;
+    ownWrites.resize(std::min(ownWrites.size(), ownBefore));
+    failed = false;
+    why = whyBefore;
+  };
+  loopEntries.push_back({l, visits[header]});
+  runBlocks(header, s, stopAt, from, /*entered=*/true);
+  loopEntries.pop_back();
+  if (!failed || restartLoop != l)
+    return;
+  restartLoop = nullptr;
+  rollBack();
+  const llvm::BasicBlock *exit = nullptr;
+  if (modelLoop(l, s, exit)) {
+    if (exit != stopAt)
+      runBlocks(exit, s, stopAt, l->getExitingBlock());
+    return;
+  }
+  // No model: unroll as far as the trip count allows, and say why the model
+  // did not apply if that fails too.
+  std::string reason = why.construct;
+  rollBack();
+  noModel.insert(l);
+  runBlocks(header, s, stopAt, from, /*entered=*/true);
+  noModel.erase(l);
+  if (failed && why.splitOn.empty() &&
+      llvm::StringRef(why.construct).starts_with("loop whose trip count"))
+    why.construct += "; as a loop model: " + reason;
+}
+
+void Lowerer::hoist(Value v, Operation *before) {
+  Operation *d = v.getDefiningOp();
+  if (!d || d->getBlock() != before->getBlock() || d == before ||
+      d->isBeforeInBlock(before))
+    return;
+  for (Value o : d->getOperands())
+    hoist(o, before);
+  d->moveBefore(before);
+}
+
+bool Lowerer::dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  llvm::SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || !seen.insert(d).second)
+      continue;
+    if (ops.contains(d))
+      return true;
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return false;
+}
+
+bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
+                        const llvm::BasicBlock *&exit) {
+  const llvm::BasicBlock *header = l->getHeader();
+  const llvm::BasicBlock *latch = l->getLoopLatch();
+  const llvm::BasicBlock *exiting = l->getExitingBlock();
+  exit = l->getExitBlock();
+  curInst = header->getTerminator();
+  if (!latch || !exiting || !exit || (exiting != header && exiting != latch)) {
+    fail("loop with several exits or back edges");
+    return false;
+  }
+  Block &blk = kernel.getBlock();
+  State pre = s;
+  Value entryGuard = s.guard;
+  // Placeholders for the values carried around the loop (header phis and
+  // private variables), and for "this iteration runs".
+  llvm::DenseSet<Operation *> holders;
+  auto placeholder = [&](Type t) {
+    auto op = UnrealizedConversionCastOp::create(b, loc, TypeRange{t},
+                                                 ValueRange{});
+    holders.insert(op);
+    return op.getResult(0);
+  };
+  struct Carried {
+    const llvm::PHINode *phi = nullptr; // else a private variable
+    unsigned obj = 0;
+    int64_t off = 0;
+    uint64_t size = 0;
+    Value init, holder, next;
+  };
+  std::vector<Carried> carried;
+  for (const llvm::PHINode &phi : header->phis()) {
+    SymVal v = s.vals.lookup(&phi);
+    if (v.kind != SymVal::Scalar) {
+      curInst = &phi;
+      fail("pointer carried around a loop with a symbolic trip count");
+      return false;
+    }
+    Carried c;
+    c.phi = &phi;
+    c.init = v.scalar;
+    c.holder = placeholder(v.scalar.getType());
+    s.vals[&phi] = scalar(c.holder);
+    carried.push_back(c);
+  }
+  {
+    std::set<std::tuple<unsigned, int64_t, uint64_t>> seen;
+    std::vector<PrivStore> stores = s.stores;
+    for (const PrivStore &st : stores) {
+      if (!st.off.terms.empty() || st.val.kind != SymVal::Scalar ||
+          !seen.insert({st.obj, st.off.constant, st.size}).second)
+        continue;
+      SymVal p;
+      p.kind = SymVal::PrivPtr;
+      p.obj = st.obj;
+      p.off = st.off;
+      SymVal cur = loadPrivate(
+          p, llvm::IntegerType::get(f.getContext(), st.size * 8), s);
+      if (failed)
+        return false;
+      if (cur.kind != SymVal::Scalar)
+        continue;
+      Carried c;
+      c.obj = st.obj;
+      c.off = st.off.constant;
+      c.size = st.size;
+      c.init = cur.scalar;
+      c.holder = placeholder(cur.scalar.getType());
+      s.stores.push_back({st.obj, st.off, st.size, scalar(c.holder), i1(true)});
+      carried.push_back(c);
+    }
+  }
+  Value guard = placeholder(b.getI1Type());
+  Operation *anchor = guard.getDefiningOp();
+  if (!carried.empty())
+    anchor = carried.front().holder.getDefiningOp();
+  s.guard = guard;
+  size_t storeBase = s.stores.size();
+  symLoops.push_back({l, exiting, guard, Value(), false, &blk.back(), {}, {}});
+  runBlocks(header, s, /*stopAt=*/header, nullptr, /*entered=*/true);
+  SymLoop m = std::move(symLoops.back());
+  symLoops.pop_back();
+  for (SymLoop &outer : symLoops) {
+    outer.read.insert(m.read.begin(), m.read.end());
+    outer.written.insert(m.written.begin(), m.written.end());
+  }
+  auto give = [&](const llvm::Twine &why) {
+    if (!failed) {
+      curInst = exiting->getTerminator();
+      fail(why);
+    }
+    return false;
+  };
+  if (failed)
+    return false;
+  if (s.dead)
+    return give("loop body that does not return to its header");
+  if (!m.cond)
+    return give("loop without an exit test");
+  for (Value a : m.read)
+    if (m.written.contains(a))
+      return give("loop that reads an array it writes (iterations would "
+                  "see each other's writes)");
+
+  // A pointer the loop stores into a private variable that lives on.
+  for (size_t i = storeBase; i < s.stores.size(); ++i)
+    if (s.stores[i].val.kind != SymVal::Scalar)
+      for (size_t j = 0; j < storeBase; ++j)
+        if (pre.stores.size() > j && s.stores[j].obj == s.stores[i].obj)
+          return give("pointer stored to a private variable in a loop with "
+                      "a symbolic trip count");
+  // What each carried value became after one iteration.
+  for (Carried &c : carried) {
+    if (c.phi) {
+      SymVal v = s.vals.lookup(c.phi);
+      if (v.kind != SymVal::Scalar)
+        return give("pointer carried around a loop with a symbolic trip "
+                    "count");
+      c.next = v.scalar;
+      continue;
+    }
+    c.next = c.holder;
+    for (size_t i = s.stores.size(); i-- > storeBase;) {
+      const PrivStore &st = s.stores[i];
+      if (st.obj != c.obj)
+        continue;
+      bool exact = st.off.terms.empty() && st.off.constant == c.off &&
+                   st.size == c.size;
+      bool disjoint = st.off.terms.empty() &&
+                      (st.off.constant >= c.off + (int64_t)c.size ||
+                       c.off >= st.off.constant + (int64_t)st.size);
+      if (disjoint)
+        continue;
+      if (!exact || (!isTrue(st.guard) && st.guard != guard) ||
+          st.val.kind != SymVal::Scalar)
+        return give("private variable updated conditionally or through a "
+                    "pointer in a loop with a symbolic trip count");
+      c.next = st.val.scalar;
+      break;
+    }
+  }
+  // Values the loop does not change are their initial values.
+  {
+    std::vector<Carried> changed;
+    for (Carried &c : carried) {
+      if (c.next != c.holder) {
+        changed.push_back(c);
+        continue;
+      }
+      Operation *h = c.holder.getDefiningOp();
+      if (h == anchor)
+        anchor = h->getNextNode();
+      c.holder.replaceAllUsesWith(c.init);
+      holders.erase(h);
+      h->erase();
+    }
+    carried = std::move(changed);
+  }
+  // Induction variables: next = holder + step, the step loop-invariant.
+  auto stepOf = [&](const Carried &c) -> Value {
+    auto add = c.next.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return {};
+    Value step = add.getLhs() == c.holder   ? add.getRhs()
+                 : add.getRhs() == c.holder ? add.getLhs()
+                                            : Value();
+    if (!step || dependsOnAny(step, holders))
+      return {};
+    return step;
+  };
+  for (Carried &c : carried)
+    if (c.next != c.holder && !stepOf(c))
+      return give("value carried around a loop with a symbolic trip count "
+                  "that is not an induction variable (an accumulator?)");
+
+  // The exit test: stay while (holder + offset) pred bound.
+  auto cmp = m.cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return give("loop exit test that is not a comparison");
+  using P = arith::CmpIPredicate;
+  P pred = m.stayOnTrue ? cmp.getPredicate()
+                        : arith::invertPredicate(cmp.getPredicate());
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  if (dependsOnAny(lhs, holders) == dependsOnAny(rhs, holders))
+    return give("loop exit test that does not compare an induction variable "
+                "with a loop-invariant bound");
+  if (dependsOnAny(rhs, holders)) {
+    std::swap(lhs, rhs);
+    switch (pred) {
+    case P::slt: pred = P::sgt; break;
+    case P::sle: pred = P::sge; break;
+    case P::sgt: pred = P::slt; break;
+    case P::sge: pred = P::sle; break;
+    case P::ult: pred = P::ugt; break;
+    case P::ule: pred = P::uge; break;
+    case P::ugt: pred = P::ult; break;
+    case P::uge: pred = P::ule; break;
+    default: break;
+    }
+  }
+  bool isSigned = pred == P::slt || pred == P::sle;
+  if (!isSigned && pred != P::ult && pred != P::ule)
+    return give("loop exit test other than <, <= on an increasing induction "
+                "variable");
+  // Comparing extended values is comparing the values.
+  if (auto e = lhs.getDefiningOp<arith::ExtSIOp>(); e && isSigned)
+    lhs = e.getIn();
+  else if (auto e = lhs.getDefiningOp<arith::ExtUIOp>(); e && !isSigned)
+    lhs = e.getIn();
+  if (auto e = rhs.getDefiningOp<arith::ExtSIOp>(); e && isSigned &&
+      e.getIn().getType() == lhs.getType())
+    rhs = e.getIn();
+  else if (auto e = rhs.getDefiningOp<arith::ExtUIOp>(); e && !isSigned &&
+           e.getIn().getType() == lhs.getType())
+    rhs = e.getIn();
+  const Carried *iv = nullptr;
+  Value offset;
+  for (const Carried &c : carried) {
+    if (c.next == c.holder)
+      continue;
+    if (lhs == c.holder) {
+      iv = &c;
+    } else if (auto add = lhs.getDefiningOp<arith::AddIOp>()) {
+      Value o = add.getLhs() == c.holder   ? add.getRhs()
+                : add.getRhs() == c.holder ? add.getLhs()
+                                           : Value();
+      if (o && !dependsOnAny(o, holders)) {
+        iv = &c;
+        offset = o;
+      }
+    }
+    if (iv)
+      break;
+  }
+  if (!iv)
+    return give("loop exit test on something other than an induction "
+                "variable plus a loop-invariant offset");
+  Value step = stepOf(*iv);
+  // The model counts without wraparound; kv.iter's width makes the checker
+  // prove that the variable does not wrap before the loop ends (C's
+  // `i += blockDim.x * gridDim.x` is an unsigned add that may).
+  unsigned w = lhs.getType().getIntOrFloatBitWidth();
+  if (w > 32)
+    return give("loop whose induction variable is wider than 32 bits");
+  bool doWhile = exiting == latch;
+
+  // Build the model right before the loop body: kv.iter, the induction
+  // variables at iteration k, and the iteration's guard.
+  Type i64 = b.getI64Type();
+  auto ext = [&](Value v, bool sgn) { return toI64(v, sgn); };
+  Value step64 = ext(step, isSigned);
+  Value init64 = ext(iv->init, isSigned);
+  // The value tested in iteration j is init + offset + j * step. A header
+  // test runs iteration k when its own test passes; a latch test (a
+  // rotated loop) when iteration k - 1's did: lb = init + offset - step,
+  // which is init when the latch tests the incremented value.
+  Value lb = init64;
+  if (!(doWhile && offset == step)) {
+    if (offset)
+      lb = b.createOrFold<arith::AddIOp>(loc, lb, ext(offset, isSigned));
+    if (doWhile)
+      lb = b.createOrFold<arith::SubIOp>(loc, lb, step64);
+  }
+  Value bound = ext(rhs, isSigned);
+  auto iter = IterOp::create(b, loc, i64, lb, step64, bound, entryGuard,
+                             b.getStringAttr(isSigned
+                                                 ? (pred == P::slt ? "slt"
+                                                                   : "sle")
+                                                 : (pred == P::ult ? "ult"
+                                                                   : "ule")),
+                             doWhile ? b.getUnitAttr() : UnitAttr(),
+                             b.getI64IntegerAttr(w));
+  Value k = iter.getResult();
+  llvm::DenseMap<Value, Value> mulByStep;
+  auto times = [&](Value s64) {
+    Value &m = mulByStep[s64];
+    if (!m)
+      m = b.createOrFold<arith::MulIOp>(loc, k, s64);
+    return m;
+  };
+  Value tested = b.createOrFold<arith::AddIOp>(loc, lb, times(step64));
+  Value live = b.createOrFold<arith::CmpIOp>(loc, pred, tested, bound);
+  if (doWhile)
+    live = b.createOrFold<arith::OrIOp>(loc, eq(k, cst(i64, 0)), live);
+  live = andI1(entryGuard, live);
+  std::vector<std::pair<Value, Value>> repl{{guard, live}};
+  for (Carried &c : carried) {
+    Value v = c.init;
+    if (c.next != c.holder) {
+      bool sgn = &c != iv || isSigned;
+      unsigned cw = c.holder.getType().getIntOrFloatBitWidth();
+      Value s64 = &c == iv ? step64 : ext(stepOf(c), sgn);
+      Value at = b.createOrFold<arith::AddIOp>(
+          loc, &c == iv ? init64 : ext(c.init, sgn), times(s64));
+      v = cw == 64 ? at
+                   : b.createOrFold<arith::TruncIOp>(loc, c.holder.getType(),
+                                                     at);
+    }
+    repl.push_back({c.holder, v});
+  }
+  for (auto &[h, v] : repl) {
+    hoist(v, anchor);
+    h.replaceAllUsesWith(v);
+  }
+  for (Operation *h : holders)
+    h->erase();
+
+  // After the loop: the state before it (the loop ends for every thread
+  // that enters it); what the loop computed is not kept.
+  s = std::move(pre);
+  SymVal gone;
+  gone.kind = SymVal::LoopResult;
+  for (const llvm::BasicBlock *bb : l->blocks())
+    for (const llvm::Instruction &i : *bb)
+      if (!i.getType()->isVoidTy())
+        s.vals[&i] = gone;
+  for (Carried &c : carried)
+    if (!c.phi && c.next != c.holder) {
+      Linear off;
+      off.constant = c.off;
+      s.stores.push_back({c.obj, off, c.size, gone, i1(true)});
+    }
+  takeEdge(exiting, exit, s);
+  return !failed;
+}
+
 void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
-                        const llvm::BasicBlock *stopAt) {
+                        const llvm::BasicBlock *stopAt,
+                        const llvm::BasicBlock *from, bool entered) {
   while (bb && !failed) {
+    if (!entered) {
+      llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+      if (l && l->getHeader() == bb && (!from || !l->contains(from)))
+        return enterLoop(l, bb, s, stopAt, from);
+    }
+    entered = false;
     if (++visits[bb] > opts.maxBlockVisits) {
       curInst = bb->getTerminator();
       fail("loop whose trip count is not a constant (unrolled " +
@@ -853,10 +1332,44 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       return;
     }
     const llvm::BasicBlock *next = nullptr;
-    if (uncond) {
+    llvm::Loop *exitsLoop = nullptr;
+    if (!uncond && succ0 != succ1) {
+      llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+      if (l && l->contains(succ0) != l->contains(succ1))
+        exitsLoop = l;
+    }
+    bool k;
+    if (exitsLoop && !symLoops.empty() && symLoops.back().loop == exitsLoop) {
+      // The exit test of the loop being modelled: the iteration goes on;
+      // the test becomes the kv.iter's condition.
+      SymLoop &m = symLoops.back();
+      if (bb != m.exiting || m.cond) {
+        fail("loop with several exit tests");
+        return;
+      }
+      m.cond = c;
+      m.stayOnTrue = exitsLoop->contains(succ0);
+      if (bb == exitsLoop->getHeader() && bb != exitsLoop->getLoopLatch())
+        for (Operation &op :
+             llvm::make_range(std::next(m.startMark->getIterator()),
+                              kernel.getBlock().end()))
+          if (isa<WriteOp>(op)) {
+            fail("loop whose exit test follows a write in the loop header");
+            return;
+          }
+      next = m.stayOnTrue ? succ0 : succ1;
+    } else if (exitsLoop && !constBool(c, k) && !noModel.contains(exitsLoop) &&
+               !loopEntries.empty() && loopEntries.back().loop == exitsLoop &&
+               visits[exitsLoop->getHeader()] ==
+                   loopEntries.back().headerVisits + 1) {
+      // A symbolic exit test in the first iteration: go back to the loop's
+      // entry and model it (enterLoop).
+      restartLoop = exitsLoop;
+      failed = true;
+      return;
+    } else if (uncond) {
       next = succ0;
     } else {
-      bool k;
       if (constBool(c, k)) {
         next = k ? succ0 : succ1;
       } else if (succ0 == succ1) {
@@ -882,13 +1395,14 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
               {&e, succ1}}) {
           takeEdge(bb, succ, *st);
           if (succ != join)
-            runBlocks(succ, *st, join);
+            runBlocks(succ, *st, join, bb);
         }
         if (failed)
           return;
         s = merge(t, e, c, s.guard, forkStores);
         if (!join || join == stopAt || s.dead)
           return;
+        from = bb;
         bb = join;
         continue;
       }
@@ -896,6 +1410,7 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
     takeEdge(bb, next, s);
     if (next == stopAt)
       return;
+    from = bb;
     bb = next;
   }
 }
@@ -1139,8 +1654,11 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         return fail("named barrier (barrier id other than 0)");
       // A condition is kept: the checker shows the block agrees on it, or
       // reports barrier divergence.
+      if (!symLoops.empty())
+        return fail("__syncthreads() in a loop with a symbolic trip count");
       BarrierOp::create(b, loc, isTrue(s.guard) ? Value() : s.guard);
       ownWrites.clear();
+      loopWritten.clear();
       return;
     }
     case llvm::Intrinsic::lifetime_start:

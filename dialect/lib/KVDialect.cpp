@@ -74,7 +74,7 @@ LogicalResult KernelOp::verify() {
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
         isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp,
-            NoWrapOp>(op))
+            NoWrapOp, IterOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }
@@ -134,5 +134,12 @@ LogicalResult NoWrapOp::verify() {
   if (getKind() != "add" && getKind() != "sub" && getKind() != "mul")
     return emitOpError("kind must be add, sub or mul, got '")
            << getKind() << "'";
+  return success();
+}
+
+LogicalResult IterOp::verify() {
+  llvm::StringRef p = getPred();
+  if (p != "slt" && p != "sle" && p != "ult" && p != "ule")
+    return emitOpError("pred must be slt, sle, ult or ule, got '") << p << "'";
   return success();
 }

@@ -86,6 +86,38 @@ def KV_SRegOp : KV_Op<"sreg", [Pure]> {
   let hasVerifier = 1;
 }
 
+def KV_IterOp : KV_Op<"iter"> {
+  let summary = "the iteration number of a loop with a symbolic trip count";
+  let description = [{
+    `%k = kv.iter from %lb step %step while "slt" %bound if %g` stands for
+    every iteration number 0 <= k < 2^31 of a loop that a thread enters when
+    `g` holds and runs while `lb + k * step` (64-bit) compares true with
+    `bound` (`pred`: slt, sle, ult, ule); `do_while` runs k == 0 in any
+    case. An op that depends on %k is performed once per such k, in
+    increasing order. This is the loop's set of iterations when `step` is
+    positive and iteration 2^31 does not run, which the checker proves
+    wherever `g` holds (the lowering gives i64 values extended from at most
+    32 bits, so nothing wraps). Two iterations of one thread must not write
+    the same cell: the race check treats them as two accesses. With
+    `width`, the source's induction variable has that many bits and wraps:
+    the model is exact when the first value past `bound` still fits, which
+    the checker proves as well. Not pure: two loops with the same bounds
+    are still two loops.
+  }];
+  let arguments = (ins I64:$lb, I64:$step, I64:$bound, I1:$guard,
+                       StrAttr:$pred, UnitAttr:$do_while,
+                       OptionalAttr<I64Attr>:$width);
+  let results = (outs I64:$k);
+  let assemblyFormat = [{
+    `from` $lb `step` $step `while` $pred $bound `if` $guard (`do_while` $do_while^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isSigned() { return getPred().starts_with("s"); }
+    bool isStrict() { return getPred().ends_with("lt"); }
+  }];
+}
+
 def KV_ReadOp : KV_Op<"read", [Pure]> {
   let summary = "read an array as it stood at the start of the interval";
   let description = [{
