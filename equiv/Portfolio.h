@@ -30,6 +30,7 @@ public:
       asserts.push_back(v[i]);
   }
   void setRemaining(std::function<unsigned()> f) { remainingMs = std::move(f); }
+  const z3::expr_vector &assertions() const { return asserts; }
   /// Z3's deterministic resource limit per check (0: none): unlike a
   /// timeout, the answer does not depend on the machine's load.
   unsigned rlimit = 0;

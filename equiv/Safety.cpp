@@ -105,6 +105,10 @@ struct Query {
   z3::expr guard(Value g, const Thread &t) {
     return asBool(enc.value(km, g, t));
   }
+  /// The guard of access \p op, with the loops it is in.
+  z3::expr access(Operation *op, const Thread &t) {
+    return enc.accessGuard(km, op, t);
+  }
   z3::expr index(Value i, const Thread &t) {
     return enc.toIndex(enc.value(km, i, t));
   }
@@ -134,6 +138,16 @@ struct Query {
     s.add(enc.indexLemmas(all, /*exactFits=*/true));
     if (!enc.unsupported.empty())
       return z3::unknown;
+    if (const char *dump = getenv("KV_DUMP_SAFETY")) {
+      static int n = 0;
+      z3::solver d(ctx);
+      d.add(s.assertions());
+      std::string path = std::string(dump) + std::to_string(n++) + ".smt2";
+      if (FILE *f = fopen(path.c_str(), "w")) {
+        fputs(d.to_smt2().c_str(), f);
+        fclose(f);
+      }
+    }
     auto t0 = std::chrono::steady_clock::now();
     z3::check_result r = s.checkRefined(enc.abstracted);
     if (getenv("KV_DEBUG"))
@@ -337,7 +351,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
           k.getBlock().getArgument(a.arg).getType());
       if (!sh || sh.getSize() <= 0)
         continue;
-      z3::expr c = q.guard(a.guard, *q.t1) &&
+      z3::expr c = q.access(a.op, *q.t1) &&
                    z3::uge(q.index(a.index, *q.t1),
                            q.ctx.bv_val((uint64_t)sh.getSize(),
                                         Encoder::indexBits));
@@ -404,12 +418,72 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
     }
   }
 
-  // 3. Data races.
+  // 3. Loops with a symbolic trip count: the kv.iter model is the loop's
+  // iterations when the step is positive, the loop stops within 2^31
+  // iterations, and the induction variable does not wrap before it ends.
+  for (Operation &o : k.getBlock()) {
+    auto it = dyn_cast<IterOp>(o);
+    if (!it)
+      continue;
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    const Thread &t = *q.t1;
+    auto v = [&](Value x) {
+      return z3::sext(q.enc.value(q.km, x, t), 64); // 128 bits: exact
+    };
+    bool sgn = it.isSigned();
+    z3::expr lb = v(it.getLb()), step = v(it.getStep()), bound = v(it.getBound());
+    if (!sgn) {
+      auto u = [&](Value x) { return z3::zext(q.enc.value(q.km, x, t), 64); };
+      lb = u(it.getLb());
+      step = u(it.getStep());
+      bound = u(it.getBound());
+    }
+    auto pred = [&](const z3::expr &x) {
+      return it.isStrict() ? (sgn ? x < bound : z3::ult(x, bound))
+                           : (sgn ? x <= bound : z3::ule(x, bound));
+    };
+    z3::expr zero = q.ctx.bv_val(0, 128);
+    z3::expr bad = step <= zero ||
+                   pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
+    std::string what = "positive step, fewer than 2^31 iterations";
+    if (auto w = it.getWidth()) {
+      // The first value past the bound still fits in the variable.
+      uint64_t bitsW = *w;
+      llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
+                            : llvm::APInt::getMaxValue(bitsW);
+      z3::expr past = bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
+      bad = bad || past > q.ctx.bv_val(max.getZExtValue(), 128);
+      what += ", no wraparound";
+    }
+    z3::expr g = q.enc.value(q.km, it.getGuard(), t);
+    z3::check_result r = q.solve((g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) &&
+                                     bad,
+                                 budget());
+    std::string site = "a countable loop at " + locationOf(it) + " (" + what + ")";
+    if (r == z3::unknown && !undecided(q, site))
+      return false;
+    if (r == z3::unsat)
+      proved.push_back(site);
+    if (r == z3::sat) {
+      Defect d;
+      d.kernel = label;
+      q.fillLaunch(d);
+      d.kind = "loop that the model cannot count";
+      d.sites.push_back(q.site(t, it, "enters it"));
+      result.verdict = Verdict::Unsupported;
+      result.reason = describe(d) + "; the model needs a " + what +
+                      " (an --assume that bounds the loop helps)";
+      return false;
+    }
+  }
+
+  // 4. Data races.
   {
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
-    z3::expr same = q.sameThread();
     z3::expr sameBlock = q.enc.sameBlock(*q.t1, *q.t2);
     struct Pair {
       const Access *a, *b;
@@ -422,6 +496,14 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
         const Access &a = accesses[i], &b = accesses[j];
         if (a.arg != b.arg || (!a.write && !b.write))
           continue;
+        // One thread at one iteration of the loops both accesses are in
+        // is ordered by program order; iterations of a loop are not (a
+        // loop that writes a cell twice is reported like a race).
+        std::vector<Operation *> common;
+        for (Operation *l : q.km.itersOf(a.op))
+          if (llvm::is_contained(q.km.itersOf(b.op), l))
+            common.push_back(l);
+        z3::expr same = q.enc.sameInstance(*q.t1, *q.t2, common);
         z3::expr order = q.ctx.bool_val(true);
         if (isShared(a.arg)) {
           if (a.interval != b.interval)
@@ -431,8 +513,8 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
           order = a.interval == b.interval ? !same : !sameBlock;
         }
         z3::expr i1 = q.index(a.index, *q.t1), i2 = q.index(b.index, *q.t2);
-        z3::expr c = order && q.guard(a.guard, *q.t1) &&
-                     q.guard(b.guard, *q.t2) && i1 == i2;
+        z3::expr c = order && q.access(a.op, *q.t1) &&
+                     q.access(b.op, *q.t2) && i1 == i2;
         pairs.push_back({&a, &b, c});
         any = any || c;
       }

@@ -36,6 +36,22 @@ KernelModel::KernelModel(KernelOp k, std::string label)
       assumes.push_back(a);
     else if (isa<ApplyOp>(o))
       hasApply = true;
+    if (auto it = dyn_cast<IterOp>(o))
+      iterOps.push_back(it);
+    // Ops come in SSA order: an op's loops are its operands' and itself.
+    std::vector<Operation *> deps;
+    for (Value v : o.getOperands())
+      if (Operation *d = v.getDefiningOp()) {
+        auto f = iterDeps.find(d);
+        if (f != iterDeps.end())
+          deps.insert(deps.end(), f->second.begin(), f->second.end());
+      }
+    if (isa<IterOp>(o))
+      deps.push_back(&o);
+    llvm::sort(deps);
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    if (!deps.empty())
+      iterDeps[&o] = std::move(deps);
   }
   numIntervals = interval + 1;
 }
@@ -197,6 +213,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     ap = ap.zextOrTrunc(w);
     return ctx.bv_val(std::to_string(ap.getZExtValue()).c_str(), w);
   }
+  if (auto it = dyn_cast<IterOp>(op))
+    return iterVar(it, t);
   if (auto s = dyn_cast<SRegOp>(op)) {
     llvm::StringRef n = s.getName();
     unsigned axis = n.back() - 'x';
@@ -222,7 +240,7 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       if (std::optional<z3::expr> v = perThreadValue(k, r, t))
         return *v;
     return arrayValue(k, arg, interval, idx, t, t.depth, nullptr,
-                      value(k, r.getGuard(), t));
+                      accessGuard(k, op, t));
   }
   if (auto a = dyn_cast<ApplyOp>(op)) {
     z3::sort_vector dom(ctx);
@@ -305,24 +323,16 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
             arith::RemSIOp>(op) &&
         !l.simplify().is_numeral() && !r.simplify().is_numeral()) {
       unsigned w = l.get_sort().bv_size();
-      z3::expr app = isa<arith::MulIOp>(op)
-                         ? productApp(l, r)
-                         : binaryApp("abs." + op->getName().getStringRef().str(),
-                                     l, r, w, /*commutative=*/false);
+      if (isa<arith::MulIOp>(op))
+        return mulTerm(l, r);
+      z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l,
+                               r, w, /*commutative=*/false);
       z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
-                             .Case([&](arith::MulIOp) { return l * r; })
                              .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
                              .Case([&](arith::DivSIOp) { return l / r; })
                              .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
                              .Default([&](Operation *) { return z3::srem(l, r); });
       abstracted.push_back({app, precise});
-      // Keep the facts that rule out most spurious models: x*0 = 0, x*1 = x.
-      if (isa<arith::MulIOp>(op)) {
-        z3::expr zero = ctx.bv_val(0, w), one = ctx.bv_val(1, w);
-        side.push_back(z3::implies(l == zero || r == zero, app == zero));
-        side.push_back(z3::implies(l == one, app == r));
-        side.push_back(z3::implies(r == one, app == l));
-      }
       return app;
     }
     return llvm::TypeSwitch<Operation *, z3::expr>(op)
@@ -354,7 +364,7 @@ z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
                          const z3::expr &index, const Thread &t) {
   z3::expr hit = ctx.bool_val(false);
   for (WriteOp w : k.writes[arg][interval])
-    hit = hit || (value(k, w.getGuard(), t) &&
+    hit = hit || (accessGuard(k, w, t) &&
                   toIndex(value(k, w.getIndex(), t)) == index);
   return hit;
 }
@@ -476,10 +486,8 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     // An instance of "if w wrote nothing here, nobody did", and of race
     // freedom: a cell has one writer per interval.
     side.push_back(anyHit || !valid);
-    z3::expr same = sameBlock(t, w);
-    for (int i = 0; i < 3; ++i)
-      same = same && t.tid[i] == w.tid[i];
-    side.push_back(!anyHit || !valid || same);
+    side.push_back(!anyHit || !valid ||
+                   sameInstance(t, w, writeLoops(k, arg, (unsigned)interval)));
     chain = z3::ite(valid, writeChain(k, arg, interval, index, t, prev), chain);
   }
   return chain;
@@ -508,7 +516,8 @@ Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
     std::optional<std::map<uint64_t, std::vector<Tid>>> table;
     bool ok = true;
     for (WriteOp w : k.writes[arg][interval])
-      ok &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "");
+      ok &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "") &&
+            k.itersOf(w).empty();
     if (ok) {
       table.emplace();
       for (uint64_t z = 0; z < dims[2] && table; ++z)
@@ -547,7 +556,7 @@ std::optional<z3::expr> Encoder::perThreadValue(KernelModel &k, ReadOp r,
       return std::nullopt;
     dims[i] = bdim[i].get_numeral_uint64();
   }
-  if (dims[0] * dims[1] * dims[2] > 1024)
+  if (dims[0] * dims[1] * dims[2] > 1024 || !k.itersOf(r).empty())
     return std::nullopt;
   std::optional<z3::expr> v;
   for (uint64_t z = dims[2]; z-- > 0;)
@@ -596,21 +605,21 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   // ids and parameters are kept (fewer assumptions, still sound).
   for (AssumeOp a : trusted->assumes)
     if (!dependsOn(a.getCond(), ""))
-      f = f && value(*trusted, a.getCond(), t);
+      f = f && z3::implies(liveAll(*trusted, a, t),
+                           value(*trusted, a.getCond(), t));
   if (bounded && bounded != trusted)
     for (AssumeOp a : bounded->assumes)
       if (a->hasAttr("bound") && !dependsOn(a.getCond(), ""))
-        f = f && value(*bounded, a.getCond(), t);
+        f = f && z3::implies(liveAll(*bounded, a, t),
+                             value(*bounded, a.getCond(), t));
   for (Operation &op : trusted->op.getBlock()) {
-    Value arr, idx, guard;
+    Value arr, idx;
     if (auto r = dyn_cast<ReadOp>(op)) {
       arr = r.getArray();
       idx = r.getIndex();
-      guard = r.getGuard();
     } else if (auto w = dyn_cast<WriteOp>(op)) {
       arr = w.getArray();
       idx = w.getIndex();
-      guard = w.getGuard();
     } else {
       continue;
     }
@@ -622,7 +631,7 @@ z3::expr Encoder::threadFacts(const Thread &t) {
     unsigned w = i.get_sort().bv_size();
     if (w < 64 && (uint64_t)sh.getSize() >= (uint64_t(1) << w))
       continue;
-    f = f && z3::implies(value(*trusted, guard, t),
+    f = f && z3::implies(accessGuard(*trusted, &op, t),
                          z3::ult(i, ctx.bv_val((uint64_t)sh.getSize(), w)));
   }
   f = z3::implies(inRange(t), f);
@@ -662,9 +671,17 @@ z3::expr_vector Encoder::quantifiedObligations() {
       }
     }
     Thread &q = makeThread(tid, bid, maxCandidateDepth + 1);
+    z3::expr range = inRange(q);
+    int n = 0;
+    for (IterOp it : k.iterOps) {
+      z3::expr kv = ctx.bv_const((base + ".k" + std::to_string(n++)).c_str(), 64);
+      q.iters.emplace(it, kv);
+      vars.push_back(kv);
+      range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
+    }
     z3::expr hit = hitAny(k, ob.array, ob.interval, ob.index, q);
     out.push_back(z3::implies(
-        !ob.writerHit, z3::forall(vars, z3::implies(inRange(q), !hit))));
+        !ob.writerHit, z3::forall(vars, z3::implies(range, !hit))));
   }
   abstractNonlinear = abstractSaved;
   return out;
@@ -694,7 +711,8 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
   };
   for (AssumeOp a : trusted->assumes)
     if (dependsOn(a.getCond(), "") && (!onlyEncoded || encoded(a.getCond())))
-      f = f && value(*trusted, a.getCond(), t);
+      f = f && z3::implies(liveAll(*trusted, a, t),
+                           value(*trusted, a.getCond(), t));
   return z3::implies(inRange(t), f);
 }
 
@@ -726,7 +744,7 @@ z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
                              z3::expr otherwise) {
   // Later writes of the same thread win.
   for (WriteOp op : k.writes[arg][interval]) {
-    z3::expr hit = value(k, op.getGuard(), t) &&
+    z3::expr hit = accessGuard(k, op, t) &&
                    toIndex(value(k, op.getIndex(), t)) == index;
     otherwise = z3::ite(hit, value(k, op.getValue(), t), otherwise);
   }
@@ -752,14 +770,37 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
       key += e.simplify().to_string() + ",";
     return key;
   };
-  if (writer)
+  if (writer) {
     seen.insert(keyOf(writer->tid, writer->bid));
-  auto add = [&](std::vector<z3::expr> tid, std::vector<z3::expr> bid) {
+    seen.insert(keyOf(writer->tid, writer->bid) + "k" +
+                std::to_string(writer->id));
+  }
+  // Writes inside loops: try iteration 0 of each loop, and the base
+  // thread's own iterations (a thread that writes what it read).
+  std::vector<Operation *> loops = writeLoops(k, arg, interval);
+  auto add = [&](std::vector<z3::expr> tid, std::vector<z3::expr> bid,
+                 const Thread *iterBase = nullptr) {
     if (shared)
       bid = reader.bid; // a shared array is written by the reader's block
-    if (!seen.insert(keyOf(tid, bid)).second)
+    std::string key = keyOf(tid, bid);
+    if (loops.empty()) {
+      if (seen.insert(key).second)
+        out.push_back(&makeThread(std::move(tid), std::move(bid), depth + 1));
       return;
-    out.push_back(&makeThread(std::move(tid), std::move(bid), depth + 1));
+    }
+    if (seen.insert(key + "k0").second) {
+      Thread &t = makeThread(tid, bid, depth + 1);
+      for (Operation *it : loops)
+        t.iters.emplace(it, ctx.bv_val(0, 64));
+      out.push_back(&t);
+    }
+    if (iterBase && seen.insert(key + "k" + std::to_string(iterBase->id))
+                        .second) {
+      Thread &t = makeThread(tid, bid, depth + 1);
+      for (Operation *it : loops)
+        t.iters.emplace(it, iterVar(cast<IterOp>(it), *iterBase));
+      out.push_back(&t);
+    }
   };
   // A global cell read by the host (the final output) is written by one of
   // the anchors; anything else is usually written by a thread close to the
@@ -770,7 +811,7 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
   else
     bases = {&reader};
   for (const Thread *a : bases) {
-    add(a->tid, a->bid);
+    add(a->tid, a->bid, a);
     add({a->tid[1], a->tid[0], a->tid[2]}, a->bid);
   }
   // Solve each write's index for one coordinate of a base thread (for the
@@ -856,8 +897,15 @@ z3::expr Encoder::globalIndexFacts(const Thread &t) {
   // blockDim <= INT_MAX (launchConstraints): neither the product nor the sum
   // wraps.
   z3::expr intMax = ctx.bv_val((uint64_t)INT32_MAX, w);
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {
     f = f && z3::ule(productApp(t.bid[i], bdim[i]), intMax - t.tid[i]);
+    // ... and below gridDim * blockDim (a grid-stride loop's step), which
+    // the solver would otherwise need non-linear reasoning for.
+    z3::expr total = productApp(gdim[i], bdim[i]);
+    abstracted.push_back({total, gdim[i] * bdim[i]});
+    f = f && z3::ult(productApp(t.bid[i], bdim[i]) + t.tid[i], total) &&
+        z3::ule(total, intMax);
+  }
   return z3::implies(inRange(t), f);
 }
 
@@ -958,6 +1006,101 @@ z3::func_decl Encoder::uf(const std::string &name, const z3::sort_vector &dom,
                                   dom, ctx.bv_sort(width)))
              .first;
   return it->second;
+}
+
+z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
+  auto f = t.iters.find(it);
+  if (f != t.iters.end())
+    return f->second;
+  z3::expr k = ctx.bv_const(
+      ("t" + std::to_string(t.id) + ".k" + std::to_string(fresh++)).c_str(),
+      64);
+  side.push_back(z3::ult(k, ctx.bv_val(uint64_t(1) << 31, 64)));
+  t.iters.emplace(it, k);
+  return k;
+}
+
+z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
+  if (!abstractNonlinear || l.simplify().is_numeral() ||
+      r.simplify().is_numeral())
+    return l * r;
+  unsigned w = l.get_sort().bv_size();
+  z3::expr app = productApp(l, r);
+  abstracted.push_back({app, l * r});
+  // Keep the facts that rule out most spurious models: x*0 = 0, x*1 = x.
+  z3::expr zero = ctx.bv_val(0, w), one = ctx.bv_val(1, w);
+  side.push_back(z3::implies(l == zero || r == zero, app == zero));
+  side.push_back(z3::implies(l == one, app == r));
+  side.push_back(z3::implies(r == one, app == l));
+  if (w == 64) {
+    // An iteration number (< 2^31) times a step below 2^32 is exact in 64
+    // bits: below 2^63 - 2^32 (adding a 32-bit start does not wrap), and
+    // at least either factor.
+    z3::expr lim31 = ctx.bv_val(uint64_t(1) << 31, 64);
+    z3::expr lim32 = ctx.bv_val(uint64_t(1) << 32, 64);
+    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}})
+      side.push_back(z3::implies(
+          z3::ult(a, lim31) && z3::ult(b, lim32),
+          app >= zero &&
+              z3::ult(app, ctx.bv_val((uint64_t(1) << 63) -
+                                          (uint64_t(1) << 32),
+                                      64)) &&
+              z3::implies(a != zero, z3::uge(app, b)) &&
+              z3::implies(b != zero, z3::uge(app, a))));
+  }
+  return app;
+}
+
+z3::expr Encoder::live(KernelModel &k, IterOp it, const Thread &t) {
+  z3::expr kv = iterVar(it, t);
+  z3::expr x = value(k, it.getLb(), t) + mulTerm(kv, value(k, it.getStep(), t));
+  z3::expr bound = value(k, it.getBound(), t);
+  llvm::StringRef p = it.getPred();
+  z3::expr c = p == "slt"   ? x < bound
+               : p == "sle" ? x <= bound
+               : p == "ult" ? z3::ult(x, bound)
+                            : z3::ule(x, bound);
+  if (it.getDoWhile())
+    c = c || kv == ctx.bv_val(0, 64);
+  z3::expr g = value(k, it.getGuard(), t);
+  return (g.is_bool() ? g : bvToBool(g)) && c;
+}
+
+z3::expr Encoder::liveAll(KernelModel &k, Operation *op, const Thread &t) {
+  z3::expr r = ctx.bool_val(true);
+  for (Operation *it : k.itersOf(op))
+    r = r && live(k, cast<IterOp>(it), t);
+  return r;
+}
+
+z3::expr Encoder::accessGuard(KernelModel &k, Operation *access,
+                              const Thread &t) {
+  Value g = isa<ReadOp>(access) ? cast<ReadOp>(access).getGuard()
+                                : cast<WriteOp>(access).getGuard();
+  z3::expr e = value(k, g, t);
+  if (!e.is_bool())
+    e = bvToBool(e);
+  return e && liveAll(k, access, t);
+}
+
+z3::expr Encoder::sameInstance(const Thread &a, const Thread &b,
+                               const std::vector<Operation *> &loops) {
+  z3::expr same = sameBlock(a, b);
+  for (int i = 0; i < 3; ++i)
+    same = same && a.tid[i] == b.tid[i];
+  for (Operation *it : loops)
+    same = same && iterVar(cast<IterOp>(it), a) == iterVar(cast<IterOp>(it), b);
+  return same;
+}
+
+std::vector<Operation *> Encoder::writeLoops(KernelModel &k, unsigned arg,
+                                             unsigned interval) {
+  std::vector<Operation *> loops;
+  for (WriteOp w : k.writes[arg][interval])
+    for (Operation *it : k.itersOf(w))
+      if (llvm::find(loops, it) == loops.end())
+        loops.push_back(it);
+  return loops;
 }
 
 bool Encoder::dependsOn(Value v, llvm::StringRef sreg) {

@@ -32,6 +32,9 @@ struct Thread {
   std::vector<z3::expr> tid, bid; // x, y, z
   /// Candidate instances are not used to derive further candidates.
   unsigned depth = 0;
+  /// The thread's iteration number in each kv.iter loop, made on first use
+  /// (0 <= k < 2^31). A write inside a loop is one write per (thread, k).
+  mutable std::map<mlir::Operation *, z3::expr> iters;
 };
 
 /// What the encoder knows of one kernel: its writes by array and interval.
@@ -43,6 +46,12 @@ struct KernelModel {
   /// writes[argNo][interval] in program order.
   std::map<unsigned, std::map<unsigned, std::vector<WriteOp>>> writes;
   std::vector<AssumeOp> assumes;
+  std::vector<IterOp> iterOps;
+  /// The kv.iter ops each op depends on (sorted).
+  llvm::DenseMap<mlir::Operation *, std::vector<mlir::Operation *>> iterDeps;
+  const std::vector<mlir::Operation *> &itersOf(mlir::Operation *op) {
+    return iterDeps[op];
+  }
   bool hasApply = false;
   explicit KernelModel(KernelOp k, std::string label);
 };
@@ -112,6 +121,23 @@ public:
   z3::expr sameBlock(const Thread &a, const Thread &b);
 
   z3::expr value(KernelModel &k, mlir::Value v, const Thread &t);
+  /// Thread t's iteration number in loop \p it.
+  z3::expr iterVar(IterOp it, const Thread &t);
+  /// Iteration t.iters[it] of loop \p it runs for thread t.
+  z3::expr live(KernelModel &k, IterOp it, const Thread &t);
+  /// Every loop \p op depends on runs the iteration t is at.
+  z3::expr liveAll(KernelModel &k, mlir::Operation *op, const Thread &t);
+  /// The guard of a kv.read / kv.write for t, with liveLoops.
+  z3::expr accessGuard(KernelModel &k, mlir::Operation *access,
+                       const Thread &t);
+  /// a and b are one thread at one iteration of the loops in \p loops.
+  z3::expr sameInstance(const Thread &a, const Thread &b,
+                        const std::vector<mlir::Operation *> &loops);
+  /// The loops that the writes of array `arg` in `interval` depend on.
+  std::vector<mlir::Operation *> writeLoops(KernelModel &k, unsigned arg,
+                                            unsigned interval);
+  /// The product l * r as the encoding of arith.muli has it.
+  z3::expr mulTerm(const z3::expr &l, const z3::expr &r);
   /// Array `arg` after intervals 0..interval (interval < 0: initial).
   /// Candidate writers (threads derived from the reader, the anchors, and
   /// the write indices solved for one coordinate) are tried first: under
