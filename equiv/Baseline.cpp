@@ -132,6 +132,15 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
     z3::context ctx;
     Encoder enc(ctx, opts.bits, before);
     KernelModel kb(before, "before"), ka(after, "after");
+    for (KernelModel *km : {&kb, &ka})
+      if (!km->iterOps.empty()) {
+        // Every thread is modelled, but not every iteration.
+        result.verdict = Verdict::Unsupported;
+        result.reason = km->label +
+                        " kernel: a loop with a symbolic trip count (kv.iter) "
+                        "has no non-parameterized encoding";
+        return finish();
+      }
     enc.trusted = &kb;
     FixedLaunch fl(enc, cfg);
     z3::expr facts = enc.launchConstraints();

@@ -261,7 +261,9 @@ private:
         else if (o == ">>") lhs = u ? z3::lshr(l, r) : z3::ashr(l, r);
         else if (o == "+") lhs = l + r;
         else if (o == "-") lhs = l - r;
-        else if (o == "*") lhs = l * r;
+        // The kernels' products are abstracted alike: gridDim.x * blockDim.x
+        // here is the same term as a grid-stride loop's step.
+        else if (o == "*") lhs = enc.mulTerm(l, r);
         else if (o == "/") lhs = u ? z3::udiv(l, r) : l / r;
         else lhs = u ? z3::urem(l, r) : z3::srem(l, r);
         if (u && !lhs->is_bool())

@@ -237,7 +237,8 @@ private:
     Value cond;  // the exit test, once seen
     bool stayOnTrue = false;
     Operation *startMark = nullptr; // last op before the iteration
-    llvm::DenseSet<Value> read, written;
+    /// Array -> indices read / written in the iteration.
+    llvm::DenseMap<Value, llvm::SmallVector<Value, 2>> read, written;
   };
   std::vector<SymLoop> symLoops;
   /// Loops that fell back to unrolling (their model failed).
@@ -458,6 +459,23 @@ private:
   /// Move the ops that compute \p v (and are after \p before) before it.
   void hoist(Value v, Operation *before);
   bool dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops);
+  /// The same pure expression (same ops over the same leaves).
+  static bool sameExpr(Value a, Value b, unsigned depth = 0) {
+    if (a == b)
+      return true;
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    if (!x || !y || depth > 32 || x->getName() != y->getName() ||
+        x->getAttrDictionary() != y->getAttrDictionary() ||
+        x->getNumOperands() != y->getNumOperands() ||
+        a.getType() != b.getType() || !isPure(x) ||
+        cast<OpResult>(a).getResultNumber() !=
+            cast<OpResult>(b).getResultNumber())
+      return false;
+    for (unsigned i = 0; i < x->getNumOperands(); ++i)
+      if (!sameExpr(x->getOperand(i), y->getOperand(i), depth + 1))
+        return false;
+    return true;
+  }
   void takeEdge(const llvm::BasicBlock *from, const llvm::BasicBlock *to,
                 State &s);
   State merge(State &t, State &e, Value c, Value guard, size_t forkStores);
@@ -657,7 +675,7 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
     return cst(typeFor(ty), 0);
   }
   for (SymLoop &l : symLoops)
-    l.read.insert(array);
+    l.read[array].push_back(idx);
   Value v = ReadOp::create(b, loc, typeFor(ty), array, idx, guard);
   // Forward this thread's own earlier writes in the barrier interval: a
   // kv.read sees the array as it stood when the interval began.
@@ -681,7 +699,7 @@ void Lowerer::storeArray(Value array, const Linear &off, Value val,
   if (!symLoops.empty()) {
     // Written once per iteration: a later read cannot be forwarded.
     for (SymLoop &l : symLoops)
-      l.written.insert(array);
+      l.written[array].push_back(idx);
     loopWritten.insert(array);
     return;
   }
@@ -1002,8 +1020,10 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   SymLoop m = std::move(symLoops.back());
   symLoops.pop_back();
   for (SymLoop &outer : symLoops) {
-    outer.read.insert(m.read.begin(), m.read.end());
-    outer.written.insert(m.written.begin(), m.written.end());
+    for (auto &[a, is] : m.read)
+      outer.read[a].append(is.begin(), is.end());
+    for (auto &[a, is] : m.written)
+      outer.written[a].append(is.begin(), is.end());
   }
   auto give = [&](const llvm::Twine &why) {
     if (!failed) {
@@ -1018,10 +1038,19 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     return give("loop body that does not return to its header");
   if (!m.cond)
     return give("loop without an exit test");
-  for (Value a : m.read)
-    if (m.written.contains(a))
-      return give("loop that reads an array it writes (iterations would "
-                  "see each other's writes)");
+  // A cell read before the loop writes it, at the same index, is one no
+  // other iteration wrote (the race check shows two iterations never write
+  // one cell): `y[i] = a * x[i] + y[i]`. Anything else would have to see
+  // other iterations' writes.
+  for (auto &[a, reads] : m.read) {
+    auto w = m.written.find(a);
+    if (w == m.written.end())
+      continue;
+    for (Value i : llvm::concat<Value>(reads, w->second))
+      if (!sameExpr(i, reads.front()))
+        return give("loop that reads an array it writes at another index "
+                    "(iterations would see each other's writes)");
+  }
 
   // A pointer the loop stores into a private variable that lives on.
   for (size_t i = storeBase; i < s.stores.size(); ++i)

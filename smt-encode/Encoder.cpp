@@ -57,7 +57,8 @@ KernelModel::KernelModel(KernelOp k, std::string label)
 }
 
 Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
-    : ctx(ctx), bits(bits), side(ctx), facts(ctx.bool_val(true)) {
+    : ctx(ctx), bits(bits), side(ctx), loopFacts(ctx),
+      facts(ctx.bool_val(true)) {
   unsigned w = modelWidth(32, bits);
   for (int i = 0; i < 3; ++i) {
     bdim.push_back(ctx.bv_const((std::string("blockDim.") + axes[i]).c_str(), w));
@@ -432,10 +433,10 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   std::vector<std::pair<Thread *, z3::expr>> live;
   bool covered = false;
   if (depth < maxCandidateDepth) {
-    z3::expr when =
-        facts && inRange(reader) && threadFacts(reader) && readGuard;
+    z3::expr when = facts && inRange(reader) && threadFacts(reader) &&
+                    globalIndexFacts(reader) && readGuard;
     for (const Thread *a : anchors)
-      when = when && inRange(*a) && threadFacts(*a);
+      when = when && inRange(*a) && threadFacts(*a) && globalIndexFacts(*a);
     for (Thread *t :
          candidates(k, arg, (unsigned)interval, index, reader, writer, depth)) {
       z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
@@ -724,6 +725,7 @@ bool Encoder::proveUnsat(const z3::expr &f) {
   p.set("timeout", subqueryMs);
   s.set(p);
   s.add(f);
+  s.add(loopFacts);
   auto r = s.check();
   if (const char *d = getenv("KV_DUMP_SUB")) {
     static int n = 0;
@@ -1016,6 +1018,7 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
       ("t" + std::to_string(t.id) + ".k" + std::to_string(fresh++)).c_str(),
       64);
   side.push_back(z3::ult(k, ctx.bv_val(uint64_t(1) << 31, 64)));
+  loopFacts.push_back(side.back());
   t.iters.emplace(it, k);
   return k;
 }
@@ -1038,7 +1041,7 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
     // at least either factor.
     z3::expr lim31 = ctx.bv_val(uint64_t(1) << 31, 64);
     z3::expr lim32 = ctx.bv_val(uint64_t(1) << 32, 64);
-    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}})
+    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
       side.push_back(z3::implies(
           z3::ult(a, lim31) && z3::ult(b, lim32),
           app >= zero &&
@@ -1047,6 +1050,8 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
                                       64)) &&
               z3::implies(a != zero, z3::uge(app, b)) &&
               z3::implies(b != zero, z3::uge(app, a))));
+      loopFacts.push_back(side.back());
+    }
   }
   return app;
 }

@@ -87,6 +87,9 @@ public:
   std::vector<std::string> paramNames;
   /// Constraints every model must satisfy (ranges, side conditions).
   z3::expr_vector side;
+  /// The part of `side` about loops: iteration ranges and facts of their
+  /// products. The small candidate queries need them too.
+  z3::expr_vector loopFacts;
   std::vector<Obligation> obligations;
   std::deque<Thread> threads;
   /// Encode products, quotients and remainders of two non-constant values
