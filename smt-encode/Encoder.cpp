@@ -772,11 +772,8 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
       key += e.simplify().to_string() + ",";
     return key;
   };
-  if (writer) {
+  if (writer)
     seen.insert(keyOf(writer->tid, writer->bid));
-    seen.insert(keyOf(writer->tid, writer->bid) + "k" +
-                std::to_string(writer->id));
-  }
   // Writes inside loops: try iteration 0 of each loop, and the base
   // thread's own iterations (a thread that writes what it read).
   std::vector<Operation *> loops = writeLoops(k, arg, interval);
@@ -796,11 +793,23 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
         t.iters.emplace(it, ctx.bv_val(0, 64));
       out.push_back(&t);
     }
-    if (iterBase && seen.insert(key + "k" + std::to_string(iterBase->id))
-                        .second) {
+    if (!iterBase)
+      return;
+    // The base's iteration in its own loops, which may be the other
+    // kernel's: a loop the rewrite kept runs the same iterations.
+    std::vector<z3::expr> ks;
+    for (Operation *it : loops)
+      ks.push_back(iterVar(cast<IterOp>(it), *iterBase));
+    for (auto &[op, kv] : iterBase->iters)
+      ks.push_back(kv);
+    std::set<unsigned> tried;
+    for (const z3::expr &kv : ks) {
+      if (!tried.insert(kv.id()).second || tried.size() > 4 ||
+          !seen.insert(key + "k" + std::to_string(kv.id())).second)
+        continue;
       Thread &t = makeThread(tid, bid, depth + 1);
       for (Operation *it : loops)
-        t.iters.emplace(it, iterVar(cast<IterOp>(it), *iterBase));
+        t.iters.emplace(it, kv);
       out.push_back(&t);
     }
   };

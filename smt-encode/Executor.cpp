@@ -67,6 +67,8 @@ enum class Kind : uint8_t {
   MinSI,
   MaxUI,
   MinUI,
+  /// kv.iter: runs the instructions up to `iterEnd` once per iteration.
+  Iter,
 };
 
 /// Special registers; the value is group * 3 + dimension (x, y, z).
@@ -113,6 +115,9 @@ struct Instr {
   /// guard).
   llvm::SmallVector<unsigned, 3> ops;
   Operation *op = nullptr;
+  /// Iter: one past the last instruction of the interval that depends on
+  /// the iteration number.
+  unsigned iterEnd = 0;
 };
 
 struct Interval {
@@ -282,6 +287,10 @@ private:
   void classifyApply(ApplyOp a, Instr &i) const;
   unsigned slotWidth(unsigned s) const { return initialSlots[s].getBitWidth(); }
   bool exec(const Instr &i);
+  /// Run instructions [from, to) of \p iv for the current thread.
+  bool runRange(const Interval &iv, unsigned from, unsigned to);
+  /// The kv.iter ops each slot's value depends on.
+  std::vector<llvm::SmallVector<Operation *, 1>> slotLoops;
   bool arrayIndex(const APInt &v, uint64_t &index);
   bool load(const Instr &i, uint64_t index, APInt &out);
   bool apply(const Instr &i);
@@ -452,6 +461,46 @@ bool Executor::compile() {
       return false;
   }
 
+  // kv.iter: the instructions that depend on an iteration number run once
+  // per iteration; they must follow it within its interval.
+  slotLoops.assign(initialSlots.size(), {});
+  for (Interval &iv : intervals)
+    for (unsigned n = 0; n < iv.instrs.size(); ++n) {
+      Instr &i = iv.instrs[n];
+      llvm::SmallVector<Operation *, 1> deps;
+      for (unsigned o : i.ops)
+        for (Operation *l : slotLoops[o])
+          if (!llvm::is_contained(deps, l))
+            deps.push_back(l);
+      if (i.kind == Kind::Iter) {
+        deps.push_back(i.op);
+        i.iterEnd = n + 1;
+      }
+      if (i.op->getNumResults() == 1)
+        slotLoops[i.result] = deps;
+      for (Operation *l : deps)
+        for (unsigned m = 0; m < n; ++m)
+          if (iv.instrs[m].op == l)
+            iv.instrs[m].iterEnd = n + 1;
+    }
+  for (Interval &iv : intervals)
+    for (unsigned n = 0; n < iv.instrs.size(); ++n) {
+      const Instr &i = iv.instrs[n];
+      if (i.kind != Kind::Iter)
+        continue;
+      for (unsigned m = n + 1; m < i.iterEnd; ++m) {
+        const Instr &j = iv.instrs[m];
+        if (j.kind != Kind::Write && j.kind != Kind::Assume)
+          continue;
+        bool dep = false;
+        for (unsigned o : j.ops)
+          dep |= llvm::is_contained(slotLoops[o], i.op);
+        if (!dep)
+          return fail("a kv.write or kv.assume inside a kv.iter loop does not "
+                      "depend on its iteration number");
+      }
+    }
+
   // Values used outside the interval that defines them survive barriers in
   // per-thread storage.
   std::vector<int> persistentIdx(initialSlots.size(), -1);
@@ -463,6 +512,9 @@ bool Executor::compile() {
         int d = defInterval[s];
         if (d < 0 || (unsigned)d == n || !imported.insert(s).second)
           continue;
+        if (!slotLoops[s].empty())
+          return fail("a value computed in a kv.iter loop is used after a "
+                      "barrier");
         if (persistentIdx[s] < 0) {
           persistentIdx[s] = numPersistent++;
           intervals[d].exports.push_back({s, persistentIdx[s]});
@@ -550,6 +602,11 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             i.kind = Kind::Assume;
             return addOperand(a.getCond());
           })
+          .Case([&](IterOp it) {
+            i.kind = Kind::Iter;
+            return addOperand(it.getLb()) && addOperand(it.getStep()) &&
+                   addOperand(it.getBound()) && addOperand(it.getGuard());
+          })
           .Case([&](ApplyOp a) {
             i.kind = Kind::Apply;
             for (Value v : a.getOperands())
@@ -619,6 +676,9 @@ bool Executor::checkWidths(const Instr &i) const {
     return n == 3 && w(1) == i.width && w(2) == 1;
   case Kind::Assume:
     return n == 1 && w(0) == 1;
+  case Kind::Iter:
+    return n == 4 && w(0) == 64 && w(1) == 64 && w(2) == 64 && w(3) == 1 &&
+           i.width == 64;
   case Kind::Apply:
     return true;
   case Kind::CmpI:
@@ -682,13 +742,11 @@ bool Executor::run(uint64_t maxThreads) {
               for (tid[0] = 0; tid[0] < cfg.block[0]; ++tid[0]) {
                 for (auto [s, k] : iv.imports)
                   slots[s] = saved[k];
-                for (const Instr &i : iv.instrs) {
-                  if (!exec(i))
-                    return false;
-                  // Not a valid launch: the caller discards the result.
-                  if (res.assumeViolated)
-                    return true;
-                }
+                if (!runRange(iv, 0, iv.instrs.size()))
+                  return false;
+                // Not a valid launch: the caller discards the result.
+                if (res.assumeViolated)
+                  return true;
                 for (auto [s, k] : iv.exports)
                   saved[k] = slots[s];
                 saved += numPersistent;
@@ -702,6 +760,48 @@ bool Executor::run(uint64_t maxThreads) {
           }
         }
       }
+  return true;
+}
+
+bool Executor::runRange(const Interval &iv, unsigned from, unsigned to) {
+  for (unsigned n = from; n < to; ++n) {
+    const Instr &i = iv.instrs[n];
+    if (i.kind != Kind::Iter) {
+      if (!exec(i))
+        return false;
+      if (res.assumeViolated)
+        return true;
+      continue;
+    }
+    // 64-bit arithmetic as the encoding has it: k < 2^31, lb + k * step
+    // compared with bound; the checker proved that these iterations are a
+    // prefix (positive step).
+    auto it = cast<IterOp>(i.op);
+    const APInt &lb = slots[i.ops[0]], &step = slots[i.ops[1]],
+                &bound = slots[i.ops[2]];
+    bool runs = !slots[i.ops[3]].isZero();
+    llvm::StringRef p = it.getPred();
+    const uint64_t maxIterations = 1u << 20;
+    for (uint64_t k = 0; runs && k < (uint64_t(1) << 31); ++k) {
+      APInt kv(64, k);
+      APInt x = lb + kv * step;
+      bool live = p == "slt"   ? x.slt(bound)
+                  : p == "sle" ? x.sle(bound)
+                  : p == "ult" ? x.ult(bound)
+                               : x.ule(bound);
+      if (!live && !(k == 0 && it.getDoWhile()))
+        break;
+      if (k == maxIterations)
+        return fail("a loop runs more than " + llvm::Twine(maxIterations) +
+                    " iterations");
+      slots[i.result] = kv;
+      if (!runRange(iv, n + 1, i.iterEnd))
+        return false;
+      if (res.assumeViolated)
+        return true;
+    }
+    n = i.iterEnd - 1;
+  }
   return true;
 }
 
@@ -806,6 +906,8 @@ bool Executor::exec(const Instr &i) {
     return true;
   case Kind::Apply:
     return apply(i);
+  case Kind::Iter:
+    return fail("internal error: kv.iter outside runRange");
   case Kind::NoWrap: {
     if (i.aux & 4)
       return set(APInt(1, 1));
