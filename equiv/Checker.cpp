@@ -946,9 +946,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   std::string unconfirmed;
   try {
     for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}}) {
-      if (opts.assumeSafe ||
-          checkSafety(k, before, label, opts.bits, facts,
-                      [&] { return pc.remainingMs(); }, result))
+      if (checkSafety(k, before, label, opts.bits, facts,
+                      [&] { return pc.remainingMs(); }, result,
+                      /*loopsOnly=*/opts.assumeSafe))
         continue;
       if (!result.possibleDefect)
         return finish();

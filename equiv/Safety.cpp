@@ -253,7 +253,7 @@ std::string describe(const Defect &d) {
 bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
-                 CheckResult &result) {
+                 CheckResult &result, bool loopsOnly) {
   auto start = [&](Query &q) {
     std::string err;
     std::optional<z3::expr> f = facts(q.enc, err);
@@ -339,7 +339,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
   };
 
   // 1. Out-of-bounds accesses to fixed-size shared arrays.
-  {
+  if (!loopsOnly) {
     Query q(k, paramSource, label, bits);
     q.enc.assumeInBounds = false;
     if (!start(q))
@@ -385,7 +385,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
 
   // 2. Barrier divergence: two threads of a block disagree on a barrier's
   // condition. A condition a whole block may fail is not modelled.
-  for (BarrierOp b : guardedBarriers) {
+  for (BarrierOp b : loopsOnly ? std::vector<BarrierOp>() : guardedBarriers) {
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
@@ -480,7 +480,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
   }
 
   // 4. Data races.
-  {
+  if (!loopsOnly) {
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
@@ -566,7 +566,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
         }
     }
   }
-  if (!guardedBarriers.empty() &&
+  if (!loopsOnly && !guardedBarriers.empty() &&
       llvm::find(assumed, "no barrier divergence") == assumed.end())
     proved.push_back("no barrier divergence");
   if (!proved.empty())

@@ -38,10 +38,13 @@ extern unsigned safetyBudgetMs;
 /// Otherwise \p result holds the verdict: race, divergence or
 /// out-of-bounds with the launch and threads that show it, or unknown /
 /// unsupported when the check is undecided.
+/// With \p loopsOnly, only the conditions under which the kernel's kv.iter
+/// loops model its loops (checked even where safety is assumed: they are
+/// the model's, not the kernel's).
 bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
-                 CheckResult &result);
+                 CheckResult &result, bool loopsOnly = false);
 
 } // namespace kv
 

@@ -777,6 +777,8 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
   // Writes inside loops: try iteration 0 of each loop, and the base
   // thread's own iterations (a thread that writes what it read).
   std::vector<Operation *> loops = writeLoops(k, arg, interval);
+  llvm::sort(loops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   auto add = [&](std::vector<z3::expr> tid, std::vector<z3::expr> bid,
                  const Thread *iterBase = nullptr) {
     if (shared)
@@ -795,21 +797,28 @@ std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
     }
     if (!iterBase)
       return;
-    // The base's iteration in its own loops, which may be the other
-    // kernel's: a loop the rewrite kept runs the same iterations.
-    std::vector<z3::expr> ks;
+    // The base's iterations in its own loops, which may be the other
+    // kernel's: loops the rewrite kept run the same iterations, matched in
+    // program order (outer to inner).
+    std::map<Block *, std::vector<Operation *>> byKernel;
     for (Operation *it : loops)
-      ks.push_back(iterVar(cast<IterOp>(it), *iterBase));
+      iterVar(cast<IterOp>(it), *iterBase);
     for (auto &[op, kv] : iterBase->iters)
-      ks.push_back(kv);
-    std::set<unsigned> tried;
-    for (const z3::expr &kv : ks) {
-      if (!tried.insert(kv.id()).second || tried.size() > 4 ||
-          !seen.insert(key + "k" + std::to_string(kv.id())).second)
+      byKernel[op->getBlock()].push_back(op);
+    for (auto &[blk, ops] : byKernel) {
+      if (ops.size() != loops.size())
+        continue;
+      llvm::sort(ops, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      std::string variant = key + "k";
+      for (Operation *op : ops)
+        variant += std::to_string(iterBase->iters.at(op).id()) + ",";
+      if (!seen.insert(variant).second)
         continue;
       Thread &t = makeThread(tid, bid, depth + 1);
-      for (Operation *it : loops)
-        t.iters.emplace(it, kv);
+      for (size_t i = 0; i < loops.size(); ++i)
+        t.iters.emplace(loops[i], iterBase->iters.at(ops[i]));
       out.push_back(&t);
     }
   };
