@@ -112,12 +112,6 @@ struct Query {
   z3::expr index(Value i, const Thread &t) {
     return enc.toIndex(enc.value(km, i, t));
   }
-  z3::expr sameThread() {
-    z3::expr c = enc.sameBlock(*t1, *t2);
-    for (int i = 0; i < 3; ++i)
-      c = c && t1->tid[i] == t2->tid[i];
-    return c;
-  }
 
   z3::check_result solve(const z3::expr &cond,
                          const std::function<unsigned()> &remainingMs) {

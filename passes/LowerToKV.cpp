@@ -874,7 +874,8 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   // sreg() adds ops at the block's start: mark the end, not a count.
   Operation *mark = blk.empty() ? nullptr : &blk.back();
   State saved = s;
-  size_t ownBefore = ownWrites.size();
+  std::vector<OwnWrite> ownSaved = ownWrites;
+  llvm::DenseSet<Value> loopWrittenSaved = loopWritten;
   Unsupported whyBefore = why;
   auto rollBack = [&]() {
     while (!blk.empty() && &blk.back() != mark) {
@@ -883,7 +884,8 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
       op.erase();
     }
     s = saved;
-    ownWrites.resize(std::min(ownWrites.size(), ownBefore));
+    ownWrites = ownSaved;
+    loopWritten = loopWrittenSaved;
     failed = false;
     why = whyBefore;
   };

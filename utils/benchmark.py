@@ -27,6 +27,8 @@ LINE = ("blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1 && "
         "gridDim.y == 1 && gridDim.z == 1 && n >= 0")
 ONE_D = "blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1"
 POW2 = "(blockDim.x & (blockDim.x - 1)) == 0 && " + ONE_D
+GRID = "gridDim.x <= 65535 && " + ONE_D
+COVER = "gridDim.x * blockDim.x >= n"
 
 # (name, before, after, assumptions, expected verdict)
 PAIRS = [
@@ -67,6 +69,24 @@ PAIRS = [
     ("scan tree without add (bug), 8", "block_scan.cu:scan_steps",
      "block_scan.cu:scan_tree_bug", [ONE_D, "blockDim.x == 8"],
      "not-equivalent"),
+    # Loops with a symbolic trip count and no barrier: the kv.iter model.
+    ("axpy per thread / grid-stride, covered", "grid_stride.cu:axpy_each",
+     "grid_stride.cu:axpy_grid_stride", [GRID, COVER], "equivalent"),
+    ("axpy per thread / grid-stride, any grid", "grid_stride.cu:axpy_each",
+     "grid_stride.cu:axpy_grid_stride", [GRID, "n <= 1000000"],
+     "not-equivalent"),
+    ("axpy grid-stride for / while", "grid_stride.cu:axpy_grid_stride",
+     "grid_stride.cu:axpy_block_steps", [GRID, "n <= 1000000"],
+     "equivalent"),
+    ("axpy grid-stride i <= n (bug)", "grid_stride.cu:axpy_each",
+     "grid_stride.cu:axpy_grid_stride_past_end", [GRID, COVER],
+     "not-equivalent"),
+    ("2-D per thread / nested grid-stride", "grid_stride.cu:mask_each_2d",
+     "grid_stride.cu:mask_grid_stride_2d",
+     ["gridDim.x <= 65535 && blockDim.z == 1 && gridDim.z == 1",
+      "w > 0 && h > 0 && w <= 32768 && h <= 32768",
+      "gridDim.x * blockDim.x >= w && gridDim.y * blockDim.y >= h"],
+     "equivalent"),
 ]
 
 

@@ -49,6 +49,11 @@ def pow2_launch(rng):
             [rng.choice([1, 2, 4, 8, 16, 32, 64]), 1, 1], {})
 
 
+def stride_launch(rng):
+    return ([rng.randint(1, 3), 1, 1], [rng.randint(1, 8), 1, 1],
+            {"n": rng.randint(0, 60), "a": rng.randint(-5, 5)})
+
+
 def block8_launch(rng):
     return ([rng.randint(1, 3), 1, 1], [8, 1, 1], {})
 
@@ -71,6 +76,8 @@ BASES = [
      pow2_launch),
     ("block_scan.cu", "scan_steps", "scan_tree",
      ["blockDim.x == 8 && " + ONE_D], block8_launch),
+    ("grid_stride.cu", "axpy_grid_stride", "axpy_block_steps",
+     ["gridDim.x <= 65535 && n <= 1000000 && " + ONE_D], stride_launch),
 ]
 
 # (description, pattern, replacement); each match is one mutant.
@@ -181,12 +188,14 @@ def main():
         differs = False
         for _ in range(args.runs):
             grid, block, scalars = launch(rng)
-            cells = {str(i): rng.randint(-50, 50) for i in range(2048)}
+            arrays = {name: {str(i): rng.randint(-50, 50)
+                             for i in range(2048)}
+                      for name in ("in", "x", "y")}
             cex = {"before": before, "after": after,
                    "counterexample": {
                        "gridDim": grid, "blockDim": block,
                        "scalars": scalars,
-                       "arrays": {"in": cells}}}
+                       "arrays": arrays}}
             cpath = path + ".cex.json"
             with open(cpath, "w") as f:
                 json.dump(cex, f)
