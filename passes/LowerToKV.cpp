@@ -231,8 +231,8 @@ private:
   /// Loops being modelled as one symbolic iteration (kv.iter), innermost
   /// last.
   struct SymLoop {
-    const llvm::Loop *loop;
-    const llvm::BasicBlock *exiting;
+    const llvm::Loop *loop = nullptr;
+    const llvm::BasicBlock *exiting = nullptr;
     Value guard; // placeholder for "this iteration runs"
     Value cond;  // the exit test, once seen
     bool stayOnTrue = false;
@@ -1017,7 +1017,11 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     anchor = carried.front().holder.getDefiningOp();
   s.guard = guard;
   size_t storeBase = s.stores.size();
-  symLoops.push_back({l, exiting, guard, Value(), false, &blk.back(), {}, {}});
+  symLoops.emplace_back();
+  symLoops.back().loop = l;
+  symLoops.back().exiting = exiting;
+  symLoops.back().guard = guard;
+  symLoops.back().startMark = &blk.back();
   runBlocks(header, s, /*stopAt=*/header, nullptr, /*entered=*/true);
   SymLoop m = std::move(symLoops.back());
   symLoops.pop_back();

@@ -4,7 +4,9 @@
 // interval whose operands are slot numbers, so the per-thread loop neither
 // walks MLIR use lists nor hashes Values. A thread's slots live in one
 // scratch vector reused by every thread; only values defined in one interval
-// and used in a later one are saved per thread between intervals.
+// and used in a later one are saved per thread between intervals. A kv.iter
+// runs its range, the instructions after it up to the last one that depends
+// on it, once per iteration.
 //
 //===----------------------------------------------------------------------===//
 #include "smt-encode/Executor.h"
@@ -116,8 +118,12 @@ struct Instr {
   llvm::SmallVector<unsigned, 3> ops;
   Operation *op = nullptr;
   /// Iter: one past the last instruction of the interval that depends on
-  /// the iteration number.
+  /// the iteration number; [this + 1, iterEnd) is the loop's range.
   unsigned iterEnd = 0;
+  /// Iter: the (pure) instructions of the range that do not depend on it.
+  /// They run with every iteration, and once if there is none: a later
+  /// instruction may use their values.
+  std::vector<unsigned> independent;
 };
 
 struct Interval {
@@ -289,8 +295,11 @@ private:
   bool exec(const Instr &i);
   /// Run instructions [from, to) of \p iv for the current thread.
   bool runRange(const Interval &iv, unsigned from, unsigned to);
-  /// The kv.iter ops each slot's value depends on.
-  std::vector<llvm::SmallVector<Operation *, 1>> slotLoops;
+  /// Run the range of the kv.iter at \p n of \p iv once per live iteration.
+  bool runLoop(const Interval &iv, unsigned n);
+  bool compileLoops(Interval &iv, unsigned intervalNo,
+                    const std::vector<int> &defInterval,
+                    std::vector<llvm::SmallVector<unsigned, 1>> &slotLoops);
   bool arrayIndex(const APInt &v, uint64_t &index);
   bool load(const Instr &i, uint64_t index, APInt &out);
   bool apply(const Instr &i);
@@ -461,45 +470,12 @@ bool Executor::compile() {
       return false;
   }
 
-  // kv.iter: the instructions that depend on an iteration number run once
-  // per iteration; they must follow it within its interval.
-  slotLoops.assign(initialSlots.size(), {});
-  for (Interval &iv : intervals)
-    for (unsigned n = 0; n < iv.instrs.size(); ++n) {
-      Instr &i = iv.instrs[n];
-      llvm::SmallVector<Operation *, 1> deps;
-      for (unsigned o : i.ops)
-        for (Operation *l : slotLoops[o])
-          if (!llvm::is_contained(deps, l))
-            deps.push_back(l);
-      if (i.kind == Kind::Iter) {
-        deps.push_back(i.op);
-        i.iterEnd = n + 1;
-      }
-      if (i.op->getNumResults() == 1)
-        slotLoops[i.result] = deps;
-      for (Operation *l : deps)
-        for (unsigned m = 0; m < n; ++m)
-          if (iv.instrs[m].op == l)
-            iv.instrs[m].iterEnd = n + 1;
-    }
-  for (Interval &iv : intervals)
-    for (unsigned n = 0; n < iv.instrs.size(); ++n) {
-      const Instr &i = iv.instrs[n];
-      if (i.kind != Kind::Iter)
-        continue;
-      for (unsigned m = n + 1; m < i.iterEnd; ++m) {
-        const Instr &j = iv.instrs[m];
-        if (j.kind != Kind::Write && j.kind != Kind::Assume)
-          continue;
-        bool dep = false;
-        for (unsigned o : j.ops)
-          dep |= llvm::is_contained(slotLoops[o], i.op);
-        if (!dep)
-          return fail("a kv.write or kv.assume inside a kv.iter loop does not "
-                      "depend on its iteration number");
-      }
-    }
+  // Per slot, the kv.iter instructions (indices in the defining interval)
+  // its value depends on.
+  std::vector<llvm::SmallVector<unsigned, 1>> slotLoops(initialSlots.size());
+  for (unsigned n = 0; n < intervals.size(); ++n)
+    if (!compileLoops(intervals[n], n, defInterval, slotLoops))
+      return false;
 
   // Values used outside the interval that defines them survive barriers in
   // per-thread storage.
@@ -512,15 +488,69 @@ bool Executor::compile() {
         int d = defInterval[s];
         if (d < 0 || (unsigned)d == n || !imported.insert(s).second)
           continue;
-        if (!slotLoops[s].empty())
-          return fail("a value computed in a kv.iter loop is used after a "
-                      "barrier");
         if (persistentIdx[s] < 0) {
           persistentIdx[s] = numPersistent++;
           intervals[d].exports.push_back({s, persistentIdx[s]});
         }
         iv.imports.push_back({s, persistentIdx[s]});
       }
+  }
+  return true;
+}
+
+/// "kv.iter at FILE:LINE:COL", for error messages.
+static std::string describe(Operation *op) {
+  std::string s = op->getName().getStringRef().str();
+  if (auto l = op->getLoc()->findInstanceOf<FileLineColLoc>())
+    s += " at " + l.getFilename().str() + ":" + std::to_string(l.getLine()) +
+         ":" + std::to_string(l.getColumn());
+  return s;
+}
+
+// The instructions that depend on a kv.iter run once per iteration: its range
+// reaches the last of them. An instruction of the range that does not
+// depend on it runs once per iteration too, which only pure ones tolerate.
+bool Executor::compileLoops(
+    Interval &iv, unsigned intervalNo, const std::vector<int> &defInterval,
+    std::vector<llvm::SmallVector<unsigned, 1>> &slotLoops) {
+  std::vector<llvm::SmallVector<unsigned, 1>> loopsOf(iv.instrs.size());
+  for (unsigned n = 0; n < iv.instrs.size(); ++n) {
+    Instr &i = iv.instrs[n];
+    llvm::SmallVector<unsigned, 1> &deps = loopsOf[n];
+    for (unsigned o : i.ops) {
+      if (slotLoops[o].empty())
+        continue;
+      // Iterations end at the barrier; per-thread storage keeps one value.
+      if (defInterval[o] != (int)intervalNo)
+        return fail(describe(i.op) + " uses a value that depends on a "
+                                     "kv.iter before a barrier");
+      for (unsigned l : slotLoops[o])
+        if (!llvm::is_contained(deps, l))
+          deps.push_back(l);
+    }
+    if (i.kind == Kind::Iter)
+      deps.push_back(n);
+    for (unsigned l : deps)
+      iv.instrs[l].iterEnd = n + 1;
+    if (i.op->getNumResults() == 1)
+      slotLoops[i.result] = deps;
+  }
+  for (unsigned n = 0; n < iv.instrs.size(); ++n) {
+    Instr &i = iv.instrs[n];
+    if (i.kind != Kind::Iter)
+      continue;
+    for (unsigned m = n + 1; m < i.iterEnd; ++m) {
+      if (llvm::is_contained(loopsOf[m], n))
+        continue;
+      // A write or assume would happen once per iteration instead of once;
+      // an independent kv.iter's range would not nest in this one.
+      const Instr &j = iv.instrs[m];
+      if (j.kind == Kind::Write || j.kind == Kind::Assume ||
+          j.kind == Kind::Iter)
+        return fail(describe(j.op) + " inside the range of the " +
+                    describe(i.op) + " does not depend on it");
+      i.independent.push_back(m);
+    }
   }
   return true;
 }
@@ -766,42 +796,62 @@ bool Executor::run(uint64_t maxThreads) {
 bool Executor::runRange(const Interval &iv, unsigned from, unsigned to) {
   for (unsigned n = from; n < to; ++n) {
     const Instr &i = iv.instrs[n];
-    if (i.kind != Kind::Iter) {
-      if (!exec(i))
+    if (i.kind == Kind::Iter) {
+      if (!runLoop(iv, n))
         return false;
-      if (res.assumeViolated)
-        return true;
-      continue;
+      n = i.iterEnd - 1;
+    } else if (!exec(i)) {
+      return false;
     }
-    // 64-bit arithmetic as the encoding has it: k < 2^31, lb + k * step
-    // compared with bound; the checker proved that these iterations are a
-    // prefix (positive step).
-    auto it = cast<IterOp>(i.op);
-    const APInt &lb = slots[i.ops[0]], &step = slots[i.ops[1]],
-                &bound = slots[i.ops[2]];
-    bool runs = !slots[i.ops[3]].isZero();
-    llvm::StringRef p = it.getPred();
+    if (res.assumeViolated)
+      return true;
+  }
+  return true;
+}
+
+bool Executor::runLoop(const Interval &iv, unsigned n) {
+  const Instr &i = iv.instrs[n];
+  // Nothing depends on the iteration number: no iteration is observable.
+  if (i.iterEnd == n + 1)
+    return true;
+  auto it = cast<IterOp>(i.op);
+  uint64_t k = 0;
+  if (!slots[i.ops[3]].isZero()) {
+    // Exact arithmetic: |lb + k * step| < 2^129 for any k <= 2^20.
+    const unsigned w = 130;
+    bool sgn = it.isSigned();
+    auto ext = [&](unsigned o) {
+      const APInt &v = slots[i.ops[o]];
+      return sgn ? v.sext(w) : v.zext(w);
+    };
+    APInt x = ext(0), step = ext(1), bound = ext(2);
+    // Extended unsigned operands are non-negative: signed order fits both.
+    auto live = [&](const APInt &v) {
+      return it.isStrict() ? v.slt(bound) : v.sle(bound);
+    };
+    // Live iterations are a prefix only for a positive step (the checker
+    // proves it wherever the loop is entered).
+    if (!step.isStrictlyPositive() &&
+        (live(x) || (it.getDoWhile() && live(x + step))))
+      return fail("the loop of " + describe(i.op) +
+                  " does not terminate (step <= 0)");
     const uint64_t maxIterations = 1u << 20;
-    for (uint64_t k = 0; runs && k < (uint64_t(1) << 31); ++k) {
-      APInt kv(64, k);
-      APInt x = lb + kv * step;
-      bool live = p == "slt"   ? x.slt(bound)
-                  : p == "sle" ? x.sle(bound)
-                  : p == "ult" ? x.ult(bound)
-                               : x.ule(bound);
-      if (!live && !(k == 0 && it.getDoWhile()))
-        break;
+    for (; live(x) || (k == 0 && it.getDoWhile()); ++k, x += step) {
       if (k == maxIterations)
-        return fail("a loop runs more than " + llvm::Twine(maxIterations) +
-                    " iterations");
-      slots[i.result] = kv;
+        return fail("the loop of " + describe(i.op) + " runs more than " +
+                    llvm::Twine(maxIterations) + " iterations");
+      slots[i.result] = APInt(64, k);
       if (!runRange(iv, n + 1, i.iterEnd))
         return false;
       if (res.assumeViolated)
         return true;
     }
-    n = i.iterEnd - 1;
   }
+  // No iteration: later instructions may still use the independent values.
+  if (k == 0)
+    for (unsigned m : i.independent)
+      if (!exec(iv.instrs[m]))
+        return false;
   return true;
 }
 

@@ -4,7 +4,10 @@
 // in each barrier interval every thread, reads the arrays as they stood at
 // the start of the interval; writes take effect at its end. Integers are
 // N-bit words exactly as the SMT encoding models them (same results for
-// division by zero and over-wide shifts as SMT-LIB bit-vectors).
+// division by zero and over-wide shifts as SMT-LIB bit-vectors). The ops
+// that depend on a kv.iter run once per iteration, in order, with exact
+// liveness arithmetic; a loop that does not stop or runs more than 2^20
+// iterations is an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KV_SMTENCODE_EXECUTOR_H

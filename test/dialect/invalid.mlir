@@ -64,6 +64,17 @@ kv.kernel @float_array attributes {arg_names = ["a"]} {
 
 // -----
 
+kv.kernel @iter_pred attributes {arg_names = ["n"]} {
+^bb0(%n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  // expected-error @+1 {{'kv.iter' op pred must be slt, sle, ult or ule, got 'sgt'}}
+  %k = kv.iter from %c0 step %c1 while "sgt" %n if %true
+}
+
+// -----
+
 kv.kernel @select_array attributes {arg_names = ["a", "b"]} {
 ^bb0(%a: !kv.global<i32>, %b: !kv.global<i32>):
   %true = arith.constant true

@@ -26,12 +26,23 @@
 // CHECK-LABEL: kv.kernel @bytes attributes {arg_names = ["p", "dyn"]} {
 // CHECK-NEXT:  ^bb0(%p: !kv.global<i8>, %dyn: !kv.shared<i8, 0>):
 
+// kv.iter: nested loops, the inner one a do_while, the outer one with the
+// source variable's width.
+// CHECK-LABEL: kv.kernel @loops attributes {arg_names = ["out", "n"]} {
+// CHECK:         %[[R:.*]] = kv.iter from %{{.*}} step %[[ST:.*]] while "slt" %[[N:.*]] if %true {width = 32 : i64}
+// CHECK:         %[[G:.*]] = arith.cmpi slt, %{{.*}}, %[[N]] : i64
+// CHECK-NEXT:    %[[C:.*]] = kv.iter from %[[R]] step %[[ST]] while "ule" %[[N]] if %[[G]] do_while
+// CHECK-NEXT:    kv.write %out[%[[C]]] = %[[R]] if %[[G]] : !kv.global<i64>, i64, i64
+// CHECK-NEXT:  }
+
 // GENERIC: "kv.kernel"() <{arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile", sym_name = "transpose_tile"}> ({
 // GENERIC: "kv.sreg"() <{name = "tid.x"}> : () -> i32
 // GENERIC: "kv.read"(%{{.*}}, %{{.*}}, %{{.*}}) : (!kv.global<i32>, i64, i1) -> i32
 // GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!kv.shared<i32, 256>, i64, i32, i1) -> ()
 // GENERIC: "kv.barrier"() : () -> ()
 // GENERIC: "kv.apply"(%{{.*}}, %{{.*}}) <{fn = "fadd.f32"}> : (i32, i32) -> i32
+// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{pred = "slt", width = 32 : i64}> : (i64, i64, i64, i1) -> i64
+// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, pred = "ule"}> : (i64, i64, i64, i1) -> i64
 
 kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile"} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %width: i32, %tile: !kv.shared<i32, 256>):
@@ -70,4 +81,16 @@ kv.kernel @bytes attributes {arg_names = ["p", "dyn"]} {
   %z = arith.constant 0 : i64
   %b = kv.read %dyn[%z] if %true : !kv.shared<i8, 0>, i64 -> i8
   kv.write %p[%z] = %b if %true : !kv.global<i8>, i64, i8
+}
+
+kv.kernel @loops attributes {arg_names = ["out", "n"]} {
+^bb0(%out: !kv.global<i64>, %n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %r = kv.iter from %c0 step %c1 while "slt" %n if %true {width = 32 : i64}
+  %x = arith.addi %r, %c0 : i64
+  %g = arith.cmpi slt, %x, %n : i64
+  %c = kv.iter from %r step %c1 while "ule" %n if %g do_while
+  kv.write %out[%c] = %r if %g : !kv.global<i64>, i64, i64
 }

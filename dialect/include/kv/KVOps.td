@@ -91,13 +91,14 @@ def KV_IterOp : KV_Op<"iter"> {
   let description = [{
     `%k = kv.iter from %lb step %step while "slt" %bound if %g` stands for
     every iteration number 0 <= k < 2^31 of a loop that a thread enters when
-    `g` holds and runs while `lb + k * step` (64-bit) compares true with
-    `bound` (`pred`: slt, sle, ult, ule); `do_while` runs k == 0 in any
-    case. An op that depends on %k is performed once per such k, in
-    increasing order. This is the loop's set of iterations when `step` is
-    positive and iteration 2^31 does not run, which the checker proves
-    wherever `g` holds (the lowering gives i64 values extended from at most
-    32 bits, so nothing wraps). Two iterations of one thread must not write
+    `g` holds and runs while `lb + k * step` compares true with `bound`
+    (`pred`: slt, sle, ult, ule; computed exactly, the operands signed for
+    slt/sle and unsigned for ult/ule); `do_while` runs k == 0 in any case.
+    An op that depends on %k is performed once per such k, in increasing
+    order. This is the loop's set of iterations when `step` is positive and
+    iteration 2^31 does not run, which the checker proves wherever `g`
+    holds; the lowering's operands are extended from at most 32 bits, so
+    the SMT encoding's 64-bit arithmetic is exact for them. Two iterations of one thread must not write
     the same cell: the race check treats them as two accesses. With
     `width`, the source's induction variable has that many bits and wraps:
     the model is exact when the first value past `bound` still fits, which
