@@ -78,6 +78,24 @@ BASES = [
      ["blockDim.x == 8 && " + ONE_D], block8_launch),
     ("grid_stride.cu", "axpy_grid_stride", "axpy_block_steps",
      ["gridDim.x <= 65535 && n <= 1000000 && " + ONE_D], stride_launch),
+    # The same pairs with the other kernel mutated, and more pairs.
+    ("transpose.cu", "transpose_naive", "transpose_tiled", [SQUARE],
+     square_launch),
+    ("transpose_padded.cu", "transpose_padded", "transpose_naive", [SQUARE],
+     square_launch),
+    ("stencil.cu", "stencil_shared", "stencil_naive", [LINE], line_launch),
+    ("misc.cu", "copy2", "copy_ptr", [LINE], line_launch),
+    ("block_reduce.cu", "sum_strided", "sum_interleaved",
+     ["(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x <= 64 && " + ONE_D],
+     pow2_launch),
+    ("block_reduce.cu", "sum_strided", "sum_halving",
+     ["(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x <= 64 && " + ONE_D],
+     pow2_launch),
+    ("block_scan.cu", "scan_tree", "scan_steps",
+     ["blockDim.x == 8 && " + ONE_D], block8_launch),
+    ("grid_stride.cu", "axpy_grid_stride", "axpy_each",
+     ["gridDim.x <= 65535 && n <= 1000000 && " + ONE_D +
+      " && gridDim.x * blockDim.x >= n"], stride_launch),
 ]
 
 # (description, pattern, replacement); each match is one mutant.
@@ -93,6 +111,10 @@ OPERATORS = [
     ("blockIdx.x to .y", r"blockIdx\.x", "blockIdx.y"),
     ("drop barrier", r"__syncthreads\(\);", ";"),
     ("swap [a][b]", r"\[(\w+)\]\[(\w+)\]", r"[\2][\1]"),
+    ("* to +", r"(?<=\w|\)|\]) \* (?=\w|\()", " + "),
+    ("- to +", r"(?<=\w|\)|\]) - (?=\w|\()", " + "),
+    ("== to !=", r"==", "!="),
+    ("&& to ||", r"&&", "||"),
     ("constant + 1", r"(?<![\w.])(1[0-9]|[2-9])(?![\w.])",
      lambda m: str(int(m.group(0)) + 1)),
 ]
@@ -147,6 +169,8 @@ def main():
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--timeout", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--list", action="store_true",
+                    help="only count the mutants of each base")
     ap.add_argument("--keep", default=None,
                     help="directory for the mutants (default: a temp dir)")
     args = ap.parse_args()
@@ -163,6 +187,11 @@ def main():
         src = open(os.path.join(INPUTS, file)).read()
         queues.append([(file, base, target, assume, launch, desc, text)
                        for desc, text in mutants(src, target)])
+    if args.list:
+        for (file, base, target, _, _), q in zip(BASES, queues):
+            print("%-22s %-26s %4d" % (file, target, len(q)))
+        print("total %d" % sum(len(q) for q in queues))
+        return
     order = []
     while any(queues):
         for q in queues:
@@ -190,7 +219,7 @@ def main():
             grid, block, scalars = launch(rng)
             arrays = {name: {str(i): rng.randint(-50, 50)
                              for i in range(2048)}
-                      for name in ("in", "x", "y")}
+                      for name in ("in", "x", "y", "m", "v")}
             cex = {"before": before, "after": after,
                    "counterexample": {
                        "gridDim": grid, "blockDim": block,
