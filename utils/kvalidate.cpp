@@ -34,7 +34,10 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 #include <map>
 #include <set>
 #include <cmath>
@@ -75,8 +78,10 @@ static cl::opt<std::string>
     Bits("bits", cl::desc("Bit-vector width, 4..64 (default 32)"),
          cl::value_desc("N"), cl::init("32"), cl::cat(KVCategory));
 
-static cl::opt<std::string> Timeout("timeout",
-                                    cl::desc("Solver time budget in seconds"),
+static cl::opt<std::string> Timeout(
+    "timeout",
+    cl::desc("Time budget in seconds (default and 0: none); when it runs "
+             "out the verdict is unknown"),
                                     cl::value_desc("SECS"),
                                     cl::cat(KVCategory));
 
@@ -691,7 +696,13 @@ static json::Value toJSON(const kv::CheckResult &r) {
   return obj;
 }
 
+/// Set by whoever prints the verdict first: the main thread or the
+/// watchdog (see startWatchdog).
+static std::atomic<bool> Reported{false};
+
 static void report(const kv::CheckResult &r) {
+  if (Reported.exchange(true))
+    return; // the watchdog has answered and is exiting
   if (Json)
     outs() << toJSON(r) << "\n";
   else
@@ -705,6 +716,27 @@ static Clock::time_point StartTime;
 static double elapsedMs() {
   return std::chrono::duration<double, std::milli>(Clock::now() - StartTime)
       .count();
+}
+
+/// The solver is asked to stop at the time budget, but Z3 does not check
+/// its interrupt everywhere (quantifier instantiation, some tactics): past
+/// the budget and a grace period, answer `unknown` and exit, so that a CI
+/// job gated on kvalidate always ends.
+static void startWatchdog(unsigned timeoutSecs) {
+  unsigned limit = timeoutSecs + std::max(30u, timeoutSecs / 4);
+  std::thread([limit, timeoutSecs] {
+    std::this_thread::sleep_for(std::chrono::seconds(limit));
+    kv::CheckResult r;
+    r.verdict = kv::Verdict::Unknown;
+    r.reason = "no verdict within " + std::to_string(limit) +
+               " s: the solver did not stop at the time budget (--timeout=" +
+               std::to_string(timeoutSecs) + ")";
+    r.timeMs = elapsedMs();
+    if (Reported.load())
+      return;
+    report(r);
+    std::_Exit(kv::exitCode(kv::Verdict::Unknown));
+  }).detach();
 }
 
 /// A usage or input error: message on stderr, and the JSON object with
@@ -938,9 +970,11 @@ int main(int argc, char **argv) {
     return fail("--bits must be an integer between 4 and 64, got '" +
                 Bits + "'");
   if (Timeout.getNumOccurrences() &&
-      (StringRef(Timeout).trim().getAsInteger(10, timeout) || timeout == 0))
-    return fail("--timeout must be a positive integer (seconds), got '" +
+      StringRef(Timeout).trim().getAsInteger(10, timeout))
+    return fail("--timeout must be a non-negative integer (seconds), got '" +
                 Timeout + "'");
+  if (timeout)
+    startWatchdog(timeout);
 
   std::string err;
   KernelRef beforeRef, afterRef;

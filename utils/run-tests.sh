@@ -5,8 +5,9 @@
 # TIMEOUT. Extra arguments go to lit (for example a test path or -j1).
 #
 # KV_SKIP_BUILD=1 skips the install and build steps (an existing build).
-# KV_TEST_TIMEOUT sets lit's per-test limit in seconds (default 1200); it is
-# only enforced when python3-psutil is installed.
+# KV_TEST_TIMEOUT sets lit's per-test limit in seconds (default 600); lit
+# needs psutil for it, in the Python that runs lit (python3-psutil for
+# Debian's /usr/bin/python3), which utils/install-deps.sh installs.
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -35,8 +36,17 @@ done
 [ "$have_path" = yes ] || set -- "$@" "$BUILD_DIR/test"
 
 set -- -sv -o "$RESULTS" "$@"
-if python3 -c 'import psutil' >/dev/null 2>&1; then
-  set -- --timeout "${KV_TEST_TIMEOUT:-1200}" "$@"
+# The interpreter that runs lit (its #! line), not whichever python3 is
+# first on PATH (pyenv on these machines): psutil must be importable there.
+LIT_PY=$(sed -n '1s/^#! *//p' "$LIT" | awk '{print $1}')
+case "$LIT_PY" in
+  */env) LIT_PY=python3 ;;
+  "") LIT_PY=python3 ;;
+esac
+if "$LIT_PY" -c 'import psutil' >/dev/null 2>&1; then
+  set -- --timeout "${KV_TEST_TIMEOUT:-600}" "$@"
+else
+  echo "run-tests: psutil missing for $LIT_PY: no per-test time limit" >&2
 fi
 
 set +e
