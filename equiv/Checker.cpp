@@ -643,6 +643,10 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // run); a model that does not replay has its launch and scalars blocked.
   unsigned w32 = modelWidth(32, opts.bits);
   std::string why;
+  // A model the executor cannot run (too many threads) is a likelier real
+  // difference than a spurious one: its reason is the one reported, whichever
+  // model the solvers' race happened to return last.
+  std::string unrunnable;
   // Returns true when a model replayed (verdict set). Blocked launches are
   // popped afterwards: they only steer the search.
   auto findReplaying = [&]() {
@@ -709,6 +713,9 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
       s.pop();
       return true;
     }
+    if (unrunnable.empty() &&
+        StringRef(why).starts_with("the counterexample could not be replayed"))
+      unrunnable = why;
     z3::expr same = ctx.bool_val(true);
     for (int i = 0; i < 3; ++i)
       same = same && enc.gdim[i] == m.eval(enc.gdim[i], true) &&
@@ -723,6 +730,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
       break;
   }
   s.pop();
+  if (!unrunnable.empty())
+    why = unrunnable;
   return false;
   };
   if (findReplaying())
