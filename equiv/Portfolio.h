@@ -131,9 +131,14 @@ public:
   /// check() with lazy refinement of abstracted terms (application, precise
   /// term): the precise definition of every application the model gets
   /// wrong is put back, so a `sat` model is right for all of them.
+  /// \p accept, when given, sees each model before it is refined: a model
+  /// it accepts (a counterexample that replays with exact arithmetic, say)
+  /// ends the search as `sat` unrefined, without the exact products that
+  /// can make the next round minutes long.
   z3::check_result
   checkRefined(const std::vector<std::pair<z3::expr, z3::expr>> &abstracted,
-               bool debug = false) {
+               bool debug = false,
+               const std::function<bool(const z3::model &)> &accept = {}) {
     auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] {
       return (long)std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -147,6 +152,12 @@ public:
               ms());
     std::vector<bool> exact(abstracted.size());
     for (unsigned round = 0; r == z3::sat; ++round) {
+      if (accept && accept(*model)) {
+        if (debug)
+          fprintf(stderr, "refinement round %u: model accepted unrefined\n",
+                  round);
+        return r;
+      }
       unsigned added = 0;
       for (size_t i = 0; i < abstracted.size(); ++i) {
         auto &[app, precise] = abstracted[i];
