@@ -877,7 +877,13 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   std::vector<OwnWrite> ownSaved = ownWrites;
   llvm::DenseSet<Value> loopWrittenSaved = loopWritten;
   Unsupported whyBefore = why;
+  // The visits of an attempt that is rolled back are undone too: --unroll's
+  // bound counts header visits, and a model attempt's iteration would
+  // otherwise use up part of it (the bounded verdict would claim more
+  // iterations than were unrolled).
+  auto visitsSaved = visits;
   auto rollBack = [&]() {
+    visits = visitsSaved;
     while (!blk.empty() && &blk.back() != mark) {
       Operation &op = blk.back();
       op.dropAllUses();
