@@ -177,6 +177,8 @@ REPLAY
   its counterexample (input cells not listed and uninitialized shared memory
   are 0) and prints every output cell that differs: exit 1 when the kernels
   differ, 0 when they agree, 3 when the file or a kernel cannot be read.
+  A verdict found with --unroll=N records N ("unroll"), and the replay
+  lowers the kernels with the same bound.
 )";
 
 //===----------------------------------------------------------------------===//
@@ -645,6 +647,10 @@ static json::Value toJSON(const kv::CheckResult &r) {
   if (hasReason(r.verdict))
     obj["reason"] = r.reason;
   if (const std::optional<kv::Counterexample> &cex = r.counterexample) {
+    // The bound the kernels were lowered with: `kvalidate replay` lowers
+    // them the same way.
+    if (Unroll)
+      obj["unroll"] = (int64_t)Unroll;
     auto dims = [](const uint64_t d[3]) {
       return json::Array{(int64_t)d[0], (int64_t)d[1], (int64_t)d[2]};
     };
@@ -801,6 +807,9 @@ static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
   }
   before = o->getString("before")->str();
   after = o->getString("after")->str();
+  if (std::optional<int64_t> u = o->getInteger("unroll");
+      u && *u > 0 && !Unroll.getNumOccurrences())
+    Unroll.setValue((unsigned)*u);
   for (auto [key, dst] : {std::pair{"gridDim", out.cfg.grid},
                           {"blockDim", out.cfg.block}}) {
     const json::Array *a = c->getArray(key);
