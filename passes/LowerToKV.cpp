@@ -723,8 +723,10 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
       if (d == 0 && it->size == size) {
         hits.push_back({it->guard, it->val});
         // A store of the loop body at its top level is unconditional
-        // within the iteration.
-        if (isTrue(it->guard) ||
+        // within the iteration, and one made under the reading path's own
+        // guard happened on that path (a counter inside an if stays a
+        // constant, so a loop there keeps its constant trip count).
+        if (isTrue(it->guard) || it->guard == s.guard ||
             (!symLoops.empty() && it->guard == symLoops.back().guard)) {
           complete = true;
           break;

@@ -15,3 +15,27 @@ __global__ void unroll4(int *out, const int *in, int n) {
     if (4 * i + j < n)
       out[4 * i + j] = in[4 * i + j] + j;
 }
+
+// A counter stored under the guard of an enclosing if stays a constant on
+// that path: with n pinned by the assumption, the loop inside the if is
+// unrolled four times (it ran into the 1024-visit limit when the counter
+// was merged with its value from before the if).
+// RUN: %expect-exit 0 %kvalidate --emit-kv --assume='n == 4' %s:guarded_sum %s:guarded_sum \
+// RUN:   | FileCheck %s --check-prefix=GUARDED
+// RUN: %expect-exit 0 %kvalidate --assume='n == 4' %s:guarded_sum %s:guarded_sum \
+// RUN:   | FileCheck %s --check-prefix=GUARDED-EQ
+// GUARDED-LABEL: kv.kernel @_Z11guarded_sumPiPKii
+// GUARDED-COUNT-4: kv.read %in[
+// GUARDED-NOT: kv.read %in[
+// GUARDED-LABEL: kv.kernel @_Z11guarded_sumPiPKii.1
+// GUARDED-EQ: verdict: equivalent
+
+__global__ void guarded_sum(int *out, const int *in, int n) {
+  int r = threadIdx.x;
+  if (r < 8) {
+    int s = 0;
+    for (int k = 0; k < n; ++k)
+      s += in[r * n + k];
+    out[r] = s;
+  }
+}
