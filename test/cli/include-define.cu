@@ -9,6 +9,7 @@
 // RUN: %expect-exit 1 %kvalidate -I%inputs/include -DFACTOR=3 %s:scale_macro %s:scale_add \
 // RUN:   | FileCheck %s --check-prefix=THREE
 // THREE: verdict: not-equivalent
+// THREE: counterexample (replayed):
 // THREE: mismatch: out[{{-?[0-9]+}}]: before = {{-?[0-9]+}}, after = {{-?[0-9]+}}
 //
 // Without the include directory the compile fails: exit 3 with clang's error.
