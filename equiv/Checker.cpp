@@ -660,6 +660,36 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   if (r == z3::unsat)
     return true;
   if (r == z3::sat && early.replayed) {
+    // The first model that replayed may have any launch: look for a small
+    // one the same way (abstract products, replay as the test), a few
+    // seconds per try, for a counterexample one can check by hand.
+    unsigned w = modelWidth(32, opts.bits);
+    for (uint64_t lim : {4, 64}) {
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      s.setRemaining([this, until]() -> unsigned {
+        long left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        until - std::chrono::steady_clock::now())
+                        .count();
+        unsigned mine = left <= 1 ? 1 : (unsigned)left;
+        unsigned global = remainingMs();
+        return global ? std::min(global, mine) : mine;
+      });
+      s.push();
+      for (int i = 0; i < 3; ++i) {
+        s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
+        s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
+      }
+      Counterexample found = early;
+      early = Counterexample();
+      bool small = checkRefined(enc, s, replaysEarly) == z3::sat &&
+                   early.replayed;
+      s.pop();
+      if (!small)
+        early = found;
+      if (small)
+        break;
+    }
+    s.setRemaining([this] { return remainingMs(); });
     result.verdict = Verdict::NotEquivalent;
     result.counterexample = early;
     result.reason =
