@@ -659,26 +659,24 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   z3::check_result r = checkRefined(enc, s, replaysEarly);
   if (r == z3::unsat)
     return true;
+  // Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
+  // readable counterexamples that replay fast.
+  auto limitLaunch = [&](uint64_t lim) {
+    unsigned w = modelWidth(32, opts.bits);
+    for (int i = 0; i < 3; ++i) {
+      s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
+      s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
+    }
+  };
   if (r == z3::sat && early.replayed) {
     // The first model that replayed may have any launch: look for a small
     // one the same way (abstract products, replay as the test), a few
     // seconds per try, for a counterexample one can check by hand.
-    unsigned w = modelWidth(32, opts.bits);
     for (uint64_t lim : {4, 64}) {
-      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      s.setRemaining([this, until]() -> unsigned {
-        long left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        until - std::chrono::steady_clock::now())
-                        .count();
-        unsigned mine = left <= 1 ? 1 : (unsigned)left;
-        unsigned global = remainingMs();
-        return global ? std::min(global, mine) : mine;
-      });
+      s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                        std::chrono::seconds(5)));
       s.push();
-      for (int i = 0; i < 3; ++i) {
-        s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
-        s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
-      }
+      limitLaunch(lim);
       Counterexample found = early;
       early = Counterexample();
       bool small = checkRefined(enc, s, replaysEarly) == z3::sat &&
@@ -704,7 +702,6 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   }
   // Look for a model that replays: prefer a small launch (readable, fast to
   // run); a model that does not replay has its launch and scalars blocked.
-  unsigned w32 = modelWidth(32, opts.bits);
   std::string why;
   // A model the executor cannot run (too many threads) is a likelier real
   // difference than a spurious one: its reason is the one reported, whichever
@@ -739,10 +736,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
          {std::pair<uint64_t, bool>{4, true}, {4, false}, {64, true},
           {64, false}}) {
       s.push();
-      for (int i = 0; i < 3; ++i) {
-        s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w32)));
-        s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w32)));
-      }
+      limitLaunch(lim);
       for (auto &prm : enc.params)
         if (smallScalars && prm && !prm->is_array() &&
             prm->get_sort().bv_size() > 8) {
@@ -810,15 +804,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
                    << " quantified obligations\n";
     s.add(quantified);
     // Quantifiers may keep the solver busy: this retry gets 30 s at most.
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    s.setRemaining([this, until]() -> unsigned {
-      long left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      until - std::chrono::steady_clock::now())
-                      .count();
-      unsigned mine = left <= 1 ? 1 : (unsigned)left;
-      unsigned global = remainingMs();
-      return global ? std::min(global, mine) : mine;
-    });
+    s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                      std::chrono::seconds(30)));
     z3::check_result qr = checkRefined(enc, s);
     if (qr == z3::unsat)
       return true;

@@ -21,6 +21,20 @@ namespace kv {
 /// They run in parallel, so that neither one's bad case decides the time.
 class Portfolio {
 public:
+  /// A budget of \p ms from now, within \p global's (0 from global: none).
+  static std::function<unsigned()> capped(std::function<unsigned()> global,
+                                          std::chrono::milliseconds ms) {
+    auto until = std::chrono::steady_clock::now() + ms;
+    return [until, global]() -> unsigned {
+      long left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      until - std::chrono::steady_clock::now())
+                      .count();
+      unsigned mine = left <= 1 ? 1 : (unsigned)left;
+      unsigned g = global();
+      return g ? std::min(g, mine) : mine;
+    };
+  }
+
   Portfolio(z3::context &ctx, std::function<unsigned()> remainingMs)
       : ctx(ctx), asserts(ctx), remainingMs(std::move(remainingMs)) {}
 

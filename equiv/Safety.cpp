@@ -296,16 +296,8 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
 
   // Each query gets a few seconds (within the overall deadline).
   auto budget = [&]() -> std::function<unsigned()> {
-    auto until = std::chrono::steady_clock::now() +
-                 std::chrono::milliseconds(safetyBudgetMs);
-    return [until, &remainingMs]() -> unsigned {
-      long left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      until - std::chrono::steady_clock::now())
-                      .count();
-      unsigned mine = left <= 1 ? 1 : (unsigned)left;
-      unsigned global = remainingMs();
-      return global ? std::min(global, mine) : mine;
-    };
+    return Portfolio::capped(remainingMs,
+                             std::chrono::milliseconds(safetyBudgetMs));
   };
   std::vector<Access> accesses;
   std::vector<BarrierOp> guardedBarriers;
