@@ -1501,7 +1501,21 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     case O::SDiv: return setS(b.createOrFold<arith::DivSIOp>(loc, l, r));
     case O::URem: return setS(b.createOrFold<arith::RemUIOp>(loc, l, r));
     case O::SRem: return setS(b.createOrFold<arith::RemSIOp>(loc, l, r));
-    case O::Shl: return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
+    case O::Shl: {
+      // x << c is x * 2^c: the checker's index reasoning (solving for a
+      // coordinate, the mixed-radix lemmas) knows products, and -O2 turns
+      // the source's `blockIdx.x * 16` into a shift.
+      if (auto *c = dyn_cast<llvm::ConstantInt>(bo->getOperand(1));
+          c && c->getValue().ult(c->getBitWidth()))
+        return setS(b.createOrFold<arith::MulIOp>(
+            loc, l,
+            arith::ConstantOp::create(
+                b, loc, l.getType(),
+                IntegerAttr::get(l.getType(),
+                                 llvm::APInt::getOneBitSet(
+                                     c->getBitWidth(), c->getZExtValue())))));
+      return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
+    }
     case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
     case O::AShr: return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
     case O::And: return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
