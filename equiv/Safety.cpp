@@ -434,6 +434,13 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
     z3::expr bad = step <= zero ||
                    pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
     std::string what = "positive step, fewer than 2^31 iterations";
+    if (it.getFromNe()) {
+      // The source tests x != bound: the first value tested (iteration 1's
+      // for a do-while) is at most bound, which the steps reach exactly.
+      z3::expr first = it.getDoWhile() ? lb + step : lb;
+      bad = bad || first > bound || z3::urem(bound - first, step) != zero;
+      what += ", reaching its bound exactly (x != bound)";
+    }
     if (auto w = it.getWidth()) {
       // The first value past the bound still fits in the variable.
       uint64_t bitsW = *w;

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -1132,10 +1133,98 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       return {};
     return step;
   };
+  // Accumulators: next = holder + term, or select(c, holder + term, holder)
+  // (a conditional `s += term`), where the term does not depend on any
+  // accumulator. The loop's result is init + kv.sum(term).
+  llvm::DenseSet<Operation *> accHolders;
   for (Carried &c : carried)
     if (c.next != c.holder && !stepOf(c))
+      accHolders.insert(c.holder.getDefiningOp());
+  if (m.cond && dependsOnAny(m.cond, accHolders))
+    return give("loop exit test that depends on a value carried around the "
+                "loop other than an induction variable");
+  // The ops that compute next from the holder; the term.
+  auto accTerm = [&](Carried &c, llvm::SmallVectorImpl<Operation *> &chain)
+      -> Value {
+    Value n = c.next, cond;
+    bool negate = false;
+    if (auto sel = n.getDefiningOp<arith::SelectOp>()) {
+      chain.push_back(sel);
+      cond = sel.getCondition();
+      if (sel.getFalseValue() == c.holder) {
+        n = sel.getTrueValue();
+      } else if (sel.getTrueValue() == c.holder) {
+        n = sel.getFalseValue();
+        negate = true;
+      } else {
+        return {};
+      }
+    }
+    auto add = n.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return {};
+    chain.push_back(add);
+    Value term = add.getLhs() == c.holder   ? add.getRhs()
+                 : add.getRhs() == c.holder ? add.getLhs()
+                                            : Value();
+    if (!term || dependsOnAny(term, accHolders) ||
+        (cond && dependsOnAny(cond, accHolders)))
+      return {};
+    if (cond) {
+      Value zero = cst(term.getType(), 0);
+      term = negate ? select(cond, zero, term) : select(cond, term, zero);
+    }
+    return term;
+  };
+  struct Acc {
+    Carried *c;
+    Value term;
+    llvm::SmallVector<Operation *, 2> chain;
+  };
+  std::vector<Acc> accs;
+  for (Carried &c : carried) {
+    if (!accHolders.contains(c.holder.getDefiningOp()))
+      continue;
+    Acc a{&c, {}, {}};
+    a.term = accTerm(c, a.chain);
+    if (!a.term)
       return give("value carried around a loop with a symbolic trip count "
-                  "that is not an induction variable (an accumulator?)");
+                  "that is neither an induction variable nor a sum "
+                  "(s += term)");
+    accs.push_back(std::move(a));
+  }
+  // The running sum has no value inside the loop: only the source kernel's
+  // "no signed overflow" assumptions may use it, and they are dropped (an
+  // assumption fewer keeps a proof sound).
+  for (Acc &a : accs) {
+    llvm::SetVector<Operation *> slice;
+    llvm::SmallVector<Value> work{a.c->holder};
+    for (Operation *op : a.chain)
+      work.push_back(op->getResult(0));
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation *u : v.getUsers()) {
+        if (llvm::is_contained(a.chain, u) || !slice.insert(u))
+          continue;
+        if (auto as = dyn_cast<AssumeOp>(u)) {
+          if (!as->hasAttr("ub"))
+            return give("running value of a sum used inside its loop");
+          continue;
+        }
+        if (u->getNumResults() != 1 || isa<ReadOp>(u))
+          return give("running value of a sum used inside its loop");
+        work.push_back(u->getResult(0));
+      }
+    }
+    // Users come after their operands in the block: erase from the last.
+    llvm::SmallVector<Operation *> dead(slice.begin(), slice.end());
+    dead.append(a.chain.begin(), a.chain.end());
+    llvm::sort(dead, [](Operation *x, Operation *y) {
+      return y->isBeforeInBlock(x);
+    });
+    for (Operation *op : dead)
+      op->erase();
+  }
 
   // The exit test: stay while (holder + offset) pred bound.
   auto cmp = m.cond.getDefiningOp<arith::CmpIOp>();
@@ -1162,6 +1251,11 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     default: break;
     }
   }
+  // `x != bound` (how -O2 writes a rotated loop's test): ult, with the
+  // checker proving that x starts at most at bound and reaches it exactly.
+  bool fromNe = pred == P::ne;
+  if (fromNe)
+    pred = P::ult;
   bool isSigned = pred == P::slt || pred == P::sle;
   if (!isSigned && pred != P::ult && pred != P::ule)
     return give("loop exit test other than <, <= on an increasing induction "
@@ -1233,7 +1327,8 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
                                                  : (pred == P::ult ? "ult"
                                                                    : "ule")),
                              doWhile ? b.getUnitAttr() : UnitAttr(),
-                             b.getI64IntegerAttr(w));
+                             b.getI64IntegerAttr(w),
+                             fromNe ? b.getUnitAttr() : UnitAttr());
   Value k = iter.getResult();
   llvm::DenseMap<Value, Value> mulByStep;
   auto times = [&](Value s64) {
@@ -1249,6 +1344,8 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   live = andI1(entryGuard, live);
   std::vector<std::pair<Value, Value>> repl{{guard, live}};
   for (Carried &c : carried) {
+    if (accHolders.contains(c.holder.getDefiningOp()))
+      continue;
     Value v = c.init;
     if (c.next != c.holder) {
       bool sgn = &c != iv || isSigned;
@@ -1266,11 +1363,20 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     hoist(v, anchor);
     h.replaceAllUsesWith(v);
   }
-  for (Operation *h : holders)
+  // Each sum, after the loop body.
+  std::vector<Value> totals;
+  for (Acc &a : accs)
+    totals.push_back(b.createOrFold<arith::AddIOp>(
+        loc, a.c->init,
+        SumOp::create(b, loc, a.term.getType(), a.term, k).getResult()));
+  for (Operation *h : holders) {
+    if (!h->use_empty())
+      return give("running value of a sum used inside its loop");
     h->erase();
+  }
 
   // After the loop: the state before it (the loop ends for every thread
-  // that enters it); what the loop computed is not kept.
+  // that enters it); what the loop computed is not kept, but for its sums.
   s = std::move(pre);
   SymVal gone;
   gone.kind = SymVal::LoopResult;
@@ -1284,6 +1390,23 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       off.constant = c.off;
       s.stores.push_back({c.obj, off, c.size, gone, i1(true)});
     }
+  for (size_t i = 0; i < accs.size(); ++i) {
+    const Carried &c = *accs[i].c;
+    if (!c.phi) {
+      Linear off;
+      off.constant = c.off;
+      s.stores.push_back({c.obj, off, c.size, scalar(totals[i]), i1(true)});
+      continue;
+    }
+    // The value of the last iteration's update is the total; so is the
+    // header's phi when the header tests the exit (it saw every update).
+    if (auto *upd = dyn_cast<llvm::Instruction>(
+            c.phi->getIncomingValueForBlock(latch)))
+      if (l->contains(upd))
+        s.vals[upd] = scalar(totals[i]);
+    if (exiting == header)
+      s.vals[c.phi] = scalar(totals[i]);
+  }
   takeEdge(exiting, exit, s);
   return !failed;
 }

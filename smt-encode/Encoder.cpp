@@ -48,6 +48,9 @@ KernelModel::KernelModel(KernelOp k, std::string label)
       }
     if (isa<IterOp>(o))
       deps.push_back(&o);
+    // A sum is the same for every iteration of its own loop.
+    if (auto sum = dyn_cast<SumOp>(o))
+      llvm::erase(deps, sum.getIter().getDefiningOp());
     llvm::sort(deps);
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     if (!deps.empty())
@@ -227,10 +230,24 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       return bdim[axis];
     return gdim[axis];
   }
+  if (auto sum = dyn_cast<SumOp>(op))
+    return sumValue(k, sum, t);
   if (auto r = dyn_cast<ReadOp>(op)) {
     unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
     int interval = (int)k.intervalOf.lookup(op) - 1;
     z3::expr idx = toIndex(value(k, r.getIndex(), t));
+    if (sumDepth) {
+      // Inside a sum's lambda only what every iteration sees alike can be
+      // read: an array before the kernel writes it (no fresh writers,
+      // whose constraints would not be bound by the lambda).
+      for (auto &[i, ws] : k.writes[arg])
+        if ((int)i <= interval && !ws.empty())
+          return fail("a sum (kv.sum) of values read from an array the "
+                      "kernel has written");
+      if (!isShared(k, arg))
+        return z3::select(*params[arg], idx);
+      return arrayValue(k, arg, -1, idx, t, t.depth);
+    }
     if (readHook)
       return readHook(k, arg, interval, idx, t);
     // A symbolic thread reading a cell that many barrier intervals rewrite
@@ -1039,6 +1056,47 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
   loopFacts.push_back(side.back());
   t.iters.emplace(it, k);
   return k;
+}
+
+// Sum over the iterations k of a loop of term(k): an uninterpreted function
+// of the array lambda k. ite(k runs, term(k), 0). Two sums are equal when
+// their lambdas are, which Z3 decides by extensionality: loops of the two
+// kernels that add the same terms in whatever shape (rotated, a hoisted
+// row offset, another induction variable) get the same value.
+z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
+  auto it = sum.getIter().getDefiningOp<IterOp>();
+  // The loops around the sum keep t's iteration numbers.
+  for (Operation *o : k.itersOf(sum))
+    iterVar(cast<IterOp>(o), t);
+  std::vector<z3::expr> tid = t.tid, bid = t.bid;
+  Thread &tk = makeThread(tid, bid, t.depth);
+  for (auto &[o, v] : t.iters)
+    if (o != it.getOperation())
+      tk.iters.emplace(o, v);
+  z3::expr kv = ctx.bv_const(("sum" + std::to_string(fresh++) + ".k").c_str(),
+                             64);
+  tk.iters.emplace(it.getOperation(), kv);
+  bool abstracted = abstractNonlinear;
+  abstractNonlinear = false;
+  ++sumDepth;
+  z3::expr term = value(k, sum.getTerm(), tk);
+  if (term.is_bool())
+    term = boolToBv(term);
+  z3::expr runs =
+      z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64)) && live(k, it, tk);
+  --sumDepth;
+  abstractNonlinear = abstracted;
+  unsigned w = term.get_sort().bv_size();
+  z3::expr lambda =
+      z3::lambda(kv, z3::ite(runs, term, ctx.bv_val(0, w)));
+  z3::sort_vector dom(ctx);
+  dom.push_back(lambda.get_sort());
+  z3::func_decl f = uf("sum", dom, w);
+  // A loop that does not run adds nothing.
+  if (sumWidths.insert(w).second)
+    side.push_back(f(z3::const_array(ctx.bv_sort(64), ctx.bv_val(0, w))) ==
+                   ctx.bv_val(0, w));
+  return f(lambda);
 }
 
 z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {

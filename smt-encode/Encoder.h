@@ -275,6 +275,11 @@ private:
   }
   z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
   z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
+  z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
+  /// Nesting depth of kv.sum lambdas being encoded.
+  unsigned sumDepth = 0;
+  /// Widths of the sums whose "empty loop, zero" fact is in `side`.
+  std::set<unsigned> sumWidths;
   std::vector<Thread *> candidates(KernelModel &k, unsigned arg,
                                    unsigned interval, const z3::expr &index,
                                    const Thread &reader, const Thread *writer,

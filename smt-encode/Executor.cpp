@@ -71,6 +71,8 @@ enum class Kind : uint8_t {
   MinUI,
   /// kv.iter: runs the instructions up to `iterEnd` once per iteration.
   Iter,
+  /// kv.sum: adds its term in each iteration of its loop (zeroed on entry).
+  Sum,
 };
 
 /// Special registers; the value is group * 3 + dimension (x, y, z).
@@ -534,6 +536,11 @@ bool Executor::compileLoops(
       iv.instrs[l].iterEnd = n + 1;
     if (i.op->getNumResults() == 1)
       slotLoops[i.result] = deps;
+    // A sum runs in its loop's range, but its value is the loop's total.
+    if (i.kind == Kind::Sum)
+      llvm::erase_if(slotLoops[i.result], [&](unsigned l) {
+        return iv.instrs[l].result == i.ops[1];
+      });
   }
   for (unsigned n = 0; n < iv.instrs.size(); ++n) {
     Instr &i = iv.instrs[n];
@@ -637,6 +644,10 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             return addOperand(it.getLb()) && addOperand(it.getStep()) &&
                    addOperand(it.getBound()) && addOperand(it.getGuard());
           })
+          .Case([&](SumOp sum) {
+            i.kind = Kind::Sum;
+            return addOperand(sum.getTerm()) && addOperand(sum.getIter());
+          })
           .Case([&](ApplyOp a) {
             i.kind = Kind::Apply;
             for (Value v : a.getOperands())
@@ -711,6 +722,8 @@ bool Executor::checkWidths(const Instr &i) const {
            i.width == 64;
   case Kind::Apply:
     return true;
+  case Kind::Sum:
+    return n == 2 && w(0) == i.width && w(1) == 64;
   case Kind::CmpI:
   case Kind::NoWrap:
     return n == 2 && w(0) == w(1) && i.width == 1;
@@ -815,6 +828,9 @@ bool Executor::runLoop(const Interval &iv, unsigned n) {
   if (i.iterEnd == n + 1)
     return true;
   auto it = cast<IterOp>(i.op);
+  for (unsigned m = n + 1; m < i.iterEnd; ++m)
+    if (iv.instrs[m].kind == Kind::Sum && iv.instrs[m].ops[1] == i.result)
+      slots[iv.instrs[m].result] = APInt(iv.instrs[m].width, 0);
   uint64_t k = 0;
   if (!slots[i.ops[3]].isZero()) {
     // Exact arithmetic: |lb + k * step| < 2^129 for any k <= 2^20.
@@ -958,6 +974,9 @@ bool Executor::exec(const Instr &i) {
     return apply(i);
   case Kind::Iter:
     return fail("internal error: kv.iter outside runRange");
+  case Kind::Sum:
+    slots[i.result] += arg(0);
+    return true;
   case Kind::NoWrap: {
     if (i.aux & 4)
       return set(APInt(1, 1));

@@ -74,7 +74,7 @@ LogicalResult KernelOp::verify() {
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
         isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp,
-            NoWrapOp, IterOp>(op))
+            NoWrapOp, IterOp, SumOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }
@@ -134,6 +134,12 @@ LogicalResult NoWrapOp::verify() {
   if (getKind() != "add" && getKind() != "sub" && getKind() != "mul")
     return emitOpError("kind must be add, sub or mul, got '")
            << getKind() << "'";
+  return success();
+}
+
+LogicalResult SumOp::verify() {
+  if (!getIter().getDefiningOp<IterOp>())
+    return emitOpError("iterates over a value that is not a kv.iter");
   return success();
 }
 

@@ -102,12 +102,15 @@ def KV_IterOp : KV_Op<"iter"> {
     the same cell: the race check treats them as two accesses. With
     `width`, the source's induction variable has that many bits and wraps:
     the model is exact when the first value past `bound` still fits, which
-    the checker proves as well. Not pure: two loops with the same bounds
-    are still two loops.
+    the checker proves as well. With `from_ne`, the source loop runs while
+    its variable is not equal to `bound` (as -O2 writes it); the model's
+    `ult` is the same when the first value tested is at most `bound` and
+    `bound` is reached exactly, which the checker proves. Not pure: two
+    loops with the same bounds are still two loops.
   }];
   let arguments = (ins I64:$lb, I64:$step, I64:$bound, I1:$guard,
                        StrAttr:$pred, UnitAttr:$do_while,
-                       OptionalAttr<I64Attr>:$width);
+                       OptionalAttr<I64Attr>:$width, UnitAttr:$from_ne);
   let results = (outs I64:$k);
   let assemblyFormat = [{
     `from` $lb `step` $step `while` $pred $bound `if` $guard (`do_while` $do_while^)? attr-dict
@@ -183,6 +186,22 @@ def KV_ApplyOp : KV_Op<"apply", [Pure]> {
   let arguments = (ins StrAttr:$fn, Variadic<AnyType>:$operands);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$fn `(` $operands `)` attr-dict `:` functional-type($operands, $result)";
+}
+
+def KV_SumOp : KV_Op<"sum", [Pure, AllTypesMatch<["term", "result"]>]> {
+  let summary = "the sum of a value over the iterations of a kv.iter loop";
+  let description = [{
+    `%s = kv.sum %term over %k : i32` is the wrapping sum of `term` over the
+    iterations k of the loop of `%k` (a `kv.iter`) that run: an accumulator
+    `s += term` whose loop has a symbolic trip count, with the initial value
+    added by the lowering. Integer + is associative and commutative, so the
+    order of the terms does not matter. The result does not depend on `%k`;
+    `term` may. Its reads must see arrays the kernel has not written yet.
+  }];
+  let arguments = (ins AnySignlessInteger:$term, I64:$iter);
+  let results = (outs AnySignlessInteger:$result);
+  let assemblyFormat = "$term `over` $iter attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // KV_OPS_TD
