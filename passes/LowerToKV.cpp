@@ -1160,13 +1160,23 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
         return {};
       }
     }
-    auto add = n.getDefiningOp<arith::AddIOp>();
-    if (!add)
-      return {};
-    chain.push_back(add);
-    Value term = add.getLhs() == c.holder   ? add.getRhs()
-                 : add.getRhs() == c.holder ? add.getLhs()
-                                            : Value();
+    // holder + t0 + t1 + ... in any association (`s += a; s += b;`, or an
+    // unrolled body): the term is the sum of the addends.
+    llvm::DenseSet<Operation *> self{c.holder.getDefiningOp()};
+    Value term;
+    while (n != c.holder) {
+      auto add = n.getDefiningOp<arith::AddIOp>();
+      if (!add)
+        return {};
+      chain.push_back(add);
+      bool inL = dependsOnAny(add.getLhs(), self);
+      bool inR = dependsOnAny(add.getRhs(), self);
+      if (inL == inR)
+        return {};
+      Value t = inL ? add.getRhs() : add.getLhs();
+      term = term ? b.createOrFold<arith::AddIOp>(loc, t, term) : t;
+      n = inL ? add.getLhs() : add.getRhs();
+    }
     if (!term || dependsOnAny(term, accHolders) ||
         (cond && dependsOnAny(cond, accHolders)))
       return {};
@@ -1181,6 +1191,11 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     Value term;
     llvm::SmallVector<Operation *, 2> chain;
   };
+  // A bounded check (--unroll) unrolls sums: a sum in one kernel and its
+  // unrolled terms in the other could not be compared.
+  if (!accHolders.empty() && opts.unrollBound)
+    return give("value carried around a loop with a symbolic trip count "
+                "that is not an induction variable, with --unroll");
   std::vector<Acc> accs;
   for (Carried &c : carried) {
     if (!accHolders.contains(c.holder.getDefiningOp()))

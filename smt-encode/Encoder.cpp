@@ -230,8 +230,13 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       return bdim[axis];
     return gdim[axis];
   }
-  if (auto sum = dyn_cast<SumOp>(op))
+  if (auto sum = dyn_cast<SumOp>(op)) {
+    // An inner sum's value depends on the outer iteration, which a fresh
+    // value per sum cannot express.
+    if (sumDepth)
+      return fail("a sum (kv.sum) inside the loop of another sum");
     return sumValue(k, sum, t);
+  }
   if (auto r = dyn_cast<ReadOp>(op)) {
     unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
     int interval = (int)k.intervalOf.lookup(op) - 1;
@@ -289,7 +294,7 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     // A precise overflow check of a product costs a double-width
     // multiplier per thread: with abstracted products it starts as an
     // uninterpreted predicate and is made precise where a model needs it.
-    if (abstractNonlinear)
+    if (abstractNonlinear && !mentionsSumVar(l) && !mentionsSumVar(r))
       return nowrapMulApp(l, r);
     return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
            mk(Z3_mk_bvmul_no_underflow(c, l, r));
@@ -339,7 +344,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     if (abstractNonlinear &&
         isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::RemUIOp,
             arith::RemSIOp>(op) &&
-        !l.simplify().is_numeral() && !r.simplify().is_numeral()) {
+        !l.simplify().is_numeral() && !r.simplify().is_numeral() &&
+        !mentionsSumVar(l) && !mentionsSumVar(r)) {
       unsigned w = l.get_sort().bv_size();
       if (isa<arith::MulIOp>(op))
         return mulTerm(l, r);
@@ -356,7 +362,7 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return llvm::TypeSwitch<Operation *, z3::expr>(op)
         .Case([&](arith::AddIOp) { return l + r; })
         .Case([&](arith::SubIOp) { return l - r; })
-        .Case([&](arith::MulIOp) { return l * r; })
+        .Case([&](arith::MulIOp) { return exactProduct(l, r); })
         .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
         .Case([&](arith::DivSIOp) { return l / r; })
         .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
@@ -882,7 +888,7 @@ z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
 z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   // A product with a constant is linear: exact costs nothing.
   if (l.simplify().is_numeral() || r.simplify().is_numeral())
-    return l * r;
+    return exactProduct(l, r);
   return binaryApp(productName, l, r, l.get_sort().bv_size(),
                    /*commutative=*/true);
 }
@@ -1073,39 +1079,151 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())
       tk.iters.emplace(o, v);
-  z3::expr kv = ctx.bv_const(("sum" + std::to_string(fresh++) + ".k").c_str(),
-                             64);
+  // The lambda ranges over the 2^31 iteration numbers: a 31-bit variable,
+  // extended. Then (int)k and (unsigned)k are the same term to the
+  // simplifier, as they are the same number.
+  z3::expr j = ctx.bv_const(("sum" + std::to_string(fresh++) + ".k").c_str(),
+                            31);
+  z3::expr kv = z3::zext(j, 33);
   tk.iters.emplace(it.getOperation(), kv);
-  bool abstracted = abstractNonlinear;
-  abstractNonlinear = false;
+  sumVars.push_back(j);
   ++sumDepth;
   z3::expr term = value(k, sum.getTerm(), tk);
   if (term.is_bool())
     term = boolToBv(term);
-  z3::expr runs =
-      z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64)) && live(k, it, tk);
+  z3::expr runs = live(k, it, tk);
+  // The source kernel's preconditions at every iteration (no signed
+  // overflow in row * n + k, say), which -O2 relies on when it rewrites a
+  // term. Those that read arrays are left out (fewer assumptions, still
+  // sound).
+  z3::expr pre = ctx.bool_val(true);
+  if (trusted == &k) {
+    const std::vector<Operation *> &outer = k.itersOf(sum);
+    for (AssumeOp a : k.assumes) {
+      const std::vector<Operation *> &deps = k.itersOf(a);
+      if (!llvm::is_contained(deps, it.getOperation()) ||
+          dependsOn(a.getCond(), ""))
+        continue;
+      if (llvm::any_of(deps, [&](Operation *d) {
+            return d != it.getOperation() && !llvm::is_contained(outer, d);
+          }))
+        continue;
+      z3::expr c = value(k, a.getCond(), tk);
+      pre = pre && z3::implies(liveAll(k, a, tk), c.is_bool() ? c : bvToBool(c));
+    }
+  }
   --sumDepth;
-  abstractNonlinear = abstracted;
+  sumVars.pop_back();
   unsigned w = term.get_sort().bv_size();
-  z3::expr lambda =
-      z3::lambda(kv, z3::ite(runs, term, ctx.bv_val(0, w)));
-  z3::sort_vector dom(ctx);
-  dom.push_back(lambda.get_sort());
-  z3::func_decl f = uf("sum", dom, w);
-  // A loop that does not run adds nothing.
-  if (sumWidths.insert(w).second)
-    side.push_back(f(z3::const_array(ctx.bv_sort(64), ctx.bv_val(0, w))) ==
-                   ctx.bv_val(0, w));
-  return f(lambda);
+  z3::expr body = z3::ite(runs, term, ctx.bv_val(0, w)).simplify();
+  // The sum is a fresh value; all the query knows of it is extensionality,
+  // made explicit with a witness per pair of sums: a fresh x that is where
+  // their terms differ if they do anywhere (a definition, so sound), and
+  // the source's preconditions at x. The solver compares two terms at one
+  // iteration, with no lambdas or quantifiers in the query.
+  z3::expr app = ctx.bv_const(("sum" + std::to_string(fresh++)).c_str(), w);
+  z3::expr zero = ctx.bv_val(0, w);
+  auto at = [&](const SumRecord &r, const z3::expr &x) {
+    z3::expr_vector from(ctx), to(ctx);
+    from.push_back(r.var);
+    to.push_back(x);
+    z3::expr body = r.body, pre = r.pre;
+    return std::make_pair(body.substitute(from, to), pre.substitute(from, to));
+  };
+  SumRecord self{&k, sum, j, body, pre, app, w, &tk,
+                 sumDepth == 0 && k.itersOf(sum).empty()};
+  auto witness = [&]() {
+    return ctx.bv_const(("sum.x" + std::to_string(fresh++)).c_str(), 31);
+  };
+  {
+    z3::expr x = witness();
+    auto [b, p] = at(self, x);
+    // A loop that adds nothing (or does not run) sums to zero.
+    side.push_back(p);
+    side.push_back(z3::implies(b == zero, app == zero));
+  }
+  for (const SumRecord &r : sums) {
+    if (r.width != w || (r.kernel == &k && r.op != sum.getOperation()))
+      continue;
+    z3::expr x = witness();
+    auto [b1, p1] = at(r, x);
+    auto [b2, p2] = at(self, x);
+    // Sums of one thread, outside other loops: prove once, in a query of
+    // its own, that their terms agree at every iteration; the main query
+    // then only sees "same thread, same sum".
+    if (r.topLevel && self.topLevel) {
+      z3::expr same = sameBlock(*r.thread, tk);
+      for (int d = 0; d < 3; ++d)
+        same = same && r.thread->tid[d] == tk.tid[d];
+      z3::expr_vector q(ctx);
+      q.push_back(facts);
+      q.push_back(inRange(tk));
+      q.push_back(globalIndexFacts(tk));
+      q.push_back(same && p1 && p2 && b1 != b2);
+      if (proveUnsat(z3::mk_and(q))) {
+        side.push_back(z3::implies(same, r.app == app));
+        continue;
+      }
+    }
+    side.push_back(p1 && p2);
+    side.push_back(z3::implies(b1 == b2, r.app == app));
+  }
+  sums.push_back(self);
+  return app;
+}
+
+bool Encoder::mentionsSumVar(const z3::expr &e) {
+  if (sumVars.empty())
+    return false;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> work{e};
+  while (!work.empty()) {
+    z3::expr x = work.back();
+    work.pop_back();
+    if (!seen.insert(x.id()).second)
+      continue;
+    if (x.is_const()) {
+      for (const z3::expr &v : sumVars)
+        if (z3::eq(x, v))
+          return true;
+      continue;
+    }
+    if (x.is_app())
+      for (unsigned i = 0; i < x.num_args(); ++i)
+        work.push_back(x.arg(i));
+    else if (x.is_quantifier() || x.is_lambda())
+      work.push_back(x.body());
+  }
+  return false;
+}
+
+// A product of two array elements in one order for both kernels, by array
+// name: a bit-blasted a[i] * b[j] against b[j'] * a[i'] is a hard SAT
+// problem, equal terms once i == i' and j == j' are not. (Other products
+// keep their order: reordering those by term id slowed unrelated proofs.)
+z3::expr Encoder::exactProduct(const z3::expr &l, const z3::expr &r) {
+  auto array = [](const z3::expr &e) -> std::optional<std::string> {
+    if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT &&
+        e.arg(0).is_const())
+      return e.arg(0).decl().name().str();
+    return std::nullopt;
+  };
+  std::optional<std::string> al = array(l), ar = array(r);
+  if (al && ar && *ar < *al)
+    return r * l;
+  return l * r;
 }
 
 z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
+  // A product of a sum's iteration number stays exact: the abstraction's
+  // refinement evaluates products in a model, where a bound variable has
+  // no value.
   if (!abstractNonlinear || l.simplify().is_numeral() ||
-      r.simplify().is_numeral())
-    return l * r;
+      r.simplify().is_numeral() || mentionsSumVar(l) || mentionsSumVar(r))
+    return exactProduct(l, r);
   unsigned w = l.get_sort().bv_size();
   z3::expr app = productApp(l, r);
-  abstracted.push_back({app, l * r});
+  abstracted.push_back({app, exactProduct(l, r)});
   // Keep the facts that rule out most spurious models: x*0 = 0, x*1 = x.
   z3::expr zero = ctx.bv_val(0, w), one = ctx.bv_val(1, w);
   side.push_back(z3::implies(l == zero || r == zero, app == zero));

@@ -141,6 +141,7 @@ public:
                                             unsigned interval);
   /// The product l * r as the encoding of arith.muli has it.
   z3::expr mulTerm(const z3::expr &l, const z3::expr &r);
+  z3::expr exactProduct(const z3::expr &l, const z3::expr &r);
   /// Array `arg` after intervals 0..interval (interval < 0: initial).
   /// Candidate writers (threads derived from the reader, the anchors, and
   /// the write indices solved for one coordinate) are tried first: under
@@ -278,8 +279,21 @@ private:
   z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
   /// Nesting depth of kv.sum lambdas being encoded.
   unsigned sumDepth = 0;
-  /// Widths of the sums whose "empty loop, zero" fact is in `side`.
-  std::set<unsigned> sumWidths;
+  /// The bound variables of the kv.sum lambdas being encoded.
+  std::vector<z3::expr> sumVars;
+  bool mentionsSumVar(const z3::expr &e);
+  struct SumRecord {
+    KernelModel *kernel;
+    mlir::Operation *op;
+    z3::expr var, body, pre, app;
+    unsigned width;
+    const Thread *thread;
+    /// Not inside another loop: its value is a function of the thread.
+    bool topLevel;
+  };
+  /// Every sum encoded: its lambda's variable and body, the source's
+  /// preconditions over that variable, and the application.
+  std::vector<SumRecord> sums;
   std::vector<Thread *> candidates(KernelModel &k, unsigned arg,
                                    unsigned interval, const z3::expr &index,
                                    const Thread &reader, const Thread *writer,

@@ -91,3 +91,12 @@ kv.kernel @outer attributes {arg_names = []} {
   kv.kernel @inner attributes {arg_names = []} {
   }
 }
+
+// -----
+
+kv.kernel @sum_not_over_iter attributes {arg_names = ["n"]} {
+^bb0(%n: i64):
+  %x = arith.constant 1 : i32
+  // expected-error @+1 {{'kv.sum' op iterates over a value that is not a kv.iter}}
+  %s = kv.sum %x over %n : i32
+}

@@ -35,6 +35,13 @@
 // CHECK-NEXT:    kv.write %out[%[[C]]] = %[[R]] if %[[G]] : !kv.global<i64>, i64, i64
 // CHECK-NEXT:  }
 
+// kv.sum over a rotated loop tested with != (from_ne).
+// CHECK-LABEL: kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
+// CHECK:         %[[K:.*]] = kv.iter from %{{.*}} step %{{.*}} while "ult" %{{.*}} if %{{.*}} do_while {from_ne, width = 32 : i64}
+// CHECK:         %[[X:.*]] = kv.read %in[%[[K]]] if %{{.*}} : !kv.global<i32>, i64 -> i32
+// CHECK-NEXT:    %[[S:.*]] = kv.sum %[[X]] over %[[K]] : i32
+// CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[S]] if %{{.*}} : !kv.global<i32>, i64, i32
+
 // GENERIC: "kv.kernel"() <{arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile", sym_name = "transpose_tile"}> ({
 // GENERIC: "kv.sreg"() <{name = "tid.x"}> : () -> i32
 // GENERIC: "kv.read"(%{{.*}}, %{{.*}}, %{{.*}}) : (!kv.global<i32>, i64, i1) -> i32
@@ -43,6 +50,8 @@
 // GENERIC: "kv.apply"(%{{.*}}, %{{.*}}) <{fn = "fadd.f32"}> : (i32, i32) -> i32
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{pred = "slt", width = 32 : i64}> : (i64, i64, i64, i1) -> i64
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, pred = "ule"}> : (i64, i64, i64, i1) -> i64
+// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, from_ne, pred = "ult", width = 32 : i64}> : (i64, i64, i64, i1) -> i64
+// GENERIC: "kv.sum"(%{{.*}}, %{{.*}}) : (i32, i64) -> i32
 
 kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile"} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %width: i32, %tile: !kv.shared<i32, 256>):
@@ -93,4 +102,17 @@ kv.kernel @loops attributes {arg_names = ["out", "n"]} {
   %g = arith.cmpi slt, %x, %n : i64
   %c = kv.iter from %r step %c1 while "ule" %n if %g do_while
   kv.write %out[%c] = %r if %g : !kv.global<i64>, i64, i64
+}
+
+kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
+^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %zero = arith.constant 0 : i32
+  %ne = arith.extui %n : i32 to i64
+  %g = arith.cmpi sgt, %n, %zero : i32
+  %k = kv.iter from %c0 step %c1 while "ult" %ne if %g do_while {from_ne, width = 32 : i64}
+  %x = kv.read %in[%k] if %g : !kv.global<i32>, i64 -> i32
+  %s = kv.sum %x over %k : i32
+  kv.write %out[%c0] = %s if %g : !kv.global<i32>, i64, i32
 }
