@@ -1138,8 +1138,9 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   {
     z3::expr x = witness();
     auto [b, p] = at(self, x);
+    // Preconditions hold for the threads of the launch only.
+    side.push_back(z3::implies(inRange(tk), p));
     // A loop that adds nothing (or does not run) sums to zero.
-    side.push_back(p);
     side.push_back(z3::implies(b == zero, app == zero));
   }
   for (const SumRecord &r : sums) {
@@ -1161,11 +1162,12 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
       q.push_back(globalIndexFacts(tk));
       q.push_back(same && p1 && p2 && b1 != b2);
       if (proveUnsat(z3::mk_and(q))) {
-        side.push_back(z3::implies(same, r.app == app));
+        side.push_back(z3::implies(same && inRange(tk), r.app == app));
         continue;
       }
     }
-    side.push_back(p1 && p2);
+    side.push_back(z3::implies(inRange(*r.thread), p1));
+    side.push_back(z3::implies(inRange(tk), p2));
     side.push_back(z3::implies(b1 == b2, r.app == app));
   }
   sums.push_back(self);

@@ -4,7 +4,7 @@
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate %s -o %t.s 2>&1 | FileCheck %s
 // (The source's loop is a sum; -O2 unrolls it at run time, which the model
 // cannot express yet.)
-// CHECK: unsupported-warning.cu:[[@LINE+10]]:17: warning: kvalidate: kernel 'sum_rows': unsupported: after optimization: {{.*}}unsupported-warning.cu:[[@LINE+12]]:{{[0-9]+}}: loop whose trip count is not a constant
+// CHECK: unsupported-warning.cu:[[@LINE+10]]:17: warning: kvalidate: kernel 'sum_rows': unsupported: after optimization: {{.*}}unsupported-warning.cu:[[@LINE+13]]:{{[0-9]+}}: value computed in a loop with a symbolic trip count, used after the loop
 // CHECK: remark: kvalidate: kernel 'copy': equivalent
 // RUN: FileCheck %s --check-prefix=PTX < %t.s
 // PTX: .visible .entry _Z8sum_rowsPiPKii(
