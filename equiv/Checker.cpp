@@ -477,7 +477,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     return false;
   }
   if (rs.assumeViolated) {
-    why = "the counterexample violates a __builtin_assume of the before kernel";
+    why = "the counterexample violates a __builtin_assume or the no-overflow "
+          "precondition of the before kernel";
     return false;
   }
   // Compare every cell either kernel wrote; prefer the solver's cell.
