@@ -242,9 +242,9 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     int interval = (int)k.intervalOf.lookup(op) - 1;
     z3::expr idx = toIndex(value(k, r.getIndex(), t));
     if (sumDepth) {
-      // Inside a sum's lambda only what every iteration sees alike can be
+      // Inside a sum's body only what every iteration sees alike can be
       // read: an array before the kernel writes it (no fresh writers,
-      // whose constraints would not be bound by the lambda).
+      // whose constraints would not range over the iterations).
       for (auto &[i, ws] : k.writes[arg])
         if ((int)i <= interval && !ws.empty())
           return fail("a sum (kv.sum) of values read from an array the "
@@ -1064,11 +1064,11 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
   return k;
 }
 
-// Sum over the iterations k of a loop of term(k): an uninterpreted function
-// of the array lambda k. ite(k runs, term(k), 0). Two sums are equal when
-// their lambdas are, which Z3 decides by extensionality: loops of the two
-// kernels that add the same terms in whatever shape (rotated, a hoisted
-// row offset, another induction variable) get the same value.
+// Sum over the iterations k of a loop of term(k): the body
+// ite(k runs, term(k), 0) is encoded over a variable k, and the sum is a
+// fresh value tied to it by lemmas at witness iterations (below). Loops of
+// the two kernels that add the same terms in whatever shape (rotated, a
+// hoisted row offset, another induction variable) get the same value.
 z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   auto it = sum.getIter().getDefiningOp<IterOp>();
   // The loops around the sum keep t's iteration numbers.
@@ -1079,7 +1079,7 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())
       tk.iters.emplace(o, v);
-  // The lambda ranges over the 2^31 iteration numbers: a 31-bit variable,
+  // The body ranges over the 2^31 iteration numbers: a 31-bit variable,
   // extended. Then (int)k and (unsigned)k are the same term to the
   // simplifier, as they are the same number.
   z3::expr j = ctx.bv_const(("sum" + std::to_string(fresh++) + ".k").c_str(),

@@ -277,9 +277,9 @@ private:
   z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
   z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
   z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
-  /// Nesting depth of kv.sum lambdas being encoded.
+  /// Nesting depth of kv.sum bodies being encoded.
   unsigned sumDepth = 0;
-  /// The bound variables of the kv.sum lambdas being encoded.
+  /// The bound variables of the kv.sum bodies being encoded.
   std::vector<z3::expr> sumVars;
   bool mentionsSumVar(const z3::expr &e);
   struct SumRecord {
@@ -291,7 +291,7 @@ private:
     /// Not inside another loop: its value is a function of the thread.
     bool topLevel;
   };
-  /// Every sum encoded: its lambda's variable and body, the source's
+  /// Every sum encoded: its iteration variable and body, the source's
   /// preconditions over that variable, and the application.
   std::vector<SumRecord> sums;
   std::vector<Thread *> candidates(KernelModel &k, unsigned arg,
