@@ -233,7 +233,7 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   if (auto sum = dyn_cast<SumOp>(op)) {
     // An inner sum's value depends on the outer iteration, which a fresh
     // value per sum cannot express.
-    if (sumDepth)
+    if (!sumVars.empty())
       return fail("a sum (kv.sum) inside the loop of another sum");
     return sumValue(k, sum, t);
   }
@@ -241,7 +241,7 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
     int interval = (int)k.intervalOf.lookup(op) - 1;
     z3::expr idx = toIndex(value(k, r.getIndex(), t));
-    if (sumDepth) {
+    if (!sumVars.empty()) {
       // Inside a sum's body only what every iteration sees alike can be
       // read: an array before the kernel writes it (no fresh writers,
       // whose constraints would not range over the iterations).
@@ -1087,7 +1087,6 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   z3::expr kv = z3::zext(j, 33);
   tk.iters.emplace(it.getOperation(), kv);
   sumVars.push_back(j);
-  ++sumDepth;
   z3::expr term = value(k, sum.getTerm(), tk);
   if (term.is_bool())
     term = boolToBv(term);
@@ -1112,7 +1111,6 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
       pre = pre && z3::implies(liveAll(k, a, tk), c.is_bool() ? c : bvToBool(c));
     }
   }
-  --sumDepth;
   sumVars.pop_back();
   unsigned w = term.get_sort().bv_size();
   z3::expr body = z3::ite(runs, term, ctx.bv_val(0, w)).simplify();
@@ -1131,7 +1129,7 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     return std::make_pair(body.substitute(from, to), pre.substitute(from, to));
   };
   SumRecord self{&k, sum, j, body, pre, app, w, &tk,
-                 sumDepth == 0 && k.itersOf(sum).empty()};
+                 sumVars.empty() && k.itersOf(sum).empty()};
   auto witness = [&]() {
     return ctx.bv_const(("sum.x" + std::to_string(fresh++)).c_str(), 31);
   };

@@ -277,8 +277,6 @@ private:
   z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
   z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
   z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
-  /// Nesting depth of kv.sum bodies being encoded.
-  unsigned sumDepth = 0;
   /// The bound variables of the kv.sum bodies being encoded.
   std::vector<z3::expr> sumVars;
   bool mentionsSumVar(const z3::expr &e);
