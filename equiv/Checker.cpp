@@ -62,6 +62,9 @@ int exitCode(Verdict v) {
 
 namespace {
 
+/// The per-thread cases' deterministic limit (checkSmall); 0: none.
+unsigned perThreadRlimit = 0;
+
 //===----------------------------------------------------------------------===//
 // --assume: a small C expression parser straight to Z3.
 //===----------------------------------------------------------------------===//
@@ -345,11 +348,9 @@ struct PairCheck {
             if (ar[i].is_decided_unsat())
               continue;
             z3::solver s(ctx);
-            z3::params p(ctx);
-            p.set("timeout", 5000u);
-            s.set(p);
             s.add(ar[i].as_expr());
-            if (s.check() != z3::unsat)
+            if (checkSmall(s, "per-thread case", perThreadRlimit, 5000) !=
+                z3::unsat)
               return false;
           }
         }

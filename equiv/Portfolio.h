@@ -69,8 +69,13 @@ public:
     z3::solver s2 = (z3::tactic(ctx2, "simplify") &
                      z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
                         .mk_solver();
-    if (left || rlimit) {
+    const char *seed = getenv("KV_SEED");
+    if (left || rlimit || seed) {
       z3::params p1(ctx1), p2(ctx2);
+      if (seed) {
+        p1.set("random_seed", (unsigned)atoi(seed));
+        p2.set("random_seed", (unsigned)atoi(seed));
+      }
       if (left) {
         p1.set("timeout", left);
         p2.set("timeout", left);
@@ -95,10 +100,16 @@ public:
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     };
+    // KV_SOLVER=default or =eqs runs one strategy alone (to reproduce what
+    // the race can return).
+    const char *only = getenv("KV_SOLVER");
+    bool run1 = !only || std::string(only) != "eqs";
+    bool run2 = !only || std::string(only) != "default";
     z3::check_result r2 = z3::unknown;
     std::thread other([&] {
       try {
-        r2 = s2.check();
+        if (run2)
+          r2 = s2.check();
       } catch (z3::exception &) {
         r2 = z3::unknown;
       }
@@ -108,7 +119,8 @@ public:
     });
     z3::check_result r1 = z3::unknown;
     try {
-      r1 = s1.check();
+      if (run1)
+        r1 = s1.check();
     } catch (z3::exception &) {
       r1 = z3::unknown;
     }

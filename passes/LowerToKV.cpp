@@ -977,6 +977,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     int64_t off = 0;
     uint64_t size = 0;
     Value init, holder, next;
+    Value step64; // an induction variable's step, 64 bits
   };
   std::vector<Carried> carried;
   for (const llvm::PHINode &phi : header->phis()) {
@@ -1144,8 +1145,8 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     return give("loop exit test that depends on a value carried around the "
                 "loop other than an induction variable");
   // The ops that compute next from the holder; the term.
-  auto accTerm = [&](Carried &c, llvm::SmallVectorImpl<Operation *> &chain)
-      -> Value {
+  auto accTerm = [&](Carried &c, llvm::SmallVectorImpl<Operation *> &chain,
+                     unsigned &addends) -> Value {
     Value n = c.next, cond;
     bool negate = false;
     if (auto sel = n.getDefiningOp<arith::SelectOp>()) {
@@ -1164,6 +1165,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     // unrolled body): the term is the sum of the addends.
     llvm::DenseSet<Operation *> self{c.holder.getDefiningOp()};
     Value term;
+    addends = 0;
     while (n != c.holder) {
       auto add = n.getDefiningOp<arith::AddIOp>();
       if (!add)
@@ -1175,6 +1177,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
         return {};
       Value t = inL ? add.getRhs() : add.getLhs();
       term = term ? b.createOrFold<arith::AddIOp>(loc, t, term) : t;
+      ++addends;
       n = inL ? add.getLhs() : add.getRhs();
     }
     if (!term || dependsOnAny(term, accHolders) ||
@@ -1190,6 +1193,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     Carried *c;
     Value term;
     llvm::SmallVector<Operation *, 2> chain;
+    unsigned addends = 0;
   };
   // A bounded check (--unroll) unrolls sums: a sum in one kernel and its
   // unrolled terms in the other could not be compared.
@@ -1201,7 +1205,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     if (!accHolders.contains(c.holder.getDefiningOp()))
       continue;
     Acc a{&c, {}, {}};
-    a.term = accTerm(c, a.chain);
+    a.term = accTerm(c, a.chain, a.addends);
     if (!a.term)
       return give("value carried around a loop with a symbolic trip count "
                   "that is neither an induction variable nor a sum "
@@ -1366,6 +1370,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       bool sgn = &c != iv || isSigned;
       unsigned cw = c.holder.getType().getIntOrFloatBitWidth();
       Value s64 = &c == iv ? step64 : ext(stepOf(c), sgn);
+      c.step64 = s64;
       Value at = b.createOrFold<arith::AddIOp>(
           loc, &c == iv ? init64 : ext(c.init, sgn), times(s64));
       v = cw == 64 ? at
@@ -1379,11 +1384,61 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     h.replaceAllUsesWith(v);
   }
   // Each sum, after the loop body.
+  // A loop unrolled U times (the step of its induction variable is U, and
+  // its sums add U terms per iteration) is marked: the checker then tries to
+  // regroup its sums with a remainder loop's.
+  std::optional<unsigned> unrolled;
+  if (llvm::APInt c; matchPattern(step, m_ConstantInt(&c)) &&
+                     c.sgt(1) && c.slt(64))
+    unrolled = c.getZExtValue();
   std::vector<Value> totals;
-  for (Acc &a : accs)
-    totals.push_back(b.createOrFold<arith::AddIOp>(
-        loc, a.c->init,
-        SumOp::create(b, loc, a.term.getType(), a.term, k).getResult()));
+  for (Acc &a : accs) {
+    auto sum = SumOp::create(b, loc, a.term.getType(), a.term, k,
+                             IntegerAttr());
+    if (unrolled && a.addends == *unrolled)
+      sum.setGroupAttr(b.getI64IntegerAttr(*unrolled));
+    totals.push_back(
+        b.createOrFold<arith::AddIOp>(loc, a.c->init, sum.getResult()));
+  }
+  // A loop that reaches its bound exactly (x != bound) runs
+  // (bound - lb) / step iterations: its induction variables' values after
+  // it are known (a runtime-unrolled loop's remainder starts there).
+  std::vector<std::pair<const llvm::Value *, Value>> finals;
+  if (fromNe) {
+    Value trips = b.createOrFold<arith::DivUIOp>(
+        loc, b.createOrFold<arith::SubIOp>(loc, bound, lb), step64);
+    for (Carried &c : carried) {
+      if (!c.phi || !c.step64)
+        continue;
+      bool sgn = &c != iv || isSigned;
+      Type ct = c.phi->getType()->isIntegerTy()
+                    ? b.getIntegerType(c.phi->getType()->getIntegerBitWidth())
+                    : Type();
+      if (!ct)
+        continue;
+      Value s64 = c.step64;
+      Value init = &c == iv ? init64 : ext(c.init, sgn);
+      auto at = [&](Value n) {
+        Value v = b.createOrFold<arith::AddIOp>(
+            loc, init, b.createOrFold<arith::MulIOp>(loc, n, s64));
+        return ct.getIntOrFloatBitWidth() == 64
+                   ? v
+                   : b.createOrFold<arith::TruncIOp>(loc, ct, v);
+      };
+      // The update's last value is the one of iteration `trips`; the
+      // phi's, seen by the exit, that of the iteration that tested it.
+      Value after = at(trips);
+      if (auto *upd = dyn_cast<llvm::Instruction>(
+              c.phi->getIncomingValueForBlock(latch));
+          upd && l->contains(upd))
+        finals.push_back({upd, after});
+      finals.push_back(
+          {c.phi, exiting == header
+                      ? after
+                      : at(b.createOrFold<arith::SubIOp>(loc, trips,
+                                                          cst(i64, 1)))});
+    }
+  }
   for (Operation *h : holders) {
     if (!h->use_empty())
       return give("running value of a sum used inside its loop");
@@ -1399,6 +1454,8 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     for (const llvm::Instruction &i : *bb)
       if (!i.getType()->isVoidTy())
         s.vals[&i] = gone;
+  for (auto &[v, val] : finals)
+    s.vals[v] = scalar(val);
   for (Carried &c : carried)
     if (!c.phi && c.next != c.holder) {
       Linear off;
@@ -1657,7 +1714,14 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
     case O::AShr: return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
     case O::And: return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
-    case O::Or: return setS(b.createOrFold<arith::OrIOp>(loc, l, r));
+    case O::Or:
+      // `or disjoint` is an add (an unrolled body's `k | 1` for k + 1), as
+      // the index reasoning knows it. Overlapping bits would make it
+      // poison, which, like the target's other poison flags, is not
+      // modelled.
+      if (cast<llvm::PossiblyDisjointInst>(bo)->isDisjoint())
+        return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
+      return setS(b.createOrFold<arith::OrIOp>(loc, l, r));
     case O::Xor: return setS(b.createOrFold<arith::XOrIOp>(loc, l, r));
     case O::FAdd: return setS(floatOp("fadd", {l, r}, l.getType()));
     case O::FSub: return setS(floatOp("fsub", {l, r}, l.getType()));

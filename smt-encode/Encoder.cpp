@@ -5,6 +5,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <chrono>
 #include <set>
 
 using namespace mlir;
@@ -740,16 +741,58 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
   return z3::implies(inRange(t), f);
 }
 
-bool Encoder::proveUnsat(const z3::expr &f) {
-  z3::tactic tac = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") &
-                   z3::tactic(ctx, "smt");
-  z3::solver s = tac.mk_solver();
-  z3::params p(ctx);
-  p.set("timeout", subqueryMs);
+z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
+                            unsigned backstopMs) {
+  z3::params p(s.ctx());
+  p.set("timeout", backstopMs);
+  if (rlimit)
+    p.set("rlimit", rlimit);
   s.set(p);
+  const char *log = getenv("KV_SUBSTATS");
+  // The context's resource count is cumulative: the check's share is the
+  // difference.
+  auto count = [&] {
+    z3::stats st = s.statistics();
+    for (unsigned i = 0; i < st.size(); ++i)
+      if (st.key(i) == "rlimit count")
+        return (long)st.uint_value(i);
+    return 0l;
+  };
+  long before = log ? count() : 0;
+  auto t0 = std::chrono::steady_clock::now();
+  z3::check_result r = s.check();
+  if (log) {
+    long used = count() - before;
+    long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count();
+    if (FILE *fp = fopen(log, "a")) {
+      fprintf(fp, "%s %s %ld %ld\n", what,
+              r == z3::unsat ? "unsat" : r == z3::sat ? "sat" : "unknown", ms,
+              used);
+      fclose(fp);
+    }
+  }
+  return r;
+}
+
+bool Encoder::proveUnsat(const z3::expr &f) {
+  // Z3's default solver, then equation solving first: each fails on
+  // queries the other answers at once (the default one on launch
+  // assumptions that make two kernels' terms coincide, the other on the
+  // bit-level index arithmetic of unrolled sums).
+  z3::solver s(ctx);
   s.add(f);
   s.add(loopFacts);
-  auto r = s.check();
+  auto r = checkSmall(s, "subquery", subqueryRlimit, subqueryMs);
+  if (r == z3::unknown) {
+    z3::tactic tac = z3::tactic(ctx, "simplify") &
+                     z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt");
+    s = tac.mk_solver();
+    s.add(f);
+    s.add(loopFacts);
+    r = checkSmall(s, "subquery/eqs", subqueryRlimit, subqueryMs);
+  }
   if (const char *d = getenv("KV_DUMP_SUB")) {
     static int n = 0;
     std::string path = std::string(d) + std::to_string(n++) + ".smt2";
@@ -898,17 +941,14 @@ void Encoder::pinDetermined() {
   // possible. blockDim.x == 256 then makes blockIdx.x * blockDim.x linear.
   auto pin = [&](z3::expr &v) {
     z3::solver s(ctx);
-    z3::params p(ctx);
-    p.set("timeout", 1000u);
-    s.set(p);
     s.add(facts);
-    if (s.check() != z3::sat)
+    if (checkSmall(s, "pin model", pinRlimit, 10000) != z3::sat)
       return;
     z3::expr val = s.get_model().eval(v, true);
     if (!val.is_numeral())
       return;
     s.add(v != val);
-    if (s.check() == z3::unsat)
+    if (checkSmall(s, "pin unique", pinRlimit, 10000) == z3::unsat)
       v = val;
   };
   for (int i = 0; i < 3; ++i) {
@@ -1069,7 +1109,8 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
 // fresh value tied to it by lemmas at witness iterations (below). Loops of
 // the two kernels that add the same terms in whatever shape (rotated, a
 // hoisted row offset, another induction variable) get the same value.
-z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
+Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
+                                    const Thread &t) {
   auto it = sum.getIter().getDefiningOp<IterOp>();
   // The loops around the sum keep t's iteration numbers.
   for (Operation *o : k.itersOf(sum))
@@ -1111,15 +1152,47 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
       pre = pre && z3::implies(liveAll(k, a, tk), c.is_bool() ? c : bvToBool(c));
     }
   }
-  sumVars.pop_back();
   unsigned w = term.get_sort().bv_size();
+  // An unrolled loop's terms one by one: the lowering adds them as
+  // t0 + (t1 + (... + tU-1)).
+  std::vector<z3::expr> parts;
+  if (unsigned u = sum.getGroup().value_or(0)) {
+    llvm::SmallVector<Value> leaves;
+    Value rest = sum.getTerm();
+    while (leaves.size() + 1 < u) {
+      auto add = rest.getDefiningOp<arith::AddIOp>();
+      if (!add)
+        break;
+      leaves.push_back(add.getLhs());
+      rest = add.getRhs();
+    }
+    leaves.push_back(rest);
+    if (leaves.size() == u)
+      for (Value v : leaves) {
+        z3::expr e = value(k, v, tk);
+        if (e.is_bool())
+          e = boolToBv(e);
+        parts.push_back(z3::ite(runs, e, ctx.bv_val(0, w)).simplify());
+      }
+  }
+  sumVars.pop_back();
   z3::expr body = z3::ite(runs, term, ctx.bv_val(0, w)).simplify();
+  return SumRecord{&k,  sum, j, body, pre, ctx.bool_val(false), runs.simplify(),
+                   w,   &tk, sumVars.empty() && k.itersOf(sum).empty(),
+                   (unsigned)sum.getGroup().value_or(0), parts};
+}
+
+z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
+  SumRecord self = sumBody(k, sum, t);
+  unsigned w = self.width;
   // The sum is a fresh value; all the query knows of it is extensionality,
   // made explicit with a witness per pair of sums: a fresh x that is where
   // their terms differ if they do anywhere (a definition, so sound), and
   // the source's preconditions at x. The solver compares two terms at one
   // iteration, with no lambdas or quantifiers in the query.
   z3::expr app = ctx.bv_const(("sum" + std::to_string(fresh++)).c_str(), w);
+  self.app = app;
+  const Thread &tk = *self.thread;
   z3::expr zero = ctx.bv_val(0, w);
   auto at = [&](const SumRecord &r, const z3::expr &x) {
     z3::expr_vector from(ctx), to(ctx);
@@ -1128,8 +1201,6 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     z3::expr body = r.body, pre = r.pre;
     return std::make_pair(body.substitute(from, to), pre.substitute(from, to));
   };
-  SumRecord self{&k, sum, j, body, pre, app, w, &tk,
-                 sumVars.empty() && k.itersOf(sum).empty()};
   auto witness = [&]() {
     return ctx.bv_const(("sum.x" + std::to_string(fresh++)).c_str(), 31);
   };
@@ -1169,7 +1240,139 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     side.push_back(z3::implies(b1 == b2, r.app == app));
   }
   sums.push_back(self);
+  regroupSums(sums.back());
   return app;
+}
+
+// A loop unrolled U times adds, in iteration j, the terms of the single
+// loop's iterations Uj .. Uj+U-1; a remainder loop adds those from UM on,
+// M the number of iterations the unrolled loop ran:
+//   sum_x t(x) = sum_j g(j) + sum_i r(i)
+// holds for any M with
+//   (C1) g(j) = t(Uj) + ... + t(Uj+U-1) for j < M,
+//   (C2) g(j) = 0 for j >= M,
+//   (C3) r(i) = t(UM + i) for every i
+// (t read as 0 beyond the 2^31 iteration numbers): [0, UM) and [UM, ...)
+// partition the single loop's iterations. A subquery proves C1-C3 for all
+// j and i, M being the first iteration the unrolled loop does not run
+// (which exists: the loop check proves fewer than 2^31 iterations); the
+// main query gets the equation for the thread.
+void Encoder::regroupSums(const SumRecord &added) {
+  for (size_t a = 0; a < sums.size(); ++a)
+    for (size_t b = 0; b < sums.size(); ++b)
+      for (size_t c = 0; c < sums.size(); ++c) {
+        const SumRecord &one = sums[a], &g = sums[b], &rest = sums[c];
+        if ((&one != &added && &g != &added && &rest != &added) ||
+            !one.topLevel || !g.topLevel || !rest.topLevel || !g.group ||
+            g.kernel != rest.kernel || one.kernel == g.kernel ||
+            g.op == rest.op || one.width != g.width ||
+            rest.width != g.width)
+          continue;
+        auto key = std::make_tuple(one.op, g.op, rest.op);
+        auto known = regrouped.find(key);
+        if (known == regrouped.end())
+          known = regrouped
+                      .emplace(key, proveRegroup(*one.kernel, one.op,
+                                                 *g.kernel, g.op, rest.op))
+                      .first;
+        if (!known->second)
+          continue;
+        z3::expr same = sameBlock(*one.thread, *g.thread) &&
+                        sameBlock(*g.thread, *rest.thread);
+        for (int d = 0; d < 3; ++d)
+          same = same && one.thread->tid[d] == g.thread->tid[d] &&
+                 g.thread->tid[d] == rest.thread->tid[d];
+        z3::expr_vector from(ctx), to(ctx);
+        from.push_back(g.var);
+        to.push_back(ctx.bv_val(0, 31));
+        z3::expr entered = g.runs;
+        entered = entered.substitute(from, to);
+        if (getenv("KV_NOSAME")) same = ctx.bool_val(true);
+        if (getenv("KV_NOENTER")) entered = ctx.bool_val(true);
+        side.push_back(z3::implies(same && inRange(*one.thread) && entered,
+                                   one.app == g.app + rest.app));
+      }
+}
+
+bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
+                           KernelModel &k2, Operation *unrolled,
+                           Operation *remainder) {
+  // One thread for the three sums, with coordinates of its own: the
+  // records' threads may be tied to the query's cell.
+  unsigned tw = modelWidth(32, bits);
+  std::string n = std::to_string(fresh++);
+  std::vector<z3::expr> tid, bid;
+  for (int d = 0; d < 3; ++d) {
+    tid.push_back(ctx.bv_const(("regroup" + n + ".tid." + axes[d]).c_str(), tw));
+    bid.push_back(ctx.bv_const(("regroup" + n + ".bid." + axes[d]).c_str(), tw));
+  }
+  Thread &t = makeThread(tid, bid, 1);
+  SumRecord one = sumBody(k1, cast<SumOp>(single), t);
+  SumRecord g = sumBody(k2, cast<SumOp>(unrolled), t);
+  SumRecord rest = sumBody(k2, cast<SumOp>(remainder), t);
+  auto at = [&](const SumRecord &r, const z3::expr &x, z3::expr e) {
+    z3::expr_vector from(ctx), to(ctx);
+    from.push_back(r.var);
+    to.push_back(x);
+    return e.substitute(from, to);
+  };
+  z3::expr_vector q(ctx);
+  z3::expr zero = ctx.bv_val(0, g.width);
+  // The single loop's term at a 64-bit iteration number, 0 beyond 2^31.
+  auto term = [&](const z3::expr &x) {
+    z3::expr in = z3::ult(x, ctx.bv_val(uint64_t(1) << 31, 64));
+    q.push_back(z3::implies(in, at(one, x.extract(30, 0), one.pre)));
+    return z3::ite(in, at(one, x.extract(30, 0), one.body), zero);
+  };
+  auto wide = [&](const z3::expr &x) { return z3::zext(x, 33); };
+  z3::expr j = ctx.bv_const(("regroup" + n + ".j").c_str(), 31);
+  z3::expr i = ctx.bv_const(("regroup" + n + ".i").c_str(), 31);
+  z3::expr m = ctx.bv_const(("regroup" + n + ".m").c_str(), 31);
+  z3::expr u = ctx.bv_val(g.group, 64);
+  // C1 term by term when the terms are known one by one (small queries),
+  // else for their sum.
+  std::vector<z3::expr> goals;
+  if (g.parts.size() == g.group) {
+    for (unsigned c = 0; c < g.group; ++c)
+      goals.push_back(
+          z3::implies(z3::ult(j, m), at(g, j, g.parts[c]) ==
+                                         term(u * wide(j) + ctx.bv_val(c, 64))));
+  } else {
+    z3::expr group = zero;
+    for (unsigned c = 0; c < g.group; ++c)
+      group = group + term(u * wide(j) + ctx.bv_val(c, 64));
+    goals.push_back(z3::implies(z3::ult(j, m), at(g, j, g.body) == group));
+  }
+  goals.push_back(z3::implies(z3::uge(j, m), at(g, j, g.body) == zero));
+  goals.push_back(at(rest, i, rest.body) == term(u * wide(m) + wide(i)));
+  q.push_back(facts);
+  q.push_back(inRange(t));
+  q.push_back(globalIndexFacts(t));
+  q.push_back(at(g, j, g.pre) && at(rest, i, rest.pre));
+  // M: the first iteration of g that does not run, g's loop entered (where
+  // it is not, the remainder is usually another loop, on a path of its
+  // own).
+  q.push_back(at(g, ctx.bv_val(0, 31), g.runs));
+  q.push_back(!at(g, m, g.runs));
+  q.push_back(m == ctx.bv_val(0, 31) || at(g, m - 1, g.runs));
+  bool proved = true;
+  for (const z3::expr &goal : goals) {
+    q.push_back(!goal);
+    proved = proveUnsat(z3::mk_and(q));
+    q.pop_back();
+    if (getenv("KV_DEBUG_REGROUP"))
+      llvm::errs() << "regroup goal " << (proved ? "proved" : "not proved")
+                   << ": " << goal.simplify().to_string() << "\n";
+    if (!proved)
+      break;
+  }
+  if (getenv("KV_DEBUG"))
+    llvm::errs() << "regrouping an unrolled sum " << unrolled << " ("
+                 << g.group
+                 << " terms per iteration) with a remainder " << remainder
+                 << ": "
+                 << (proved ? "proved" : "not proved") << "\n";
+  return proved;
 }
 
 bool Encoder::mentionsSumVar(const z3::expr &e) {

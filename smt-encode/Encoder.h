@@ -164,7 +164,10 @@ public:
   /// value (blockDim.x == 16) by that numeral: products with them become
   /// linear. Call before any thread is encoded.
   void pinDetermined();
-  unsigned subqueryMs = 2000;
+  /// Side queries' deterministic limits (checkSmall) and wall-clock
+  /// backstops.
+  unsigned subqueryRlimit = 0, subqueryMs = 2000;
+  unsigned pinRlimit = 0;
   /// The kernel whose preconditions (__builtin_assume) and absence of
   /// undefined behaviour (shared-array accesses in bounds) are assumed.
   KernelModel *trusted = nullptr;
@@ -284,11 +287,33 @@ private:
     KernelModel *kernel;
     mlir::Operation *op;
     z3::expr var, body, pre, app;
+    /// Whether iteration var runs (body is ite(runs, term, 0)).
+    z3::expr runs;
     unsigned width;
     const Thread *thread;
     /// Not inside another loop: its value is a function of the thread.
     bool topLevel;
+    /// The terms per iteration of an unrolled loop's sum (kv.sum's group
+    /// hint), or 0.
+    unsigned group = 0;
+    /// For a group: its terms one by one (ite(runs, addend, 0)), when the
+    /// term is a chain of that many additions.
+    std::vector<z3::expr> parts;
   };
+  /// Lemmas that an unrolled loop's sum plus a remainder loop's sum equal
+  /// a sum of single terms, for the triples that \p added completes.
+  void regroupSums(const SumRecord &added);
+  /// Whether C1-C3 (see regroupSums) hold for every thread of the launch.
+  bool proveRegroup(KernelModel &k1, mlir::Operation *single,
+                    KernelModel &k2, mlir::Operation *unrolled,
+                    mlir::Operation *remainder);
+  /// A sum's body for thread \p t (the application left unset).
+  SumRecord sumBody(KernelModel &k, SumOp sum, const Thread &t);
+  /// Op triples (single, unrolled, remainder) already tried, and whether
+  /// the regrouping was proved.
+  std::map<std::tuple<mlir::Operation *, mlir::Operation *, mlir::Operation *>,
+           bool>
+      regrouped;
   /// Every sum encoded: its iteration variable and body, the source's
   /// preconditions over that variable, and the application.
   std::vector<SumRecord> sums;
@@ -299,6 +324,15 @@ private:
 
 
 };
+
+/// Checks a small side query of \p what (a subquery, a pin, a per-thread
+/// case) with Z3's deterministic resource limit \p rlimit: unlike a
+/// timeout, its answer does not depend on the machine's load. \p backstopMs
+/// of wall clock still bounds it. $KV_SUBSTATS names a file that gets one
+/// line per check (what, answer, ms, rlimit used): the data the limits
+/// were chosen from.
+z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
+                            unsigned backstopMs);
 
 } // namespace kv
 

@@ -197,8 +197,14 @@ def KV_SumOp : KV_Op<"sum", [Pure, AllTypesMatch<["term", "result"]>]> {
     added by the lowering. Integer + is associative and commutative, so the
     order of the terms does not matter. The result does not depend on `%k`;
     `term` may. Its reads must see arrays the kernel has not written yet.
+
+    `{group = U}` marks the sum of a loop unrolled U times (U terms added
+    per iteration, a remainder loop after it). It is a hint only: the
+    checker then tries to prove the sum plus a remainder sum equal to a
+    sum of single terms, and proves that before it uses it.
   }];
-  let arguments = (ins AnySignlessInteger:$term, I64:$iter);
+  let arguments = (ins AnySignlessInteger:$term, I64:$iter,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$group);
   let results = (outs AnySignlessInteger:$result);
   let assemblyFormat = "$term `over` $iter attr-dict `:` type($result)";
   let hasVerifier = 1;
