@@ -62,8 +62,9 @@ int exitCode(Verdict v) {
 
 namespace {
 
-/// The per-thread cases' deterministic limit (checkSmall); 0: none.
-unsigned perThreadRlimit = 0;
+/// The per-thread cases' deterministic limit (checkSmall), about what
+/// 5 s cost.
+unsigned perThreadRlimit = 30000000;
 
 //===----------------------------------------------------------------------===//
 // --assume: a small C expression parser straight to Z3.
@@ -349,7 +350,7 @@ struct PairCheck {
               continue;
             z3::solver s(ctx);
             s.add(ar[i].as_expr());
-            if (checkSmall(s, "per-thread case", perThreadRlimit, 5000) !=
+            if (checkSmall(s, "per-thread case", perThreadRlimit, 60000) !=
                 z3::unsat)
               return false;
           }
@@ -761,6 +762,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
           llvm::errs() << " " << prm->to_string() << "="
                        << m.eval(*prm, true).to_string();
       llvm::errs() << "\n";
+      enc.dumpSums(m);
     }
     Counterexample cex;
     if (replay(enc, ks, kt, m, arg, k, cex, why, true) ||

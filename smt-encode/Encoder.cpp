@@ -118,6 +118,12 @@ z3::expr Encoder::launchConstraints() {
 
 Thread &Encoder::makeThread(std::vector<z3::expr> tid,
                             std::vector<z3::expr> bid, unsigned depth) {
+  // Ids key the memo tables: a shadow thread's never collide.
+  if (shadow) {
+    shadowThreads.push_back(Thread{(1u << 24) + (unsigned)shadowThreads.size(),
+                                   std::move(tid), std::move(bid), depth});
+    return shadowThreads.back();
+  }
   threads.push_back(Thread{(unsigned)threads.size(), std::move(tid),
                            std::move(bid), depth});
   return threads.back();
@@ -363,7 +369,9 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return llvm::TypeSwitch<Operation *, z3::expr>(op)
         .Case([&](arith::AddIOp) { return l + r; })
         .Case([&](arith::SubIOp) { return l - r; })
-        .Case([&](arith::MulIOp) { return exactProduct(l, r); })
+        .Case([&](arith::MulIOp) {
+          return proofOnly ? mulTerm(l, r) : exactProduct(l, r);
+        })
         .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
         .Case([&](arith::DivSIOp) { return l / r; })
         .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
@@ -932,6 +940,21 @@ z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   // A product with a constant is linear: exact costs nothing.
   if (l.simplify().is_numeral() || r.simplify().is_numeral())
     return exactProduct(l, r);
+  // Two array elements in the order of their arrays' names (as
+  // exactProduct): by term hash, m[i]*v[j] and v[j']*m[i'] with equal but
+  // differently written indices would be two unrelated applications.
+  auto array = [](const z3::expr &e) -> std::optional<std::string> {
+    if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT &&
+        e.arg(0).is_const())
+      return e.arg(0).decl().name().str();
+    return std::nullopt;
+  };
+  std::optional<std::string> al = array(l), ar = array(r);
+  if (al && ar && *al != *ar)
+    return *ar < *al ? binaryApp(productName, r, l, l.get_sort().bv_size(),
+                                 /*commutative=*/false)
+                     : binaryApp(productName, l, r, l.get_sort().bv_size(),
+                                 /*commutative=*/false);
   return binaryApp(productName, l, r, l.get_sort().bv_size(),
                    /*commutative=*/true);
 }
@@ -942,13 +965,13 @@ void Encoder::pinDetermined() {
   auto pin = [&](z3::expr &v) {
     z3::solver s(ctx);
     s.add(facts);
-    if (checkSmall(s, "pin model", pinRlimit, 10000) != z3::sat)
+    if (checkSmall(s, "pin model", pinRlimit, 30000) != z3::sat)
       return;
     z3::expr val = s.get_model().eval(v, true);
     if (!val.is_numeral())
       return;
     s.add(v != val);
-    if (checkSmall(s, "pin unique", pinRlimit, 10000) == z3::unsat)
+    if (checkSmall(s, "pin unique", pinRlimit, 30000) == z3::unsat)
       v = val;
   };
   for (int i = 0; i < 3; ++i) {
@@ -1287,11 +1310,24 @@ void Encoder::regroupSums(const SumRecord &added) {
         to.push_back(ctx.bv_val(0, 31));
         z3::expr entered = g.runs;
         entered = entered.substitute(from, to);
-        if (getenv("KV_NOSAME")) same = ctx.bool_val(true);
-        if (getenv("KV_NOENTER")) entered = ctx.bool_val(true);
         side.push_back(z3::implies(same && inRange(*one.thread) && entered,
                                    one.app == g.app + rest.app));
       }
+}
+
+void Encoder::dumpSums(const z3::model &m) {
+  for (const SumRecord &r : sums) {
+    llvm::errs() << "  sum " << r.app.to_string() << " = "
+                 << m.eval(r.app, true).to_string() << " group " << r.group
+                 << (r.kernel == trusted ? " (before)" : " (after)")
+                 << " thread";
+    for (auto &c : r.thread->tid)
+      llvm::errs() << " " << m.eval(c, true).to_string();
+    for (auto &c : r.thread->bid)
+      llvm::errs() << " " << m.eval(c, true).to_string();
+    llvm::errs() << " in range "
+                 << m.eval(inRange(*r.thread), true).to_string() << "\n";
+  }
 }
 
 bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
@@ -1306,10 +1342,16 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
     tid.push_back(ctx.bv_const(("regroup" + n + ".tid." + axes[d]).c_str(), tw));
     bid.push_back(ctx.bv_const(("regroup" + n + ".bid." + axes[d]).c_str(), tw));
   }
+  // The thread and the sums' copies of it stay out of the query's threads
+  // (whose pairs get index lemmas).
+  bool wasShadow = shadow, wasProofOnly = proofOnly;
+  shadow = proofOnly = true;
   Thread &t = makeThread(tid, bid, 1);
   SumRecord one = sumBody(k1, cast<SumOp>(single), t);
   SumRecord g = sumBody(k2, cast<SumOp>(unrolled), t);
   SumRecord rest = sumBody(k2, cast<SumOp>(remainder), t);
+  shadow = wasShadow;
+  proofOnly = wasProofOnly;
   auto at = [&](const SumRecord &r, const z3::expr &x, z3::expr e) {
     z3::expr_vector from(ctx), to(ctx);
     from.push_back(r.var);
@@ -1421,8 +1463,13 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
   // A product of a sum's iteration number stays exact: the abstraction's
   // refinement evaluates products in a model, where a bound variable has
   // no value.
-  if (!abstractNonlinear || l.simplify().is_numeral() ||
-      r.simplify().is_numeral() || mentionsSumVar(l) || mentionsSumVar(r))
+  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+    return exactProduct(l, r);
+  // A query that only proves (unsat) may read products as any function:
+  // equal factors, equal products, without a multiplier's bits.
+  if (proofOnly)
+    return productApp(l, r);
+  if (!abstractNonlinear || mentionsSumVar(l) || mentionsSumVar(r))
     return exactProduct(l, r);
   unsigned w = l.get_sort().bv_size();
   z3::expr app = productApp(l, r);

@@ -92,6 +92,10 @@ public:
   z3::expr_vector loopFacts;
   std::vector<Obligation> obligations;
   std::deque<Thread> threads;
+  /// Threads of side proofs (regroupSums), kept out of `threads`; made
+  /// while `shadow` is set.
+  std::deque<Thread> shadowThreads;
+  bool shadow = false;
   /// Encode products, quotients and remainders of two non-constant values
   /// as uninterpreted functions. The query then knows less (congruence
   /// only), so `unsat` is still a proof; it is much easier to solve.
@@ -165,9 +169,11 @@ public:
   /// linear. Call before any thread is encoded.
   void pinDetermined();
   /// Side queries' deterministic limits (checkSmall) and wall-clock
-  /// backstops.
-  unsigned subqueryRlimit = 0, subqueryMs = 2000;
-  unsigned pinRlimit = 0;
+  /// backstops. Z3 counts 3-6k per ms on these queries: 10M is about what
+  /// the former 2 s subquery timeout allowed, and pins usually take under
+  /// 1M (KV_SUBSTATS).
+  unsigned subqueryRlimit = 10000000, subqueryMs = 20000;
+  unsigned pinRlimit = 20000000;
   /// The kernel whose preconditions (__builtin_assume) and absence of
   /// undefined behaviour (shared-array accesses in bounds) are assumed.
   KernelModel *trusted = nullptr;
@@ -307,6 +313,14 @@ private:
   bool proveRegroup(KernelModel &k1, mlir::Operation *single,
                     KernelModel &k2, mlir::Operation *unrolled,
                     mlir::Operation *remainder);
+public:
+  /// The sums' values in \p m (KV_DEBUG).
+  void dumpSums(const z3::model &m);
+
+private:
+  /// Products become uninterpreted functions without refinement: for
+  /// encodings that only serve proofs (unsat).
+  bool proofOnly = false;
   /// A sum's body for thread \p t (the application left unset).
   SumRecord sumBody(KernelModel &k, SumOp sum, const Thread &t);
   /// Op triples (single, unrolled, remainder) already tried, and whether
