@@ -139,16 +139,37 @@ public:
       fprintf(stderr, "rlimit count: %u / %u\n", count(s1), count(s2));
     }
     model.reset();
+    // The winner's interrupt can land in the other context just after its
+    // check returned `sat`; it then cancels taking the model, on loaded
+    // machines. The check once more (no race now) takes it.
+    auto take = [&](z3::solver &s, z3::context &c) {
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+          if (attempt && s.check() != z3::sat)
+            return false;
+          z3::model m = s.get_model();
+          Z3_model t = Z3_model_translate(c, m, ctx);
+          c.check_error();
+          model = std::make_unique<z3::model>(ctx, t);
+          return true;
+        } catch (z3::exception &) {
+        }
+      }
+      return false;
+    };
     if (r1 != z3::unknown) {
-      if (r1 == z3::sat)
-        model = std::make_unique<z3::model>(
-            ctx, Z3_model_translate(ctx1, s1.get_model(), ctx));
+      if (r1 == z3::sat && !take(s1, ctx1) &&
+          !(r2 == z3::sat && take(s2, ctx2))) {
+        reason = "canceled";
+        return z3::unknown;
+      }
       return r1;
     }
     if (r2 != z3::unknown) {
-      if (r2 == z3::sat)
-        model = std::make_unique<z3::model>(
-            ctx, Z3_model_translate(ctx2, s2.get_model(), ctx));
+      if (r2 == z3::sat && !take(s2, ctx2)) {
+        reason = "canceled";
+        return z3::unknown;
+      }
       return r2;
     }
     reason = s1.reason_unknown();

@@ -768,7 +768,14 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
   };
   long before = log ? count() : 0;
   auto t0 = std::chrono::steady_clock::now();
-  z3::check_result r = s.check();
+  // A limit reached inside a tactic (simplify, solve-eqs) surfaces as an
+  // exception ("canceled"), not as unknown.
+  z3::check_result r = z3::unknown;
+  try {
+    r = s.check();
+  } catch (z3::exception &) {
+    r = z3::unknown;
+  }
   if (log) {
     long used = count() - before;
     long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
