@@ -2,7 +2,7 @@
 """Time kvalidate on the bundled example pairs and print a table.
 
 Usage: utils/benchmark.py [--kvalidate build/bin/kvalidate] [--timeout SECS]
-                          [--repeat N]
+                          [--repeat N] [--only SUBSTRING]
 
 Each pair is run --repeat times; the table gives the verdict (checked
 against the expected one) and the median wall time. The machines this runs
@@ -14,6 +14,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,12 +88,39 @@ PAIRS = [
       "w > 0 && h > 0 && w <= 32768 && h <= 32768",
       "gridDim.x * blockDim.x >= w && gridDim.y * blockDim.y >= h"],
      "equivalent"),
+    # Sums (kv.sum) over loops with a symbolic trip count; "-O2:" is the
+    # kernel as clang -O2 leaves it (rotated, runtime-unrolled).
+    ("row sum / hoisted row pointer", "accumulate.cu:row_total",
+     "accumulate.cu:row_total_ptr", [ONE_D], "equivalent"),
+    ("dot product / swapped factors", "accumulate.cu:row_dot",
+     "accumulate.cu:row_dot_swapped", [ONE_D], "equivalent"),
+    ("row sum / first column dropped (bug)", "accumulate.cu:row_total",
+     "accumulate.cu:row_total_late", [ONE_D], "not-equivalent"),
+    ("row sum / its -O2 (unrolled 4x)", "accumulate.cu:row_total",
+     "-O2:accumulate.cu:row_total", [ONE_D], "equivalent"),
 ]
 
+CLANG = ["clang++-22", "-x", "cuda", "--cuda-device-only",
+         "--cuda-gpu-arch=sm_80", "--cuda-path=/nonexistent", "-nocudainc",
+         "-nocudalib", "--cuda-feature=+ptx80", "-Wno-unknown-cuda-version",
+         "-include", os.path.join(INPUTS, "kv_cuda.h"), "-S", "-emit-llvm"]
 
-def run(kvalidate, before, after, assumptions, timeout):
+
+def kernel_path(spec, tmp):
+    """FILE:KERNEL under test/Inputs, or -O2:FILE:KERNEL compiled first."""
+    if not spec.startswith("-O2:"):
+        return os.path.join(INPUTS, spec)
+    file, kernel = spec[len("-O2:"):].split(":")
+    ll = os.path.join(tmp, os.path.splitext(file)[0] + ".O2.ll")
+    if not os.path.exists(ll):
+        subprocess.run(CLANG + ["-O2", os.path.join(INPUTS, file), "-o", ll],
+                       check=True)
+    return ll + ":" + kernel
+
+
+def run(kvalidate, before, after, assumptions, timeout, tmp):
     cmd = [kvalidate, "--json", "--timeout=%d" % timeout,
-           os.path.join(INPUTS, before), os.path.join(INPUTS, after)]
+           kernel_path(before, tmp), kernel_path(after, tmp)]
     cmd += ["--assume=" + a for a in assumptions]
     start = time.monotonic()
     try:
@@ -113,24 +141,28 @@ def main():
                     default=os.path.join(ROOT, "build", "bin", "kvalidate"))
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--only", default="",
+                    help="run only the pairs whose name contains this")
     args = ap.parse_args()
 
     print("%-38s %-15s %-15s %10s" % ("pair", "verdict", "expected",
                                       "time (s)"))
     print("-" * 81)
     bad = 0
-    for name, before, after, assumptions, expected in PAIRS:
+    tmp = tempfile.mkdtemp(prefix="kv-bench-")
+    pairs = [p for p in PAIRS if args.only in p[0]]
+    for name, before, after, assumptions, expected in pairs:
         times, verdict = [], None
         for _ in range(args.repeat):
             verdict, t = run(args.kvalidate, before, after, assumptions,
-                             args.timeout)
+                             args.timeout, tmp)
             times.append(t)
         mark = "" if verdict == expected else "  <-- differs"
         bad += verdict != expected
         print("%-38s %-15s %-15s %10.2f%s" % (name, verdict, expected,
                                               statistics.median(times), mark))
     print("-" * 81)
-    print("%d pairs, %d with an unexpected verdict" % (len(PAIRS), bad))
+    print("%d pairs, %d with an unexpected verdict" % (len(pairs), bad))
     return 1 if bad else 0
 
 
