@@ -943,6 +943,13 @@ z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
   return uf(name, dom, width)(l, r);
 }
 
+/// The name of the array \p e reads an element of, if it is such a read.
+static std::optional<std::string> arrayOf(const z3::expr &e) {
+  if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT && e.arg(0).is_const())
+    return e.arg(0).decl().name().str();
+  return std::nullopt;
+}
+
 z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   // A product with a constant is linear: exact costs nothing.
   if (l.simplify().is_numeral() || r.simplify().is_numeral())
@@ -950,13 +957,7 @@ z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   // Two array elements in the order of their arrays' names (as
   // exactProduct): by term hash, m[i]*v[j] and v[j']*m[i'] with equal but
   // differently written indices would be two unrelated applications.
-  auto array = [](const z3::expr &e) -> std::optional<std::string> {
-    if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT &&
-        e.arg(0).is_const())
-      return e.arg(0).decl().name().str();
-    return std::nullopt;
-  };
-  std::optional<std::string> al = array(l), ar = array(r);
+  std::optional<std::string> al = arrayOf(l), ar = arrayOf(r);
   if (al && ar && *al != *ar)
     return *ar < *al ? binaryApp(productName, r, l, l.get_sort().bv_size(),
                                  /*commutative=*/false)
@@ -1454,13 +1455,7 @@ bool Encoder::mentionsSumVar(const z3::expr &e) {
 // problem, equal terms once i == i' and j == j' are not. (Other products
 // keep their order: reordering those by term id slowed unrelated proofs.)
 z3::expr Encoder::exactProduct(const z3::expr &l, const z3::expr &r) {
-  auto array = [](const z3::expr &e) -> std::optional<std::string> {
-    if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT &&
-        e.arg(0).is_const())
-      return e.arg(0).decl().name().str();
-    return std::nullopt;
-  };
-  std::optional<std::string> al = array(l), ar = array(r);
+  std::optional<std::string> al = arrayOf(l), ar = arrayOf(r);
   if (al && ar && *ar < *al)
     return r * l;
   return l * r;
