@@ -1213,6 +1213,14 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
                    (unsigned)sum.getGroup().value_or(0), parts};
 }
 
+z3::expr Encoder::atIteration(const SumRecord &r, const z3::expr &x,
+                              z3::expr e) {
+  z3::expr_vector from(ctx), to(ctx);
+  from.push_back(r.var);
+  to.push_back(x);
+  return e.substitute(from, to);
+}
+
 z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   SumRecord self = sumBody(k, sum, t);
   unsigned w = self.width;
@@ -1226,11 +1234,7 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
   const Thread &tk = *self.thread;
   z3::expr zero = ctx.bv_val(0, w);
   auto at = [&](const SumRecord &r, const z3::expr &x) {
-    z3::expr_vector from(ctx), to(ctx);
-    from.push_back(r.var);
-    to.push_back(x);
-    z3::expr body = r.body, pre = r.pre;
-    return std::make_pair(body.substitute(from, to), pre.substitute(from, to));
+    return std::make_pair(atIteration(r, x, r.body), atIteration(r, x, r.pre));
   };
   auto witness = [&]() {
     return ctx.bv_const(("sum.x" + std::to_string(fresh++)).c_str(), 31);
@@ -1313,11 +1317,7 @@ void Encoder::regroupSums(const SumRecord &added) {
         for (int d = 0; d < 3; ++d)
           same = same && one.thread->tid[d] == g.thread->tid[d] &&
                  g.thread->tid[d] == rest.thread->tid[d];
-        z3::expr_vector from(ctx), to(ctx);
-        from.push_back(g.var);
-        to.push_back(ctx.bv_val(0, 31));
-        z3::expr entered = g.runs;
-        entered = entered.substitute(from, to);
+        z3::expr entered = atIteration(g, ctx.bv_val(0, 31), g.runs);
         side.push_back(z3::implies(same && inRange(*one.thread) && entered,
                                    one.app == g.app + rest.app));
       }
@@ -1360,11 +1360,8 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   SumRecord rest = sumBody(k2, cast<SumOp>(remainder), t);
   shadow = wasShadow;
   proofOnly = wasProofOnly;
-  auto at = [&](const SumRecord &r, const z3::expr &x, z3::expr e) {
-    z3::expr_vector from(ctx), to(ctx);
-    from.push_back(r.var);
-    to.push_back(x);
-    return e.substitute(from, to);
+  auto at = [&](const SumRecord &r, const z3::expr &x, const z3::expr &e) {
+    return atIteration(r, x, e);
   };
   z3::expr_vector q(ctx);
   z3::expr zero = ctx.bv_val(0, g.width);

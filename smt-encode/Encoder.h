@@ -168,6 +168,8 @@ public:
   /// value (blockDim.x == 16) by that numeral: products with them become
   /// linear. Call before any thread is encoded.
   void pinDetermined();
+  /// The sums' values in \p m (KV_DEBUG).
+  void dumpSums(const z3::model &m);
   /// Side queries' deterministic limits (checkSmall) and wall-clock
   /// backstops. Z3 counts 3-6k per ms on these queries: 10M is about what
   /// the former 2 s subquery timeout allowed, and pins usually take under
@@ -313,11 +315,8 @@ private:
   bool proveRegroup(KernelModel &k1, mlir::Operation *single,
                     KernelModel &k2, mlir::Operation *unrolled,
                     mlir::Operation *remainder);
-public:
-  /// The sums' values in \p m (KV_DEBUG).
-  void dumpSums(const z3::model &m);
-
-private:
+  /// \p e (r's body, guard or preconditions) at iteration \p x of r.
+  z3::expr atIteration(const SumRecord &r, const z3::expr &x, z3::expr e);
   /// Products become uninterpreted functions without refinement: for
   /// encodings that only serve proofs (unsat).
   bool proofOnly = false;
