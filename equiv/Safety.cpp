@@ -472,6 +472,38 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
     }
   }
 
+  // 3b. Conditions the lowering's model relies on (kv.prove): a staged
+  // shared-memory read in a barrier loop is served by the writer the
+  // lowering picked, and stays in bounds.
+  for (Operation &o : k.getBlock()) {
+    auto pr = dyn_cast<ProveOp>(o);
+    if (!pr)
+      continue;
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    const Thread &t = *q.t1;
+    z3::expr c = q.enc.value(q.km, pr.getCond(), t);
+    if (!c.is_bool())
+      c = c == q.ctx.bv_val(1, 1);
+    z3::check_result r = q.solve(!c, budget());
+    std::string site = pr.getWhat().str() + " at " + locationOf(pr);
+    if (r == z3::unknown && !undecided(q, site))
+      return false;
+    if (r == z3::unsat)
+      proved.push_back(site);
+    if (r == z3::sat) {
+      Defect d;
+      d.kernel = label;
+      q.fillLaunch(d);
+      d.kind = "model condition that fails";
+      d.sites.push_back(q.site(t, pr, "breaks it"));
+      result.verdict = Verdict::Unsupported;
+      result.reason = describe(d) + ": " + pr.getWhat().str();
+      return false;
+    }
+  }
+
   // 4. Data races.
   if (!loopsOnly) {
     Query q(k, paramSource, label, bits);

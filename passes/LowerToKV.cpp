@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -33,6 +34,7 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -240,6 +242,27 @@ private:
     Operation *startMark = nullptr; // last op before the iteration
     /// Array -> indices read / written in the iteration.
     llvm::DenseMap<Value, llvm::SmallVector<Value, 2>> read, written;
+    // A barrier loop: the barrier intervals of one iteration are its
+    // phases. A shared array written in one phase and read in later ones
+    // (a tile) is staged: each read is served by the writer the lowering
+    // solves for, in the same iteration (kv.prove makes the checker show
+    // that one exists), so no read sees the array through memory.
+    unsigned phase = 0;
+    /// Writes earlier in the barrier interval the loop starts in.
+    bool preDirty = false;
+    bool globalWrite = false;
+    struct SharedWrite {
+      Value index, value, guard;
+      WriteOp op;
+      unsigned phase;
+    };
+    llvm::MapVector<Value, llvm::SmallVector<SharedWrite, 1>> sharedWrites;
+    /// Staged array -> the phase that writes it.
+    llvm::MapVector<Value, unsigned> staged;
+    /// Staged reads: array, phase.
+    llvm::SmallVector<std::pair<Value, unsigned>, 4> stagedReads;
+    /// Staged reads to resolve: (index, guard) -> value, and the array.
+    llvm::SmallVector<std::pair<UnrealizedConversionCastOp, Value>, 4> pending;
   };
   std::vector<SymLoop> symLoops;
   /// Loops that fell back to unrolling (their model failed).
@@ -247,6 +270,11 @@ private:
   /// Arrays a symbolic loop wrote in the current barrier interval: the
   /// model cannot forward those writes to later reads.
   llvm::DenseSet<Value> loopWritten;
+  /// Shared arrays a barrier loop staged: their contents after the loop
+  /// are not modelled.
+  llvm::DenseSet<Value> stagedDone;
+  /// decompose()'s atoms at 64 bits, for one writerOf() call.
+  llvm::DenseMap<std::pair<Value, char>, Value> wideAtoms;
 
   // --- failure reporting -------------------------------------------------
   void fail(const llvm::Twine &what) {
@@ -457,6 +485,30 @@ private:
   /// the state after the loop on its exit edge to \p exit.
   bool modelLoop(const llvm::Loop *l, State &s,
                  const llvm::BasicBlock *&exit);
+  /// A __syncthreads() inside the loop being modelled: the next phase.
+  void stageBarrier(State &s);
+  /// The value a staged read of \p array at \p index sees in loop \p l.
+  Value forwardStaged(SymLoop &l, Value array, Value index, Value guard,
+                      Type ty);
+  /// The thread of the reader's block whose write at \p wIdx (an index
+  /// computed by the executing thread) hits \p rIdx: 64-bit thread ids, or
+  /// nothing when \p wIdx is not linear in the thread ids.
+  std::optional<std::array<Value, 3>> writerOf(Value wIdx, Value rIdx);
+  /// \p v computed by another thread: its slice with tid.* replaced.
+  Value instantiate(Value v, llvm::DenseMap<Value, Value> &map);
+  bool dependsOnTid(Value v);
+  bool dependsOnRead(Value v);
+  /// The expanded copy of staged shared array \p a: one slice of 2^32
+  /// cells per iteration.
+  Value stagedArray(Value a);
+  /// The cells of shared array \p a (0: extern, or not known yet).
+  int64_t sharedCells(Value a);
+  /// \p v as constant + sum of coefficient * 64-bit atom, through adds,
+  /// subtractions, multiplications and shifts by constants, extensions and
+  /// truncations (a guide only: what it yields is checked by kv.prove).
+  Linear decompose(Value v, char sign = 's', int depth = 0);
+  /// The thread-id axis that \p v is (through extensions), or -1.
+  static int tidAxis(Value v);
   /// Move the ops that compute \p v (and are after \p before) before it.
   void hoist(Value v, Operation *before);
   bool dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops);
@@ -670,6 +722,28 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
   Value idx = elementIndex(array, off, ty);
   if (failed)
     return cst(typeFor(ty), 0);
+  if (stagedDone.contains(array)) {
+    fail("read of a shared array after a barrier loop that stages it (the "
+         "model does not keep its contents past the loop)");
+    return cst(typeFor(ty), 0);
+  }
+  for (SymLoop &l : symLoops) {
+    auto st = l.staged.find(array);
+    if (st == l.staged.end())
+      continue;
+    if (st->second == l.phase) {
+      fail("read of a shared array in the barrier interval in which a loop "
+           "with a symbolic trip count writes it");
+      return cst(typeFor(ty), 0);
+    }
+    l.stagedReads.push_back({array, l.phase});
+    // Resolved when the loop's body is complete: the private variables it
+    // does not change are then their values before it (thread ids, say).
+    auto ph = UnrealizedConversionCastOp::create(
+        b, loc, TypeRange{typeFor(ty)}, ValueRange{idx, guard});
+    l.pending.push_back({ph, array});
+    return ph.getResult(0);
+  }
   if (loopWritten.contains(array)) {
     fail("read of an array that a loop with a symbolic trip count writes "
          "in the same barrier interval");
@@ -696,8 +770,17 @@ void Lowerer::storeArray(Value array, const Linear &off, Value val,
     return;
   if (isFalse(s.guard))
     return;
-  WriteOp::create(b, loc, array, idx, val, s.guard);
+  for (SymLoop &l : symLoops)
+    if (l.staged.contains(array))
+      return fail("write to a shared array that a barrier loop stages, in "
+                  "another of its barrier intervals");
+  auto write = WriteOp::create(b, loc, array, idx, val, s.guard);
   if (!symLoops.empty()) {
+    SymLoop &l = symLoops.back();
+    if (isa<SharedArrayType>(array.getType()))
+      l.sharedWrites[array].push_back({idx, val, s.guard, write, l.phase});
+    else
+      l.globalWrite = true;
     // Written once per iteration: a later read cannot be forwarded.
     for (SymLoop &l : symLoops)
       l.written[array].push_back(idx);
@@ -923,6 +1006,328 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
     why.construct += "; as a loop model: " + reason;
 }
 
+//===----------------------------------------------------------------------===//
+// Barrier loops with a symbolic trip count: staged shared arrays
+//===----------------------------------------------------------------------===//
+//
+// A loop whose body has barriers runs its phases (the barrier intervals of
+// one iteration) in lockstep across the block. The model keeps it as one
+// kv.iter loop without barriers, which is exact for what it lets through:
+//  - a shared array the body writes in one phase and reads only in later
+//    phases of the same iteration (a tile) is staged: a read is the value
+//    its writer thread stored in this iteration, with the writer solved
+//    from the write index; kv.prove ops make the checker show that the
+//    writer is in the block, writes, and hits the cell, and that the
+//    accesses are in bounds. The writes go to an expanded array indexed by
+//    (iteration, cell), so the race check still sees two writers of one
+//    cell in one iteration;
+//  - the trip count is the same for the whole block, no global memory is
+//    written in the loop, and nothing reads a staged array after it.
+// Anything else fails with the reason.
+
+void Lowerer::stageBarrier(State &s) {
+  if (symLoops.size() != 1)
+    return fail("__syncthreads() in nested loops with symbolic trip counts");
+  SymLoop &l = symLoops.back();
+  if (s.guard != l.guard)
+    return fail("__syncthreads() under a condition inside a loop with a "
+                "symbolic trip count");
+  if (l.preDirty)
+    return fail("__syncthreads() in a loop with a symbolic trip count that "
+                "starts after writes in the same barrier interval");
+  for (auto &[a, is] : l.written)
+    if (!isa<SharedArrayType>(a.getType()))
+      return fail("write to global memory in a loop with a symbolic trip "
+                  "count and a __syncthreads()");
+  for (auto &[a, ws] : l.sharedWrites) {
+    if (l.staged.contains(a))
+      continue;
+    if (l.read.contains(a))
+      return fail("shared array read in a barrier loop before the loop "
+                  "writes it (the read would see the previous iteration)");
+    l.staged[a] = l.phase;
+    loopWritten.erase(a);
+    l.written.erase(a);
+  }
+  ++l.phase;
+}
+
+int Lowerer::tidAxis(Value v) {
+  while (Operation *d = v.getDefiningOp()) {
+    if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(d)) {
+      v = d->getOperand(0);
+      continue;
+    }
+    if (auto r = dyn_cast<SRegOp>(d))
+      if (r.getName().starts_with("tid."))
+        return r.getName().back() - 'x';
+    return -1;
+  }
+  return -1;
+}
+
+bool Lowerer::dependsOnTid(Value v) {
+  // No cache across calls: a rolled-back attempt frees ops whose addresses
+  // new ones reuse.
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  llvm::SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || !seen.insert(d).second)
+      continue;
+    if (auto r = dyn_cast<SRegOp>(d))
+      if (r.getName().starts_with("tid."))
+        return true;
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return false;
+}
+
+bool Lowerer::dependsOnRead(Value v) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  llvm::SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || !seen.insert(d).second)
+      continue;
+    if (isa<ReadOp>(d))
+      return true;
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return false;
+}
+
+int64_t Lowerer::sharedCells(Value a) {
+  for (auto &[base, arr] : argArrays) {
+    auto *gv = dyn_cast<llvm::GlobalVariable>(base);
+    if (arr != a || !gv || gv->getAddressSpace() != 3)
+      continue;
+    uint64_t bytes =
+        f.getParent()->getDataLayout().getTypeAllocSize(gv->getValueType());
+    uint64_t es = arrayElemSize.count(arr) ? arrayElemSize[arr] : 0;
+    return es ? (int64_t)(bytes / es) : 0;
+  }
+  return 0;
+}
+
+Value Lowerer::stagedArray(Value a) {
+  Block &blk = kernel.getBlock();
+  auto sh = cast<SharedArrayType>(a.getType());
+  Value ex = blk.addArgument(SharedArrayType::get(ctx, sh.getElementType(), 0),
+                             UnknownLoc::get(ctx));
+  argNames.push_back(argNames[cast<BlockArgument>(a).getArgNumber()] +
+                     ".staged");
+  arrayElemSize[ex] = arrayElemSize.lookup(a);
+  return ex;
+}
+
+Linear Lowerer::decompose(Value v, char sign, int depth) {
+  Linear l;
+  llvm::APInt c;
+  if (matchPattern(v, m_ConstantInt(&c))) {
+    l.constant = sign == 'u' ? (int64_t)c.getZExtValue() : c.getSExtValue();
+    return l;
+  }
+  Operation *d = v.getDefiningOp();
+  auto constOf = [&](Value x, int64_t &out) {
+    if (!matchPattern(x, m_ConstantInt(&c)) || c.getBitWidth() > 64)
+      return false;
+    out = c.getSExtValue();
+    return true;
+  };
+  if (d && depth < 24) {
+    if (isa<arith::ExtSIOp>(d))
+      return decompose(d->getOperand(0), 's', depth + 1);
+    if (isa<arith::ExtUIOp>(d))
+      return decompose(d->getOperand(0), 'u', depth + 1);
+    if (isa<arith::TruncIOp>(d))
+      return decompose(d->getOperand(0), sign, depth + 1);
+    if (isa<arith::AddIOp, arith::SubIOp>(d)) {
+      l = decompose(d->getOperand(0), sign, depth + 1);
+      l.add(decompose(d->getOperand(1), sign, depth + 1),
+            isa<arith::SubIOp>(d) ? -1 : 1);
+      return l;
+    }
+    int64_t k;
+    if (isa<arith::MulIOp>(d)) {
+      for (int i = 0; i < 2; ++i)
+        if (constOf(d->getOperand(i), k)) {
+          l.add(decompose(d->getOperand(1 - i), sign, depth + 1), k);
+          return l;
+        }
+    }
+    if (isa<arith::ShLIOp>(d) && constOf(d->getOperand(1), k) && k >= 0 &&
+        k < 62) {
+      l.add(decompose(d->getOperand(0), sign, depth + 1), int64_t(1) << k);
+      return l;
+    }
+  }
+  // An atom, at 64 bits (one extension per value and signedness, so that
+  // equal atoms are one term).
+  Value &w = wideAtoms[{v, sign}];
+  if (!w) {
+    OpBuilder::InsertionGuard g(b);
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(&kernel.getBlock());
+    w = toI64(v, sign != 'u');
+  }
+  l.terms.push_back({w, 1});
+  return l;
+}
+
+std::optional<std::array<Value, 3>> Lowerer::writerOf(Value wIdx, Value rIdx) {
+  wideAtoms.clear();
+  Linear W = decompose(wIdx), R = decompose(rIdx);
+  int64_t coef[3] = {0, 0, 0};
+  Linear D = R;
+  D.constant -= W.constant;
+  for (auto &[v, c] : W.terms) {
+    if (int d = tidAxis(v); d >= 0)
+      coef[d] += c;
+    else if (dependsOnTid(v))
+      return std::nullopt;
+    else
+      D.addTerm(v, -c);
+  }
+  Type i64 = b.getI64Type();
+  std::array<Value, 3> who;
+  std::vector<int> open;
+  for (int d = 0; d < 3; ++d) {
+    std::string axis(1, char('x' + d));
+    who[d] = toI64(sreg("tid." + axis), /*isSigned=*/false);
+    if (coef[d] == 0)
+      continue;
+    if (coef[d] < 0)
+      return std::nullopt;
+    // The read names the same coordinate with the same weight: the writer
+    // shares it with the reader (as[ty][k] read, as[ty][tx] written).
+    int64_t rc = 0;
+    for (auto &[v, c] : D.terms)
+      if (tidAxis(v) == d)
+        rc += c;
+    if (rc == coef[d]) {
+      Linear rest;
+      rest.constant = D.constant;
+      for (auto &[v, c] : D.terms)
+        if (tidAxis(v) != d)
+          rest.addTerm(v, c);
+      D = rest;
+      continue;
+    }
+    open.push_back(d);
+  }
+  llvm::sort(open, [&](int x, int y) { return coef[x] < coef[y]; });
+  if (open.size() == 1) {
+    int64_t c = coef[open[0]];
+    bool exact = D.constant % c == 0;
+    for (auto &[v, k] : D.terms)
+      exact = exact && k % c == 0;
+    if (exact) {
+      Linear q;
+      q.constant = D.constant / c;
+      for (auto &[v, k] : D.terms)
+        q.addTerm(v, k / c);
+      who[open[0]] = materialize(q);
+    } else {
+      who[open[0]] = b.createOrFold<arith::DivUIOp>(loc, materialize(D),
+                                                    cst(i64, c));
+    }
+  } else if (!open.empty()) {
+    // Mixed radix: the weights must divide one another.
+    Value x = materialize(D);
+    for (size_t i = 0; i < open.size(); ++i) {
+      int64_t c = coef[open[i]];
+      Value q = b.createOrFold<arith::DivUIOp>(loc, x, cst(i64, c));
+      if (i + 1 < open.size()) {
+        int64_t next = coef[open[i + 1]];
+        if (next % c)
+          return std::nullopt;
+        q = b.createOrFold<arith::RemUIOp>(loc, q, cst(i64, next / c));
+      }
+      who[open[i]] = q;
+    }
+  }
+  return who;
+}
+
+Value Lowerer::instantiate(Value v, llvm::DenseMap<Value, Value> &map) {
+  auto it = map.find(v);
+  if (it != map.end())
+    return it->second;
+  Operation *d = v.getDefiningOp();
+  if (!d || !dependsOnTid(v))
+    return v;
+  if (isa<IterOp, SumOp, WriteOp, AssumeOp, ProveOp>(d) ||
+      d->getNumResults() != 1) {
+    fail("value stored to a staged shared array computed in an inner loop "
+         "from the thread id");
+    return v;
+  }
+  // Operands first: the clone must come after them.
+  llvm::SmallVector<Value, 4> ops;
+  for (Value o : d->getOperands())
+    ops.push_back(instantiate(o, map));
+  Operation *c = b.clone(*d);
+  c->setOperands(ops);
+  return map[v] = c->getResult(0);
+}
+
+Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index,
+                             Value guard, Type ty) {
+  Type i64 = b.getI64Type();
+  Value v = cst(ty, 0), any = i1(false);
+  bool first = true;
+  for (const SymLoop::SharedWrite &rec : l.sharedWrites[array]) {
+    // The op's operands, not the record's: placeholders are replaced.
+    WriteOp w = rec.op;
+    std::optional<std::array<Value, 3>> who = writerOf(w.getIndex(), index);
+    if (!who) {
+      fail("read of a shared array staged in a barrier loop whose write "
+           "index is not linear in the thread ids");
+      return v;
+    }
+    llvm::DenseMap<Value, Value> map;
+    Value in = i1(true);
+    for (int d = 0; d < 3; ++d) {
+      std::string axis(1, char('x' + d));
+      Value tid = sreg("tid." + axis);
+      map[tid] = b.createOrFold<arith::TruncIOp>(loc, tid.getType(), (*who)[d]);
+      in = andI1(in, b.createOrFold<arith::CmpIOp>(
+                         loc, arith::CmpIPredicate::ult, (*who)[d],
+                         toI64(sreg("bdim." + axis), false)));
+    }
+    Value wv = instantiate(w.getValue(), map);
+    Value hit = andI1(andI1(in, instantiate(w.getGuard(), map)),
+                      eq(instantiate(w.getIndex(), map), index));
+    if (failed)
+      return v;
+    if (wv.getType() != ty) {
+      fail("staged shared array read with another type than written");
+      return v;
+    }
+    // Some write hits (kv.prove): the first needs no test.
+    v = first ? wv : select(hit, wv, v);
+    first = false;
+    any = b.createOrFold<arith::OrIOp>(loc, any, hit);
+  }
+  ProveOp::create(b, loc, b.createOrFold<arith::OrIOp>(loc, notI1(guard), any),
+                  b.getStringAttr("a thread of the block wrote the staged "
+                                  "shared cell in this iteration"));
+  if (int64_t size = sharedCells(array))
+    ProveOp::create(
+        b, loc,
+        b.createOrFold<arith::OrIOp>(
+            loc, notI1(guard),
+            b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                          index, cst(i64, size))),
+        b.getStringAttr("staged shared-array read in bounds"));
+  return v;
+}
+
 void Lowerer::hoist(Value v, Operation *before) {
   Operation *d = v.getDefiningOp();
   if (!d || d->getBlock() != before->getBlock() || d == before ||
@@ -1032,6 +1437,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   symLoops.back().exiting = exiting;
   symLoops.back().guard = guard;
   symLoops.back().startMark = &blk.back();
+  symLoops.back().preDirty = !ownWrites.empty() || !loopWritten.empty();
   runBlocks(header, s, /*stopAt=*/header, nullptr, /*entered=*/true);
   SymLoop m = std::move(symLoops.back());
   symLoops.pop_back();
@@ -1054,6 +1460,22 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     return give("loop body that does not return to its header");
   if (!m.cond)
     return give("loop without an exit test");
+  if (m.phase) {
+    for (auto &[a, is] : m.written)
+      if (!isa<SharedArrayType>(a.getType()))
+        return give("write to global memory in a loop with a symbolic trip "
+                    "count and a __syncthreads()");
+      else
+        return give("shared array written after the last __syncthreads() of "
+                    "a loop iteration (the next iteration reads it)");
+    // A tile read in the last phase and written in the first would be
+    // overwritten by the next iteration's first phase with no barrier
+    // between.
+    for (auto &[a, phase] : m.stagedReads)
+      if (m.staged.lookup(a) == 0 && phase == m.phase)
+        return give("shared array read after the last __syncthreads() of a "
+                    "loop iteration and written before the first");
+  }
   // A cell read before the loop writes it, at the same index, is one no
   // other iteration wrote (the race check shows two iterations never write
   // one cell): `y[i] = a * x[i] + y[i]`. Anything else would have to see
@@ -1121,6 +1543,17 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       h->erase();
     }
     carried = std::move(changed);
+  }
+  // Staged reads, now that the unchanged variables are known.
+  for (auto &[ph, array] : m.pending) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ph);
+    Value v = forwardStaged(m, array, ph.getOperand(0), ph.getOperand(1),
+                            ph.getResult(0).getType());
+    if (failed)
+      return false;
+    ph.getResult(0).replaceAllUsesWith(v);
+    ph.erase();
   }
   // Induction variables: next = holder + step, the step loop-invariant.
   auto stepOf = [&](const Carried &c) -> Value {
@@ -1383,6 +1816,12 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     hoist(v, anchor);
     h.replaceAllUsesWith(v);
   }
+  // Barriers inside: every thread of the block runs the same iterations.
+  if (m.phase)
+    for (Value v : {lb, step64, bound, entryGuard})
+      if (dependsOnTid(v) || dependsOnRead(v))
+        return give("loop with a __syncthreads() whose trip count may "
+                    "differ between the threads of a block");
   // Each sum, after the loop body.
   // A loop unrolled U times (the step of its induction variable is U, and
   // its sums add U terms per iteration) is marked: the checker then tries to
@@ -1397,6 +1836,10 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
                              IntegerAttr());
     if (unrolled && a.addends == *unrolled)
       sum.setGroupAttr(b.getI64IntegerAttr(*unrolled));
+    // A barrier loop over tiles adds a tile's terms per iteration: the
+    // checker tries to regroup them with a loop over single terms.
+    else if (m.phase && a.addends >= 2)
+      sum.setGroupAttr(b.getI64IntegerAttr(a.addends));
     totals.push_back(
         b.createOrFold<arith::AddIOp>(loc, a.c->init, sum.getResult()));
   }
@@ -1478,6 +1921,33 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
         s.vals[upd] = scalar(totals[i]);
     if (exiting == header)
       s.vals[c.phi] = scalar(totals[i]);
+  }
+  // The staged writes go to an expanded array, one slice per iteration
+  // (the race check then compares writers within an iteration), with
+  // their bounds proved on the array's own size.
+  for (auto &[a, phase] : m.staged) {
+    stagedDone.insert(a);
+    Value ex = stagedArray(a);
+    int64_t cells = sharedCells(a);
+    for (SymLoop::SharedWrite &sw : m.sharedWrites[a]) {
+      // The placeholders the record saw are replaced: read the op.
+      WriteOp w = sw.op;
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(w);
+      Value at = b.createOrFold<arith::AddIOp>(
+          loc, b.createOrFold<arith::MulIOp>(loc, k, cst(i64, int64_t(1) << 32)),
+          w.getIndex());
+      int64_t size = cells > 0 ? cells : int64_t(1) << 32;
+      ProveOp::create(
+          b, w.getLoc(),
+          b.createOrFold<arith::OrIOp>(
+              loc, notI1(w.getGuard()),
+              b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                            w.getIndex(), cst(i64, size))),
+          b.getStringAttr("staged shared-array write in bounds"));
+      w.getArrayMutable().assign(ex);
+      w.getIndexMutable().assign(at);
+    }
   }
   takeEdge(exiting, exit, s);
   return !failed;
@@ -1914,7 +2384,7 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       // A condition is kept: the checker shows the block agrees on it, or
       // reports barrier divergence.
       if (!symLoops.empty())
-        return fail("__syncthreads() in a loop with a symbolic trip count");
+        return stageBarrier(s);
       BarrierOp::create(b, loc, isTrue(s.guard) ? Value() : s.guard);
       ownWrites.clear();
       loopWritten.clear();

@@ -934,9 +934,17 @@ static const char *productName = "abs.arith.muli";
 
 z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
                             unsigned width, bool commutative) {
-  // Commutative operations get one argument order.
-  if (commutative && l.hash() > r.hash())
-    std::swap(l, r);
+  // Commutative operations get one argument order: a named constant (a
+  // scalar parameter, a dimension) first, by name, so that n * x and
+  // x' * n are one function of equal arguments when x == x'; else by hash.
+  if (commutative) {
+    bool lc = l.is_const() && !l.is_numeral(),
+         rc = r.is_const() && !r.is_numeral();
+    if (lc != rc ? rc
+                 : lc ? l.decl().name().str() > r.decl().name().str()
+                      : l.hash() > r.hash())
+      std::swap(l, r);
+  }
   z3::sort_vector dom(ctx);
   dom.push_back(l.get_sort());
   dom.push_back(r.get_sort());
@@ -947,6 +955,13 @@ z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
 static std::optional<std::string> arrayOf(const z3::expr &e) {
   if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT && e.arg(0).is_const())
     return e.arg(0).decl().name().str();
+  // A conditional read, ite(c, a[i], 0) (a guarded load).
+  if (e.is_app() && e.decl().decl_kind() == Z3_OP_ITE) {
+    if (e.arg(2).is_numeral())
+      return arrayOf(e.arg(1));
+    if (e.arg(1).is_numeral())
+      return arrayOf(e.arg(2));
+  }
   return std::nullopt;
 }
 
@@ -1293,6 +1308,30 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
 // (which exists: the loop check proves fewer than 2^31 iterations); the
 // main query gets the equation for the thread.
 void Encoder::regroupSums(const SumRecord &added) {
+  // Pairs first: a loop over groups of U terms with nothing left over (a
+  // loop over tiles, whose bound is a multiple of the tile).
+  for (size_t a = 0; a < sums.size(); ++a)
+    for (size_t b = 0; b < sums.size(); ++b) {
+      const SumRecord &one = sums[a], &g = sums[b];
+      if ((&one != &added && &g != &added) || !one.topLevel || !g.topLevel ||
+          !g.group || one.kernel == g.kernel || one.width != g.width)
+        continue;
+      auto key = std::make_tuple(one.op, g.op, (Operation *)nullptr);
+      auto known = regrouped.find(key);
+      if (known == regrouped.end())
+        known = regrouped
+                    .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel,
+                                               g.op, nullptr))
+                    .first;
+      if (!known->second)
+        continue;
+      z3::expr same = sameBlock(*one.thread, *g.thread);
+      for (int d = 0; d < 3; ++d)
+        same = same && one.thread->tid[d] == g.thread->tid[d];
+      z3::expr entered = atIteration(g, ctx.bv_val(0, 31), g.runs);
+      side.push_back(z3::implies(same && inRange(*one.thread) && entered,
+                                 one.app == g.app));
+    }
   for (size_t a = 0; a < sums.size(); ++a)
     for (size_t b = 0; b < sums.size(); ++b)
       for (size_t c = 0; c < sums.size(); ++c) {
@@ -1357,7 +1396,9 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   Thread &t = makeThread(tid, bid, 1);
   SumRecord one = sumBody(k1, cast<SumOp>(single), t);
   SumRecord g = sumBody(k2, cast<SumOp>(unrolled), t);
-  SumRecord rest = sumBody(k2, cast<SumOp>(remainder), t);
+  std::optional<SumRecord> rest;
+  if (remainder)
+    rest = sumBody(k2, cast<SumOp>(remainder), t);
   shadow = wasShadow;
   proofOnly = wasProofOnly;
   auto at = [&](const SumRecord &r, const z3::expr &x, const z3::expr &e) {
@@ -1391,11 +1432,18 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
     goals.push_back(z3::implies(z3::ult(j, m), at(g, j, g.body) == group));
   }
   goals.push_back(z3::implies(z3::uge(j, m), at(g, j, g.body) == zero));
-  goals.push_back(at(rest, i, rest.body) == term(u * wide(m) + wide(i)));
+  // C3: the remainder adds the terms from UM on; without one, there are
+  // none (tried first: it fails fast where a remainder is needed).
+  if (rest)
+    goals.push_back(at(*rest, i, rest->body) == term(u * wide(m) + wide(i)));
+  else
+    goals.insert(goals.begin(), term(u * wide(m) + wide(i)) == zero);
   q.push_back(facts);
   q.push_back(inRange(t));
   q.push_back(globalIndexFacts(t));
-  q.push_back(at(g, j, g.pre) && at(rest, i, rest.pre));
+  q.push_back(at(g, j, g.pre));
+  if (rest)
+    q.push_back(at(*rest, i, rest->pre));
   // M: the first iteration of g that does not run, g's loop entered (where
   // it is not, the remainder is usually another loop, on a path of its
   // own).

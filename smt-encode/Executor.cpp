@@ -46,6 +46,7 @@ enum class Kind : uint8_t {
   Read,
   Write,
   Assume,
+  Prove,
   Apply,
   AddI,
   SubI,
@@ -553,7 +554,7 @@ bool Executor::compileLoops(
       // an independent kv.iter's range would not nest in this one.
       const Instr &j = iv.instrs[m];
       if (j.kind == Kind::Write || j.kind == Kind::Assume ||
-          j.kind == Kind::Iter)
+          j.kind == Kind::Prove || j.kind == Kind::Iter)
         return fail(describe(j.op) + " inside the range of the " +
                     describe(i.op) + " does not depend on it");
       i.independent.push_back(m);
@@ -639,6 +640,10 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             i.kind = Kind::Assume;
             return addOperand(a.getCond());
           })
+          .Case([&](ProveOp p) {
+            i.kind = Kind::Prove;
+            return addOperand(p.getCond());
+          })
           .Case([&](IterOp it) {
             i.kind = Kind::Iter;
             return addOperand(it.getLb()) && addOperand(it.getStep()) &&
@@ -716,6 +721,7 @@ bool Executor::checkWidths(const Instr &i) const {
   case Kind::Write:
     return n == 3 && w(1) == i.width && w(2) == 1;
   case Kind::Assume:
+  case Kind::Prove:
     return n == 1 && w(0) == 1;
   case Kind::Iter:
     return n == 4 && w(0) == 64 && w(1) == 64 && w(2) == 64 && w(3) == 1 &&
@@ -969,6 +975,14 @@ bool Executor::exec(const Instr &i) {
   case Kind::Assume:
     if (arg(0).isZero())
       res.assumeViolated = true;
+    return true;
+  case Kind::Prove:
+    // The checker proved it for every valid launch; failing here means the
+    // launch is not one (an assumption fails later) or the model is wrong.
+    if (arg(0).isZero())
+      return fail("model condition '" +
+                  cast<ProveOp>(i.op).getWhat().str() + "' fails at " +
+                  describe(i.op));
     return true;
   case Kind::Apply:
     return apply(i);

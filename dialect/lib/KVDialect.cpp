@@ -74,7 +74,7 @@ LogicalResult KernelOp::verify() {
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
         isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp,
-            NoWrapOp, IterOp, SumOp>(op))
+            NoWrapOp, IterOp, SumOp, ProveOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }

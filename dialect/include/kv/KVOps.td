@@ -164,6 +164,20 @@ def KV_AssumeOp : KV_Op<"assume"> {
   let assemblyFormat = "$cond attr-dict";
 }
 
+def KV_ProveOp : KV_Op<"prove"> {
+  let summary = "a condition of the model that the checker proves";
+  let description = [{
+    `kv.prove %c, "what"`: the lowering relies on `c` holding for every
+    thread of every valid launch (at every iteration of the loops it
+    depends on), e.g. that a shared-memory read inside a barrier loop is
+    served by a writer the lowering picked. The checker proves it before
+    any verdict that uses the model; where it cannot, the verdict is not
+    `equivalent`.
+  }];
+  let arguments = (ins I1:$cond, StrAttr:$what);
+  let assemblyFormat = "$cond `,` $what attr-dict";
+}
+
 def KV_NoWrapOp : KV_Op<"nowrap", [Pure, SameTypeOperands]> {
   let summary = "true when a signed add/sub/mul does not overflow";
   let description = [{
