@@ -475,6 +475,16 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
   // 3b. Conditions the lowering's model relies on (kv.prove): a staged
   // shared-memory read in a barrier loop is served by the writer the
   // lowering picked, and stays in bounds.
+  // One entry per condition, with its distinct source locations.
+  using Sites = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  Sites provedAt, assumedAt;
+  auto note = [](Sites &to, std::string what, std::string where) {
+    auto it = llvm::find_if(to, [&](auto &e) { return e.first == what; });
+    if (it == to.end())
+      it = to.insert(to.end(), {what, {}});
+    if (!llvm::is_contained(it->second, where))
+      it->second.push_back(where);
+  };
   for (Operation &o : k.getBlock()) {
     auto pr = dyn_cast<ProveOp>(o);
     if (!pr)
@@ -487,11 +497,13 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
     if (!c.is_bool())
       c = c == q.ctx.bv_val(1, 1);
     z3::check_result r = q.solve(!c, budget());
-    std::string site = pr.getWhat().str() + " at " + locationOf(pr);
-    if (r == z3::unknown && !undecided(q, site))
-      return false;
+    if (r == z3::unknown) {
+      if (!q.enc.unsupported.empty())
+        return undecided(q, pr.getWhat().str());
+      note(assumedAt, pr.getWhat().str(), locationOf(pr));
+    }
     if (r == z3::unsat)
-      proved.push_back(site);
+      note(provedAt, pr.getWhat().str(), locationOf(pr));
     if (r == z3::sat) {
       Defect d;
       d.kernel = label;
@@ -503,6 +515,9 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
       return false;
     }
   }
+  for (auto [from, to] : {std::pair{&provedAt, &proved}, {&assumedAt, &assumed}})
+    for (auto &[what, locs] : *from)
+      to->push_back(what + " at " + llvm::join(locs, ", "));
 
   // 4. Data races.
   if (!loopsOnly) {

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -1548,6 +1549,9 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   for (auto &[ph, array] : m.pending) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(ph);
+    Location outer = loc;
+    loc = ph.getLoc();
+    auto restore = llvm::make_scope_exit([&] { loc = outer; });
     Value v = forwardStaged(m, array, ph.getOperand(0), ph.getOperand(1),
                             ph.getResult(0).getType());
     if (failed)

@@ -1271,7 +1271,9 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     // Sums of one thread, outside other loops: prove once, in a query of
     // its own, that their terms agree at every iteration; the main query
     // then only sees "same thread, same sum".
-    if (r.topLevel && self.topLevel) {
+    // (A sum of groups of terms and one of single terms do not agree term
+    // by term: regroupSums relates those.)
+    if (r.topLevel && self.topLevel && r.group == self.group) {
       z3::expr same = sameBlock(*r.thread, tk);
       for (int d = 0; d < 3; ++d)
         same = same && r.thread->tid[d] == tk.tid[d];
@@ -1317,9 +1319,10 @@ void Encoder::regroupSums(const SumRecord &added) {
           !g.group || one.kernel == g.kernel || one.width != g.width)
         continue;
       auto key = std::make_tuple(one.op, g.op, (Operation *)nullptr);
-      auto known = regrouped.find(key);
-      if (known == regrouped.end())
-        known = regrouped
+      RegroupCache &cache = regroupCache ? *regroupCache : regrouped;
+      auto known = cache.find(key);
+      if (known == cache.end())
+        known = cache
                     .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel,
                                                g.op, nullptr))
                     .first;
@@ -1343,9 +1346,10 @@ void Encoder::regroupSums(const SumRecord &added) {
             rest.width != g.width)
           continue;
         auto key = std::make_tuple(one.op, g.op, rest.op);
-        auto known = regrouped.find(key);
-        if (known == regrouped.end())
-          known = regrouped
+        RegroupCache &cache = regroupCache ? *regroupCache : regrouped;
+        auto known = cache.find(key);
+        if (known == cache.end())
+          known = cache
                       .emplace(key, proveRegroup(*one.kernel, one.op,
                                                  *g.kernel, g.op, rest.op))
                       .first;

@@ -72,8 +72,17 @@ struct Obligation {
 /// The value of a numeral (or boolean) \p e of a model, at \p width bits.
 llvm::APInt numeralOf(const z3::expr &e, unsigned width);
 
+/// Op triples (single, unrolled, remainder or null) already tried, and
+/// whether the regrouping was proved (it holds for every thread, so the
+/// queries of one kernel pair can share it).
+using RegroupCache =
+    std::map<std::tuple<mlir::Operation *, mlir::Operation *, mlir::Operation *>,
+             bool>;
+
 class Encoder {
 public:
+  /// Where regroupSums keeps what it proved (else its own cache).
+  RegroupCache *regroupCache = nullptr;
   Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource);
 
   z3::context &ctx;
@@ -322,11 +331,7 @@ private:
   bool proofOnly = false;
   /// A sum's body for thread \p t (the application left unset).
   SumRecord sumBody(KernelModel &k, SumOp sum, const Thread &t);
-  /// Op triples (single, unrolled, remainder) already tried, and whether
-  /// the regrouping was proved.
-  std::map<std::tuple<mlir::Operation *, mlir::Operation *, mlir::Operation *>,
-           bool>
-      regrouped;
+  RegroupCache regrouped;
   /// Every sum encoded: its iteration variable and body, the source's
   /// preconditions over that variable, and the application.
   std::vector<SumRecord> sums;
