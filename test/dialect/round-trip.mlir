@@ -10,7 +10,8 @@
 // CHECK-DAG:     %[[TY:.*]] = kv.sreg "tid.y" : i32
 // CHECK-DAG:     %[[BD:.*]] = kv.sreg "bdim.x" : i32
 // CHECK-DAG:     %[[GD:.*]] = kv.sreg "gdim.z" : i32
-// CHECK:         kv.assume %{{.*}}
+// CHECK:         kv.assume %[[Z:.*]]
+// CHECK-NEXT:    kv.prove %[[Z]], "a model condition"
 // CHECK:         %[[V:.*]] = kv.read %in[%{{.*}}] if %[[G:.*]] : !kv.global<i32>, i64 -> i32
 // CHECK:         kv.write %tile[%{{.*}}] = %[[V]] if %[[G]] : !kv.shared<i32, 256>, i64, i32
 // CHECK-NEXT:    kv.barrier
@@ -63,6 +64,7 @@ kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"]
   %c16 = arith.constant 16 : i32
   %zok = arith.cmpi eq, %gz, %c1 : i32
   kv.assume %zok
+  kv.prove %zok, "a model condition"
   %g = arith.cmpi slt, %tx, %width : i32
   %row = arith.muli %ty, %bd : i32
   %idx = arith.addi %row, %tx : i32
