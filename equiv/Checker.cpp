@@ -471,7 +471,13 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
                  << cfg.grid[2] << " block " << cfg.block[0] << ","
                  << cfg.block[1] << "," << cfg.block[2] << " k="
-                 << m.eval(k, true).to_string() << "\n";
+                 << m.eval(k, true).to_string();
+    for (auto &prm : enc.params)
+      if (prm && !prm->is_array())
+        llvm::errs() << " " << prm->to_string() << "="
+                     << m.eval(*prm, true).to_string();
+    llvm::errs() << "\n";
+    enc.dumpSums(m);
     for (const Thread &t : enc.threads) {
       llvm::errs() << "  t" << t.id << ": tid";
       for (auto &c : t.tid)

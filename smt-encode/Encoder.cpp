@@ -1228,6 +1228,24 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
                    (unsigned)sum.getGroup().value_or(0), parts};
 }
 
+z3::expr Encoder::termAt(const SumRecord &r, const z3::expr &x64) {
+  // Encoded afresh for a thread whose iteration is x (not the body with x
+  // substituted): products then are the abstracted ones the other kernel's
+  // straight-line code has, not exact ones.
+  auto sum = cast<SumOp>(r.op);
+  auto it = sum.getIter().getDefiningOp<IterOp>();
+  Thread &tx = makeThread(r.thread->tid, r.thread->bid, r.thread->depth);
+  for (auto &[o, v] : r.thread->iters)
+    if (o != it.getOperation())
+      tx.iters.emplace(o, v);
+  tx.iters.emplace(it.getOperation(), x64);
+  z3::expr term = value(*r.kernel, sum.getTerm(), tx);
+  if (term.is_bool())
+    term = boolToBv(term);
+  return z3::ite(live(*r.kernel, it, tx), term,
+                 ctx.bv_val(0, term.get_sort().bv_size()));
+}
+
 z3::expr Encoder::atIteration(const SumRecord &r, const z3::expr &x,
                               z3::expr e) {
   z3::expr_vector from(ctx), to(ctx);
@@ -1261,6 +1279,13 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     side.push_back(z3::implies(inRange(tk), p));
     // A loop that adds nothing (or does not run) sums to zero.
     side.push_back(z3::implies(b == zero, app == zero));
+    // One that stops after its first iteration adds that iteration's term
+    // (iterations run from 0 in order: a prefix): -O2 gives a loop that
+    // runs once a path of its own, without the loop.
+    z3::expr one = ctx.bv_val(1, 31), first = ctx.bv_val(0, 31);
+    side.push_back(z3::implies(inRange(tk), atIteration(self, first, self.pre)));
+    side.push_back(z3::implies(!atIteration(self, one, self.runs),
+                               app == termAt(self, ctx.bv_val(0, 64))));
   }
   for (const SumRecord &r : sums) {
     if (r.width != w || (r.kernel == &k && r.op != sum.getOperation()))
@@ -1326,14 +1351,42 @@ void Encoder::regroupSums(const SumRecord &added) {
                     .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel,
                                                g.op, nullptr))
                     .first;
-      if (!known->second)
-        continue;
       z3::expr same = sameBlock(*one.thread, *g.thread);
       for (int d = 0; d < 3; ++d)
         same = same && one.thread->tid[d] == g.thread->tid[d];
       z3::expr entered = atIteration(g, ctx.bv_val(0, 31), g.runs);
+      if (known->second) {
+        side.push_back(z3::implies(same && inRange(*one.thread) && entered,
+                                   one.app == g.app));
+        continue;
+      }
+      // Unrolled U times with the last U-1 terms after the loop (the key
+      // has the unrolled op twice).
+      std::optional<z3::expr> trips =
+          tripsOf(*g.kernel, cast<SumOp>(g.op), *g.thread);
+      if (!trips)
+        continue;
+      auto tailKey = std::make_tuple(one.op, g.op, g.op);
+      known = cache.find(tailKey);
+      if (known == cache.end())
+        known = cache
+                    .emplace(tailKey, proveRegroup(*one.kernel, one.op,
+                                                   *g.kernel, g.op, nullptr,
+                                                   /*tail=*/true))
+                    .first;
+      if (!known->second)
+        continue;
+      z3::expr zero = ctx.bv_val(0, g.width), tail = zero;
+      for (unsigned c = 0; c + 1 < g.group; ++c) {
+        z3::expr x = ctx.bv_val(g.group, 64) * *trips + ctx.bv_val(c, 64);
+        z3::expr in = z3::ult(x, ctx.bv_val(uint64_t(1) << 31, 64));
+        z3::expr x31 = x.extract(30, 0);
+        side.push_back(z3::implies(inRange(*one.thread) && in,
+                                   atIteration(one, x31, one.pre)));
+        tail = tail + z3::ite(in, termAt(one, x), zero);
+      }
       side.push_back(z3::implies(same && inRange(*one.thread) && entered,
-                                 one.app == g.app));
+                                 one.app == g.app + tail));
     }
   for (size_t a = 0; a < sums.size(); ++a)
     for (size_t b = 0; b < sums.size(); ++b)
@@ -1381,9 +1434,18 @@ void Encoder::dumpSums(const z3::model &m) {
   }
 }
 
+std::optional<z3::expr> Encoder::tripsOf(KernelModel &k, SumOp sum,
+                                         const Thread &t) {
+  auto it = sum.getIter().getDefiningOp<IterOp>();
+  if (!it || !it.getFromNe())
+    return std::nullopt;
+  auto v64 = [&](Value x) { return resize(value(k, x, t), 64, true); };
+  return z3::udiv(v64(it.getBound()) - v64(it.getLb()), v64(it.getStep()));
+}
+
 bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
                            KernelModel &k2, Operation *unrolled,
-                           Operation *remainder) {
+                           Operation *remainder, bool tail) {
   // One thread for the three sums, with coordinates of its own: the
   // records' threads may be tied to the query's cell.
   unsigned tw = modelWidth(32, bits);
@@ -1437,14 +1499,19 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   }
   goals.push_back(z3::implies(z3::uge(j, m), at(g, j, g.body) == zero));
   // C3: the remainder adds the terms from UM on; without one, there are
-  // none (tried first: it fails fast where a remainder is needed).
+  // none (tried first: it fails fast where a remainder is needed); with a
+  // straight-line tail, none from UM + U - 1 on.
   if (rest)
     goals.push_back(at(*rest, i, rest->body) == term(u * wide(m) + wide(i)));
   else
-    goals.insert(goals.begin(), term(u * wide(m) + wide(i)) == zero);
+    goals.insert(goals.begin(),
+                 term(u * wide(m) + ctx.bv_val(tail ? g.group - 1 : 0, 64) +
+                      wide(i)) == zero);
   q.push_back(facts);
   q.push_back(inRange(t));
   q.push_back(globalIndexFacts(t));
+  for (const z3::expr &f : proofFacts)
+    q.push_back(f);
   q.push_back(at(g, j, g.pre));
   if (rest)
     q.push_back(at(*rest, i, rest->pre));
@@ -1452,10 +1519,36 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   // it is not, the remainder is usually another loop, on a path of its
   // own).
   q.push_back(at(g, ctx.bv_val(0, 31), g.runs));
-  q.push_back(!at(g, m, g.runs));
-  q.push_back(m == ctx.bv_val(0, 31) || at(g, m - 1, g.runs));
+  z3::expr mDef = !at(g, m, g.runs) &&
+                  (m == ctx.bv_val(0, 31) || at(g, m - 1, g.runs));
   bool proved = true;
+  if (tail) {
+    // M is the loop's trip count, the value the main query's tail uses:
+    // shown from the loop's exactness (x != bound reaches the bound, which
+    // the checker proves for every thread that enters).
+    auto it = cast<SumOp>(unrolled).getIter().getDefiningOp<IterOp>();
+    shadow = proofOnly = true;
+    auto v64 = [&](Value x) { return resize(value(k2, x, t), 64, true); };
+    z3::expr lb = v64(it.getLb()), step = v64(it.getStep()),
+             bound = v64(it.getBound());
+    shadow = wasShadow;
+    proofOnly = wasProofOnly;
+    z3::expr trips = z3::udiv(bound - lb, step);
+    q.push_back(z3::urem(bound - lb, step) == ctx.bv_val(0, 64) &&
+                (it.isSigned() ? lb <= bound : z3::ule(lb, bound)) &&
+                z3::ult(trips, ctx.bv_val(uint64_t(1) << 31, 64)));
+    q.push_back(m == trips.extract(30, 0));
+    q.push_back(!mDef);
+    proved = proveUnsat(z3::mk_and(q));
+    q.pop_back();
+    if (getenv("KV_DEBUG_REGROUP"))
+      llvm::errs() << "regroup trip count " << (proved ? "proved" : "not proved")
+                   << "\n";
+  }
+  q.push_back(mDef);
   for (const z3::expr &goal : goals) {
+    if (!proved)
+      break;
     q.push_back(!goal);
     proved = proveUnsat(z3::mk_and(q));
     q.pop_back();
@@ -1518,8 +1611,22 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
     return exactProduct(l, r);
   // A query that only proves (unsat) may read products as any function:
   // equal factors, equal products, without a multiplier's bits.
-  if (proofOnly)
-    return productApp(l, r);
+  if (proofOnly) {
+    // What sign a product has where it does not overflow (the source's
+    // nsw preconditions say where): zext and sext of a row * n + k index
+    // then agree.
+    z3::expr app = productApp(l, r);
+    unsigned w = l.get_sort().bv_size();
+    if (!app.is_numeral() && w > 1) {
+      z3::expr zero = ctx.bv_val(0, w);
+      z3::expr nowrap =
+          binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true) ==
+          ctx.bv_val(1, 1);
+      proofFacts.push_back(
+          z3::implies(nowrap && l >= zero && r >= zero, app >= zero));
+    }
+    return app;
+  }
   if (!abstractNonlinear || mentionsSumVar(l) || mentionsSumVar(r))
     return exactProduct(l, r);
   unsigned w = l.get_sort().bv_size();

@@ -321,14 +321,24 @@ private:
   /// a sum of single terms, for the triples that \p added completes.
   void regroupSums(const SumRecord &added);
   /// Whether C1-C3 (see regroupSums) hold for every thread of the launch.
+  /// With \p tail, no remainder loop: the unrolled loop's last U-1 terms
+  /// are straight-line code after it (see regroupSums).
   bool proveRegroup(KernelModel &k1, mlir::Operation *single,
                     KernelModel &k2, mlir::Operation *unrolled,
-                    mlir::Operation *remainder);
+                    mlir::Operation *remainder, bool tail = false);
+  /// The iterations of a sum's loop that tests `x != bound`: (bound - lb) /
+  /// step, exact where the loop is entered (the checker proves that).
+  std::optional<z3::expr> tripsOf(KernelModel &k, SumOp sum, const Thread &t);
+  /// r's term at the 64-bit iteration \p x64 (0 where it does not run),
+  /// encoded as the kernel computes it outside the loop.
+  z3::expr termAt(const SumRecord &r, const z3::expr &x64);
   /// \p e (r's body, guard or preconditions) at iteration \p x of r.
   z3::expr atIteration(const SumRecord &r, const z3::expr &x, z3::expr e);
   /// Products become uninterpreted functions without refinement: for
   /// encodings that only serve proofs (unsat).
   bool proofOnly = false;
+  /// Facts of the products of proof-only encodings (their signs).
+  std::vector<z3::expr> proofFacts;
   /// A sum's body for thread \p t (the application left unset).
   SumRecord sumBody(KernelModel &k, SumOp sum, const Thread &t);
   RegroupCache regrouped;
