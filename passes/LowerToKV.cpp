@@ -1757,6 +1757,13 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   if (w > 32)
     return give("loop whose induction variable is wider than 32 bits");
   bool doWhile = exiting == latch;
+  // `x != bound` tested on the value before the step (the old value, at the
+  // latch): the model starts one step below the first value, -1 from 0, so
+  // it counts signed.
+  if (fromNe && doWhile && offset != step) {
+    pred = P::slt;
+    isSigned = true;
+  }
 
   // Build the model right before the loop body: kv.iter, the induction
   // variables at iteration k, and the iteration's guard.
