@@ -380,6 +380,9 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   // is 0 (the model's default value may break the before kernel's
   // preconditions in threads the query never looked at).
   z3::context &ctx = enc.ctx;
+  // (Keeps the previous attempt's reason.)
+  if (smallInputs && !zeroUnread && (ks.hasApply || kt.hasApply))
+    return false;
   LaunchConfig cfg;
   unsigned w32 = modelWidth(32, enc.bits);
   for (int i = 0; i < 3; ++i) {
@@ -410,12 +413,14 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       if (zeroUnread && !isConstrained)
         return llvm::APInt(enc.widthOf(et), 0);
       // Cells no query read spelled out (those inside sums): small values
-      // that vary with the index, so that sums over ranges that differ
-      // usually differ too (a constant default may be 0 everywhere).
-      if (smallInputs && !isConstrained) {
+      // 1..7 that vary with the index, so that sums over ranges that differ
+      // usually differ too (a constant default may be 0 everywhere). Only
+      // for integer kernels: as float bit patterns these are tiny numbers,
+      // and negative ones would be NaNs, whose payloads the executor does
+      // not model as hardware does.
+      if (smallInputs && !isConstrained && !zeroUnread) {
         uint64_t h = (idx + 1 + a * 0x51ed27ull) * 0x9e3779b97f4a7c15ull;
-        llvm::APInt v(enc.widthOf(et), (int64_t)((h >> 33) % 7) - 3,
-                      /*isSigned=*/true);
+        llvm::APInt v(enc.widthOf(et), (h >> 33) % 7 + 1);
         inputsRead.emplace(std::make_pair(a, idx), v);
         return v;
       }

@@ -1459,6 +1459,7 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   // (whose pairs get index lemmas).
   bool wasShadow = shadow, wasProofOnly = proofOnly;
   shadow = proofOnly = true;
+  proofFacts.clear();
   Thread &t = makeThread(tid, bid, 1);
   SumRecord one = sumBody(k1, cast<SumOp>(single), t);
   SumRecord g = sumBody(k2, cast<SumOp>(unrolled), t);
@@ -1617,7 +1618,8 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
     // then agree.
     z3::expr app = productApp(l, r);
     unsigned w = l.get_sort().bv_size();
-    if (!app.is_numeral() && w > 1) {
+    // Index arithmetic only: products of array elements are data.
+    if (!app.is_numeral() && w > 1 && !arrayOf(l) && !arrayOf(r)) {
       z3::expr zero = ctx.bv_val(0, w);
       z3::expr nowrap =
           binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true) ==

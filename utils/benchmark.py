@@ -32,6 +32,12 @@ GRID = "gridDim.x <= 65535 && " + ONE_D
 COVER = "gridDim.x * blockDim.x >= n"
 
 # (name, before, after, assumptions, expected verdict)
+TILES = ("blockDim.x <= 64 && blockDim.y == 1 && blockDim.z == 1 && "
+         "gridDim.y == 1 && gridDim.z == 1 && rounds <= 1000")
+MM = ("blockDim.x == 16 && blockDim.y == 16 && blockDim.z == 1 && "
+      "gridDim.z == 1 && n % 16 == 0 && n > 0 && gridDim.x * 16 == n && "
+      "gridDim.y * 16 == n")
+
 PAIRS = [
     ("copy / rewritten index", "misc.cu:copy", "misc.cu:copy2", [],
      "equivalent"),
@@ -98,6 +104,19 @@ PAIRS = [
      "accumulate.cu:row_total_late", [ONE_D], "not-equivalent"),
     ("row sum / its -O2 (unrolled 4x)", "accumulate.cu:row_total",
      "-O2:accumulate.cu:row_total", [ONE_D], "equivalent"),
+    ("dot product / its -O2 (unrolled 2x, tail)", "accumulate.cu:row_dot",
+     "-O2:accumulate.cu:row_dot", [ONE_D], "equivalent"),
+    # Barrier loops over shared tiles with a symbolic trip count (staged).
+    ("neighbour sum / staged tile", "tiles.cu:neighbour_direct",
+     "tiles.cu:neighbour_staged", [TILES], "equivalent"),
+    ("neighbour sum / wrong neighbour (bug)", "tiles.cu:neighbour_direct",
+     "tiles.cu:neighbour_wrong", [TILES], "not-equivalent"),
+    ("matmul naive / tiled, any n = 16k", "matmul.cu:matmul_naive",
+     "matmul.cu:matmul_tiled", [MM], "equivalent"),
+    ("matmul naive / its -O2, any n = 16k", "matmul.cu:matmul_naive",
+     "-O2:matmul.cu:matmul_naive", [MM], "equivalent"),
+    ("matmul tiled / its -O2, any n = 16k", "matmul.cu:matmul_tiled",
+     "-O2:matmul.cu:matmul_tiled", [MM], "equivalent"),
 ]
 
 CLANG = ["clang++-22", "-x", "cuda", "--cuda-device-only",
