@@ -283,6 +283,16 @@ private:
 //===----------------------------------------------------------------------===//
 
 
+/// The model's scalars (ending the line) and sums (KV_DEBUG).
+void dumpModel(Encoder &enc, const z3::model &m) {
+  for (auto &prm : enc.params)
+    if (prm && !prm->is_array())
+      llvm::errs() << " " << prm->to_string() << "="
+                   << m.eval(*prm, true).to_string();
+  llvm::errs() << "\n";
+  enc.dumpSums(m);
+}
+
 struct PairCheck {
   KernelOp before, after;
   const CheckOptions &opts;
@@ -477,12 +487,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                  << cfg.grid[2] << " block " << cfg.block[0] << ","
                  << cfg.block[1] << "," << cfg.block[2] << " k="
                  << m.eval(k, true).to_string();
-    for (auto &prm : enc.params)
-      if (prm && !prm->is_array())
-        llvm::errs() << " " << prm->to_string() << "="
-                     << m.eval(*prm, true).to_string();
-    llvm::errs() << "\n";
-    enc.dumpSums(m);
+    dumpModel(enc, m);
     for (const Thread &t : enc.threads) {
       llvm::errs() << "  t" << t.id << ": tid";
       for (auto &c : t.tid)
@@ -784,12 +789,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     if (getenv("KV_DEBUG")) {
       llvm::errs() << "model: before " << m.eval(vs, true).to_string()
                    << " after " << m.eval(vt, true).to_string();
-      for (auto &prm : enc.params)
-        if (prm && !prm->is_array())
-          llvm::errs() << " " << prm->to_string() << "="
-                       << m.eval(*prm, true).to_string();
-      llvm::errs() << "\n";
-      enc.dumpSums(m);
+      dumpModel(enc, m);
     }
     Counterexample cex;
     if (replay(enc, ks, kt, m, arg, k, cex, why, true) ||

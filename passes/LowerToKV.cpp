@@ -497,6 +497,8 @@ private:
   std::optional<std::array<Value, 3>> writerOf(Value wIdx, Value rIdx);
   /// \p v computed by another thread: its slice with tid.* replaced.
   Value instantiate(Value v, llvm::DenseMap<Value, Value> &map);
+  /// Whether an op in the backward slice of \p v satisfies \p pred.
+  bool sliceHas(Value v, llvm::function_ref<bool(Operation *)> pred);
   bool dependsOnTid(Value v);
   bool dependsOnRead(Value v);
   /// The expanded copy of staged shared array \p a: one slice of 2^32
@@ -1067,7 +1069,7 @@ int Lowerer::tidAxis(Value v) {
   return -1;
 }
 
-bool Lowerer::dependsOnTid(Value v) {
+bool Lowerer::sliceHas(Value v, llvm::function_ref<bool(Operation *)> pred) {
   // No cache across calls: a rolled-back attempt frees ops whose addresses
   // new ones reuse.
   llvm::SmallPtrSet<Operation *, 16> seen;
@@ -1076,28 +1078,23 @@ bool Lowerer::dependsOnTid(Value v) {
     Operation *d = work.pop_back_val().getDefiningOp();
     if (!d || !seen.insert(d).second)
       continue;
-    if (auto r = dyn_cast<SRegOp>(d))
-      if (r.getName().starts_with("tid."))
-        return true;
+    if (pred(d))
+      return true;
     for (Value o : d->getOperands())
       work.push_back(o);
   }
   return false;
 }
 
+bool Lowerer::dependsOnTid(Value v) {
+  return sliceHas(v, [](Operation *d) {
+    auto r = dyn_cast<SRegOp>(d);
+    return r && r.getName().starts_with("tid.");
+  });
+}
+
 bool Lowerer::dependsOnRead(Value v) {
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  llvm::SmallVector<Value> work{v};
-  while (!work.empty()) {
-    Operation *d = work.pop_back_val().getDefiningOp();
-    if (!d || !seen.insert(d).second)
-      continue;
-    if (isa<ReadOp>(d))
-      return true;
-    for (Value o : d->getOperands())
-      work.push_back(o);
-  }
-  return false;
+  return sliceHas(v, [](Operation *d) { return isa<ReadOp>(d); });
 }
 
 int64_t Lowerer::sharedCells(Value a) {
@@ -1340,18 +1337,7 @@ void Lowerer::hoist(Value v, Operation *before) {
 }
 
 bool Lowerer::dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops) {
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  llvm::SmallVector<Value> work{v};
-  while (!work.empty()) {
-    Operation *d = work.pop_back_val().getDefiningOp();
-    if (!d || !seen.insert(d).second)
-      continue;
-    if (ops.contains(d))
-      return true;
-    for (Value o : d->getOperands())
-      work.push_back(o);
-  }
-  return false;
+  return sliceHas(v, [&](Operation *d) { return ops.contains(d); });
 }
 
 bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
