@@ -158,6 +158,13 @@ z3::expr Encoder::sameBlock(const Thread &a, const Thread &b) {
   return a.bid[0] == b.bid[0] && a.bid[1] == b.bid[1] && a.bid[2] == b.bid[2];
 }
 
+z3::expr Encoder::sameThread(const Thread &a, const Thread &b) {
+  z3::expr same = sameBlock(a, b);
+  for (int d = 0; d < 3; ++d)
+    same = same && a.tid[d] == b.tid[d];
+  return same;
+}
+
 bool Encoder::isShared(KernelModel &k, unsigned arg) {
   return isa<SharedArrayType>(k.op.getBlock().getArgument(arg).getType());
 }
@@ -1299,9 +1306,7 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     // (A sum of groups of terms and one of single terms do not agree term
     // by term: regroupSums relates those.)
     if (r.topLevel && self.topLevel && r.group == self.group) {
-      z3::expr same = sameBlock(*r.thread, tk);
-      for (int d = 0; d < 3; ++d)
-        same = same && r.thread->tid[d] == tk.tid[d];
+      z3::expr same = sameThread(*r.thread, tk);
       z3::expr_vector q(ctx);
       q.push_back(facts);
       q.push_back(inRange(tk));
@@ -1334,6 +1339,20 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
 // j and i, M being the first iteration the unrolled loop does not run
 // (which exists: the loop check proves fewer than 2^31 iterations); the
 // main query gets the equation for the thread.
+bool Encoder::regroupProved(const SumRecord &one, const SumRecord &g,
+                            Operation *rest, bool tail) {
+  // The tail form is keyed with the unrolled op twice.
+  auto key = std::make_tuple(one.op, g.op, tail ? g.op : rest);
+  RegroupCache &cache = regroupCache ? *regroupCache : regrouped;
+  auto known = cache.find(key);
+  if (known == cache.end())
+    known = cache
+                .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel,
+                                           g.op, rest, tail))
+                .first;
+  return known->second;
+}
+
 void Encoder::regroupSums(const SumRecord &added) {
   // Pairs first: a loop over groups of U terms with nothing left over (a
   // loop over tiles, whose bound is a multiple of the tile).
@@ -1343,19 +1362,9 @@ void Encoder::regroupSums(const SumRecord &added) {
       if ((&one != &added && &g != &added) || !one.topLevel || !g.topLevel ||
           !g.group || one.kernel == g.kernel || one.width != g.width)
         continue;
-      auto key = std::make_tuple(one.op, g.op, (Operation *)nullptr);
-      RegroupCache &cache = regroupCache ? *regroupCache : regrouped;
-      auto known = cache.find(key);
-      if (known == cache.end())
-        known = cache
-                    .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel,
-                                               g.op, nullptr))
-                    .first;
-      z3::expr same = sameBlock(*one.thread, *g.thread);
-      for (int d = 0; d < 3; ++d)
-        same = same && one.thread->tid[d] == g.thread->tid[d];
+      z3::expr same = sameThread(*one.thread, *g.thread);
       z3::expr entered = atIteration(g, ctx.bv_val(0, 31), g.runs);
-      if (known->second) {
+      if (regroupProved(one, g, nullptr, /*tail=*/false)) {
         side.push_back(z3::implies(same && inRange(*one.thread) && entered,
                                    one.app == g.app));
         continue;
@@ -1366,15 +1375,7 @@ void Encoder::regroupSums(const SumRecord &added) {
           tripsOf(*g.kernel, cast<SumOp>(g.op), *g.thread);
       if (!trips)
         continue;
-      auto tailKey = std::make_tuple(one.op, g.op, g.op);
-      known = cache.find(tailKey);
-      if (known == cache.end())
-        known = cache
-                    .emplace(tailKey, proveRegroup(*one.kernel, one.op,
-                                                   *g.kernel, g.op, nullptr,
-                                                   /*tail=*/true))
-                    .first;
-      if (!known->second)
+      if (!regroupProved(one, g, nullptr, /*tail=*/true))
         continue;
       z3::expr zero = ctx.bv_val(0, g.width), tail = zero;
       for (unsigned c = 0; c + 1 < g.group; ++c) {
@@ -1398,21 +1399,10 @@ void Encoder::regroupSums(const SumRecord &added) {
             g.op == rest.op || one.width != g.width ||
             rest.width != g.width)
           continue;
-        auto key = std::make_tuple(one.op, g.op, rest.op);
-        RegroupCache &cache = regroupCache ? *regroupCache : regrouped;
-        auto known = cache.find(key);
-        if (known == cache.end())
-          known = cache
-                      .emplace(key, proveRegroup(*one.kernel, one.op,
-                                                 *g.kernel, g.op, rest.op))
-                      .first;
-        if (!known->second)
+        if (!regroupProved(one, g, rest.op, /*tail=*/false))
           continue;
-        z3::expr same = sameBlock(*one.thread, *g.thread) &&
-                        sameBlock(*g.thread, *rest.thread);
-        for (int d = 0; d < 3; ++d)
-          same = same && one.thread->tid[d] == g.thread->tid[d] &&
-                 g.thread->tid[d] == rest.thread->tid[d];
+        z3::expr same = sameThread(*one.thread, *g.thread) &&
+                        sameThread(*g.thread, *rest.thread);
         z3::expr entered = atIteration(g, ctx.bv_val(0, 31), g.runs);
         side.push_back(z3::implies(same && inRange(*one.thread) && entered,
                                    one.app == g.app + rest.app));

@@ -135,6 +135,8 @@ public:
                      unsigned depth);
   z3::expr inRange(const Thread &t);
   z3::expr sameBlock(const Thread &a, const Thread &b);
+  /// Whether \p a and \p b are the same thread of the same block.
+  z3::expr sameThread(const Thread &a, const Thread &b);
 
   z3::expr value(KernelModel &k, mlir::Value v, const Thread &t);
   /// Thread t's iteration number in loop \p it.
@@ -323,6 +325,9 @@ private:
   /// Whether C1-C3 (see regroupSums) hold for every thread of the launch.
   /// With \p tail, no remainder loop: the unrolled loop's last U-1 terms
   /// are straight-line code after it (see regroupSums).
+  /// proveRegroup for \p one, \p g and \p rest, once per kernel pair.
+  bool regroupProved(const SumRecord &one, const SumRecord &g,
+                     mlir::Operation *rest, bool tail);
   bool proveRegroup(KernelModel &k1, mlir::Operation *single,
                     KernelModel &k2, mlir::Operation *unrolled,
                     mlir::Operation *remainder, bool tail = false);
