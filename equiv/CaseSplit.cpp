@@ -23,22 +23,24 @@ std::string describeCase(const Case &c) {
 }
 
 /// The launch dimension or scalar parameter called \p name, at the width the
-/// encoder gives it (a 64-bit scalar keeps its 64 bits: every value counts).
+/// encoder gives it (a 64-bit scalar keeps its 64 bits: every value counts),
+/// and whether its C type is unsigned.
 static std::optional<z3::expr> termFor(Encoder &enc, const std::string &name,
-                                       bool &isDim) {
+                                       bool &isUnsigned) {
   for (int i = 0; i < 3; ++i) {
     std::string ax = std::string(".") + "xyz"[i];
-    isDim = true;
+    isUnsigned = true;
     if (name == "blockDim" + ax)
       return enc.bdim[i];
     if (name == "gridDim" + ax)
       return enc.gdim[i];
   }
-  isDim = false;
   for (unsigned i = 0; i < enc.paramNames.size(); ++i)
     if (enc.paramNames[i] == name && enc.params[i] &&
-        enc.params[i]->is_bv())
+        enc.params[i]->is_bv()) {
+      isUnsigned = enc.paramUnsigned[i];
       return *enc.params[i];
+    }
   return std::nullopt;
 }
 
@@ -55,8 +57,8 @@ enumerateCases(KernelOp signature, const std::vector<std::string> &names,
   z3::solver s(ctx);
   s.add(enc.launchConstraints() && *assumed);
   for (auto &[name, value] : fixed) {
-    bool isDim;
-    std::optional<z3::expr> t = termFor(enc, name, isDim);
+    bool isUnsigned;
+    std::optional<z3::expr> t = termFor(enc, name, isUnsigned);
     if (!t) {
       why = "no launch dimension or scalar parameter '" + name + "'";
       return std::nullopt;
@@ -64,16 +66,16 @@ enumerateCases(KernelOp signature, const std::vector<std::string> &names,
     s.add(*t == ctx.bv_val(value, t->get_sort().bv_size()));
   }
   std::vector<z3::expr> terms;
-  std::vector<bool> dims;
+  std::vector<bool> unsignedTerms;
   for (const std::string &name : names) {
-    bool isDim;
-    std::optional<z3::expr> t = termFor(enc, name, isDim);
+    bool isUnsigned;
+    std::optional<z3::expr> t = termFor(enc, name, isUnsigned);
     if (!t) {
       why = "no launch dimension or scalar parameter '" + name + "'";
       return std::nullopt;
     }
     terms.push_back(*t);
-    dims.push_back(isDim);
+    unsignedTerms.push_back(isUnsigned);
   }
   std::vector<Case> cases;
   while (true) {
@@ -99,8 +101,8 @@ enumerateCases(KernelOp signature, const std::vector<std::string> &names,
       z3::expr v = m.eval(terms[i], true);
       unsigned w = v.get_sort().bv_size();
       uint64_t u = v.get_numeral_uint64();
-      // Dimensions are unsigned; scalars are read as signed C values.
-      int64_t value = dims[i] || w >= 64 ? (int64_t)u
+      // As C reads them: dimensions and unsigned scalars unsigned.
+      int64_t value = unsignedTerms[i] || w >= 64 ? (int64_t)u
                       : (u >> (w - 1)) & 1 ? (int64_t)(u - (uint64_t(1) << w))
                                            : (int64_t)u;
       c.push_back({names[i], value});

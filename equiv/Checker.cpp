@@ -198,8 +198,11 @@ private:
       }
       for (unsigned i = 0; i < enc.paramNames.size(); ++i)
         if (enc.paramNames[i] == id && enc.params[i] &&
-            !enc.params[i]->is_array())
+            !enc.params[i]->is_array()) {
+          if (enc.paramUnsigned[i])
+            return markUnsigned(enc.resize(*enc.params[i], width(), false));
           return toBv(*enc.params[i]);
+        }
       pos = start;
       std::string known = "blockDim.{x,y,z}, gridDim.{x,y,z}";
       for (unsigned i = 0; i < enc.paramNames.size(); ++i)
@@ -542,10 +545,12 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     for (unsigned i = 0; i < enc.params.size(); ++i)
       if (enc.params[i] && !enc.params[i]->is_array()) {
         Type t = ks.op.getBlock().getArgument(i).getType();
+        llvm::APInt v =
+            numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
         cex.scalars.push_back(
-            {enc.paramNames[i],
-             numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t))
-                 .getSExtValue()});
+            {enc.paramNames[i], enc.paramUnsigned[i]
+                                    ? (int64_t)v.getZExtValue()
+                                    : v.getSExtValue()});
       }
     unsigned shown = 0;
     for (auto &[key, v] : inputsRead)

@@ -180,8 +180,10 @@ struct Query {
     }
     for (unsigned i = 0; i < enc.params.size(); ++i)
       if (enc.params[i] && !enc.params[i]->is_array())
-        d.scalars.push_back(
-            {enc.paramNames[i], evalS(*model, *enc.params[i])});
+        d.scalars.push_back({enc.paramNames[i],
+                             enc.paramUnsigned[i]
+                                 ? (int64_t)evalU(*model, *enc.params[i])
+                                 : evalS(*model, *enc.params[i])});
   }
   Defect::Site site(const Thread &t, Operation *op, std::string access) {
     Defect::Site s;
@@ -434,20 +436,26 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
     z3::expr bad = step <= zero ||
                    pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
     std::string what = "positive step, fewer than 2^31 iterations";
+    // The first value tested (iteration 1's for a do-while).
+    z3::expr first = it.getDoWhile() ? lb + step : lb;
     if (it.getFromNe()) {
-      // The source tests x != bound: the first value tested (iteration 1's
-      // for a do-while) is at most bound, which the steps reach exactly.
-      z3::expr first = it.getDoWhile() ? lb + step : lb;
+      // The source tests x != bound: the first value tested is at most
+      // bound, which the steps reach exactly.
       bad = bad || first > bound || z3::urem(bound - first, step) != zero;
       what += ", reaching its bound exactly (x != bound)";
     }
     if (auto w = it.getWidth()) {
-      // The first value past the bound still fits in the variable.
+      // The first value past the bound still fits in the variable, and so
+      // does the first value tested: the model's 64-bit test is then the
+      // program's w-bit one.
       uint64_t bitsW = *w;
       llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
                             : llvm::APInt::getMaxValue(bitsW);
+      z3::expr min = sgn ? -q.ctx.bv_val(uint64_t(1) << (bitsW - 1), 128)
+                         : zero;
       z3::expr past = bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
-      bad = bad || past > q.ctx.bv_val(max.getZExtValue(), 128);
+      z3::expr top = q.ctx.bv_val(max.getZExtValue(), 128);
+      bad = bad || past > top || first < min || first > top;
       what += ", no wraparound";
     }
     z3::expr g = q.enc.value(q.km, it.getGuard(), t);

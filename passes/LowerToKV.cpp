@@ -23,6 +23,7 @@
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -67,6 +68,70 @@ std::string sourceName(llvm::StringRef mangled) {
   std::string s = buf ? buf : mangled.str();
   std::free(buf);
   return s;
+}
+
+/// Which of \p f's parameters have an unsigned C type: from the debug
+/// info's subroutine type, else from the mangled name's parameter list
+/// (`unsigned int`, `unsigned long`, ...). Unknown ones count as signed.
+static std::vector<bool> unsignedParameters(const llvm::Function &f) {
+  std::vector<bool> out(f.arg_size(), false);
+  if (const llvm::DISubprogram *sp = f.getSubprogram())
+    if (const llvm::DISubroutineType *st = sp->getType()) {
+      llvm::DITypeRefArray types = st->getTypeArray();
+      // types[0] is the return type.
+      if (types.size() == f.arg_size() + 1) {
+        for (unsigned i = 0; i < f.arg_size(); ++i) {
+          const llvm::DIType *t = types[i + 1];
+          // Through typedefs (size_t) and const.
+          while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
+            if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
+                d->getTag() != llvm::dwarf::DW_TAG_const_type)
+              break;
+            t = d->getBaseType();
+          }
+          if (auto *bt = llvm::dyn_cast_or_null<llvm::DIBasicType>(t))
+            out[i] = bt->getEncoding() == llvm::dwarf::DW_ATE_unsigned ||
+                     bt->getEncoding() == llvm::dwarf::DW_ATE_unsigned_char;
+        }
+        return out;
+      }
+    }
+  llvm::ItaniumPartialDemangler d;
+  llvm::StringRef mangled = f.getName();
+  if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
+    return out;
+  char *buf = d.getFunctionParameters(nullptr, nullptr);
+  if (!buf)
+    return out;
+  // "(int*, unsigned int, Foo<a, b>)": split at top-level commas.
+  std::string list(buf);
+  std::free(buf);
+  std::vector<std::string> params;
+  std::string cur;
+  int depth = 0;
+  for (char c : llvm::StringRef(list).drop_front().drop_back()) {
+    if (c == '<' || c == '(' || c == '[')
+      ++depth;
+    else if (c == '>' || c == ')' || c == ']')
+      --depth;
+    if (c == ',' && depth == 0) {
+      params.push_back(llvm::StringRef(cur).trim().str());
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!llvm::StringRef(cur).trim().empty())
+    params.push_back(llvm::StringRef(cur).trim().str());
+  if (params.size() != f.arg_size())
+    return out;
+  for (unsigned i = 0; i < params.size(); ++i) {
+    llvm::StringRef p = params[i];
+    p.consume_back(" const");
+    out[i] = !p.contains('*') && !p.contains('&') &&
+             (p.starts_with("unsigned ") || p == "unsigned");
+  }
+  return out;
 }
 
 std::string describeLocation(const llvm::Instruction *inst, bool outermost) {
@@ -1698,9 +1763,21 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   bool fromNe = pred == P::ne;
   if (fromNe)
     pred = P::ult;
+  // A decreasing loop (x > bound, x >= bound) is counted on ~x, which
+  // increases: ~ reverses the order of the w-bit values, signed and
+  // unsigned alike, so the model's test and its no-wraparound check carry
+  // over to it.
+  bool down = false;
+  switch (pred) {
+  case P::sgt: pred = P::slt; down = true; break;
+  case P::sge: pred = P::sle; down = true; break;
+  case P::ugt: pred = P::ult; down = true; break;
+  case P::uge: pred = P::ule; down = true; break;
+  default: break;
+  }
   bool isSigned = pred == P::slt || pred == P::sle;
   if (!isSigned && pred != P::ult && pred != P::ule)
-    return give("loop exit test other than <, <= on an increasing induction "
+    return give("loop exit test other than <, <=, >, >=, != on an induction "
                 "variable");
   // Comparing extended values is comparing the values.
   if (auto e = lhs.getDefiningOp<arith::ExtSIOp>(); e && isSigned)
@@ -1736,6 +1813,10 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     return give("loop exit test on something other than an induction "
                 "variable plus a loop-invariant offset");
   Value step = stepOf(*iv);
+  // `x != bound` stepping down by a constant.
+  if (llvm::APInt c; fromNe && matchPattern(step, m_ConstantInt(&c)) &&
+                     c.isNegative())
+    down = true;
   // The model counts without wraparound; kv.iter's width makes the checker
   // prove that the variable does not wrap before the loop ends (C's
   // `i += blockDim.x * gridDim.x` is an unsigned add that may).
@@ -1755,7 +1836,8 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   // variables at iteration k, and the iteration's guard.
   Type i64 = b.getI64Type();
   auto ext = [&](Value v, bool sgn) { return toI64(v, sgn); };
-  Value step64 = ext(step, isSigned);
+  // A decreasing unsigned variable steps by a negative number too.
+  Value step64 = ext(step, isSigned || down);
   Value init64 = ext(iv->init, isSigned);
   // The value tested in iteration j is init + offset + j * step. A header
   // test runs iteration k when its own test passes; a latch test (a
@@ -1769,7 +1851,17 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       lb = b.createOrFold<arith::SubIOp>(loc, lb, step64);
   }
   Value bound = ext(rhs, isSigned);
-  auto iter = IterOp::create(b, loc, i64, lb, step64, bound, entryGuard,
+  // The model's variable for a decreasing loop: ~x as a 64-bit value, C - x
+  // with C = -1 (signed) or 2^w - 1 (unsigned), with the opposite step.
+  Value iterLb = lb, iterStep = step64, iterBound = bound;
+  if (down) {
+    Value c = cst(i64, isSigned ? -1 : int64_t((uint64_t(1) << w) - 1));
+    iterLb = b.createOrFold<arith::SubIOp>(loc, c, lb);
+    iterBound = b.createOrFold<arith::SubIOp>(loc, c, bound);
+    iterStep = b.createOrFold<arith::SubIOp>(loc, cst(i64, 0), step64);
+  }
+  auto iter = IterOp::create(b, loc, i64, iterLb, iterStep, iterBound,
+                             entryGuard,
                              b.getStringAttr(isSigned
                                                  ? (pred == P::slt ? "slt"
                                                                    : "sle")
@@ -1786,8 +1878,8 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       m = b.createOrFold<arith::MulIOp>(loc, k, s64);
     return m;
   };
-  Value tested = b.createOrFold<arith::AddIOp>(loc, lb, times(step64));
-  Value live = b.createOrFold<arith::CmpIOp>(loc, pred, tested, bound);
+  Value tested = b.createOrFold<arith::AddIOp>(loc, iterLb, times(iterStep));
+  Value live = b.createOrFold<arith::CmpIOp>(loc, pred, tested, iterBound);
   if (doWhile)
     live = b.createOrFold<arith::OrIOp>(loc, eq(k, cst(i64, 0)), live);
   live = andI1(entryGuard, live);
@@ -1815,7 +1907,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   }
   // Barriers inside: every thread of the block runs the same iterations.
   if (m.phase)
-    for (Value v : {lb, step64, bound, entryGuard})
+    for (Value v : {iterLb, iterStep, iterBound, entryGuard})
       if (dependsOnTid(v) || dependsOnRead(v))
         return give("loop with a __syncthreads() whose trip count may "
                     "differ between the threads of a block");
@@ -1824,9 +1916,12 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   // its sums add U terms per iteration) is marked: the checker then tries to
   // regroup its sums with a remainder loop's.
   std::optional<unsigned> unrolled;
-  if (llvm::APInt c; matchPattern(step, m_ConstantInt(&c)) &&
-                     c.sgt(1) && c.slt(64))
-    unrolled = c.getZExtValue();
+  if (llvm::APInt c; matchPattern(step, m_ConstantInt(&c))) {
+    if (down)
+      c.negate();
+    if (c.sgt(1) && c.slt(64))
+      unrolled = c.getZExtValue();
+  }
   std::vector<Value> totals;
   for (Acc &a : accs) {
     auto sum = SumOp::create(b, loc, a.term.getType(), a.term, k,
@@ -1846,7 +1941,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   std::vector<std::pair<const llvm::Value *, Value>> finals;
   if (fromNe) {
     Value trips = b.createOrFold<arith::DivUIOp>(
-        loc, b.createOrFold<arith::SubIOp>(loc, bound, lb), step64);
+        loc, b.createOrFold<arith::SubIOp>(loc, iterBound, iterLb), iterStep);
     for (Carried &c : carried) {
       if (!c.phi || !c.step64)
         continue;
@@ -2490,13 +2585,20 @@ FailureOr<KernelOp> Lowerer::run() {
   b.setInsertionPointToEnd(module.getBody());
   std::string sym = f.getName().str();
   kernel = KernelOp::create(b, UnknownLoc::get(ctx), b.getStringAttr(sym),
-                            b.getStrArrayAttr({}), StringAttr());
+                            b.getStrArrayAttr({}), StringAttr(), ArrayAttr());
   kernel.setSourceNameAttr(b.getStringAttr(sourceName(f.getName())));
   Block *blk = new Block();
   kernel.getBody().push_back(blk);
   b.setInsertionPointToEnd(blk);
 
   std::vector<std::string> names = parameterNames(f);
+  std::vector<bool> isUnsigned = unsignedParameters(f);
+  llvm::SmallVector<llvm::StringRef> unsignedNames;
+  for (const llvm::Argument &a : f.args())
+    if (isUnsigned[a.getArgNo()] && a.getType()->isIntegerTy())
+      unsignedNames.push_back(names[a.getArgNo()]);
+  if (!unsignedNames.empty())
+    kernel.setUnsignedParamsAttr(b.getStrArrayAttr(unsignedNames));
   for (const llvm::Argument &a : f.args()) {
     const std::string &name = names[a.getArgNo()];
     if (a.getType()->isPointerTy()) {

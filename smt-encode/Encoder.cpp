@@ -72,6 +72,7 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
   for (BlockArgument a : b.getArguments()) {
     std::string name = paramSource.getArgName(a.getArgNumber()).str();
     paramNames.push_back(name);
+    paramUnsigned.push_back(paramSource.isUnsignedParam(name));
     Type t = a.getType();
     if (isa<SharedArrayType>(t)) {
       params.push_back(std::nullopt);

@@ -94,6 +94,8 @@ public:
   /// two kernels).
   std::vector<std::optional<z3::expr>> params;
   std::vector<std::string> paramNames;
+  /// Whether a scalar parameter's C type is unsigned.
+  std::vector<bool> paramUnsigned;
   /// Constraints every model must satisfy (ranges, side conditions).
   z3::expr_vector side;
   /// The part of `side` about loops: iteration ranges and facts of their

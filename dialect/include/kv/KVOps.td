@@ -54,11 +54,13 @@ def KV_KernelOp : KV_Op<"kernel", [Symbol, NoTerminator, IsolatedFromAbove,
   let description = [{
     Entry block arguments are the kernel's parameters (integer scalars and
     `!kv.global` arrays) followed by its `!kv.shared` arrays; `arg_names`
-    gives their source names. The body is straight-line: barrier intervals
+    gives their source names and `unsigned_params` the scalars whose C type
+    is unsigned (their comparisons in `--assume` are unsigned). The body is straight-line: barrier intervals
     separated by `kv.barrier`, each holding conditional assignments.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$arg_names,
-                       OptionalAttr<StrAttr>:$source_name);
+                       OptionalAttr<StrAttr>:$source_name,
+                       OptionalAttr<StrArrayAttr>:$unsigned_params);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -66,6 +68,14 @@ def KV_KernelOp : KV_Op<"kernel", [Symbol, NoTerminator, IsolatedFromAbove,
     mlir::Block &getBlock() { return getBody().front(); }
     llvm::StringRef getArgName(unsigned i) {
       return llvm::cast<mlir::StringAttr>(getArgNames()[i]).getValue();
+    }
+    /// Whether the C type of parameter \p name is unsigned.
+    bool isUnsignedParam(llvm::StringRef name) {
+      if (auto u = getUnsignedParams())
+        for (mlir::Attribute a : *u)
+          if (llvm::cast<mlir::StringAttr>(a).getValue() == name)
+            return true;
+      return false;
     }
     /// Source-level name (demangled) if known, else the symbol name.
     llvm::StringRef getDisplayName() {
