@@ -37,7 +37,7 @@
 // CHECK-NEXT:  }
 
 // kv.sum over a rotated loop tested with != (from_ne).
-// CHECK-LABEL: kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
+// CHECK-LABEL: kv.kernel @total attributes {arg_names = ["out", "in", "n"], unsigned_params = ["n"]} {
 // CHECK:         %[[K:.*]] = kv.iter from %{{.*}} step %{{.*}} while "ult" %{{.*}} if %{{.*}} do_while {from_ne, width = 32 : i64}
 // CHECK:         %[[X:.*]] = kv.read %in[%[[K]]] if %{{.*}} : !kv.global<i32>, i64 -> i32
 // CHECK-NEXT:    %[[S:.*]] = kv.sum %[[X]] over %[[K]] : i32
@@ -106,7 +106,7 @@ kv.kernel @loops attributes {arg_names = ["out", "n"]} {
   kv.write %out[%c] = %r if %g : !kv.global<i64>, i64, i64
 }
 
-kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
+kv.kernel @total attributes {arg_names = ["out", "in", "n"], unsigned_params = ["n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
