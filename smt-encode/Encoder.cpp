@@ -480,7 +480,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     for (Thread *t :
          candidates(k, arg, (unsigned)interval, index, reader, writer, depth)) {
       z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
-      if (!proveUnsat(when && valid && threadFacts(*t)))
+      if (!proveUnsat(when && valid && threadFacts(*t), "candidate"))
         live.push_back({t, valid});
     }
     if (!writer && !live.empty()) {
@@ -490,7 +490,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
       z3::expr tf = ctx.bool_val(true);
       for (auto &[t, valid] : live)
         tf = tf && threadFacts(*t);
-      covered = proveUnsat(when && none && tf);
+      covered = proveUnsat(when && none && tf, "covered");
     }
   }
   if (getenv("KV_DEBUG"))
@@ -799,7 +799,7 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
   return r;
 }
 
-bool Encoder::proveUnsat(const z3::expr &f) {
+bool Encoder::proveUnsat(const z3::expr &f, const char *what) {
   // Z3's default solver, then equation solving first: each fails on
   // queries the other answers at once (the default one on launch
   // assumptions that make two kernels' terms coincide, the other on the
@@ -807,14 +807,15 @@ bool Encoder::proveUnsat(const z3::expr &f) {
   z3::solver s(ctx);
   s.add(f);
   s.add(loopFacts);
-  auto r = checkSmall(s, "subquery", subqueryRlimit, subqueryMs);
+  auto r = checkSmall(s, what, subqueryRlimit, subqueryMs);
   if (r == z3::unknown) {
     z3::tactic tac = z3::tactic(ctx, "simplify") &
                      z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt");
     s = tac.mk_solver();
     s.add(f);
     s.add(loopFacts);
-    r = checkSmall(s, "subquery/eqs", subqueryRlimit, subqueryMs);
+    r = checkSmall(s, (std::string(what) + "/eqs").c_str(), subqueryRlimit,
+                   subqueryMs);
   }
   if (const char *d = getenv("KV_DUMP_SUB")) {
     static int n = 0;
@@ -1308,12 +1309,20 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     // by term: regroupSums relates those.)
     if (r.topLevel && self.topLevel && r.group == self.group) {
       z3::expr same = sameThread(*r.thread, tk);
+      // One sum op outside loops, twice: its value is a function of the
+      // thread (its terms read arrays as they stood at its barrier
+      // interval, the same for every thread), so equal threads give equal
+      // sums without a proof.
+      if (r.op == sum.getOperation()) {
+        side.push_back(z3::implies(same && inRange(tk), r.app == app));
+        continue;
+      }
       z3::expr_vector q(ctx);
       q.push_back(facts);
       q.push_back(inRange(tk));
       q.push_back(globalIndexFacts(tk));
       q.push_back(same && p1 && p2 && b1 != b2);
-      if (proveUnsat(z3::mk_and(q))) {
+      if (proveUnsat(z3::mk_and(q), "same-term")) {
         side.push_back(z3::implies(same && inRange(tk), r.app == app));
         continue;
       }
@@ -1542,7 +1551,7 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
     if (!proved)
       break;
     q.push_back(!goal);
-    proved = proveUnsat(z3::mk_and(q));
+    proved = proveUnsat(z3::mk_and(q), "regroup");
     q.pop_back();
     if (getenv("KV_DEBUG_REGROUP"))
       llvm::errs() << "regroup goal " << (proved ? "proved" : "not proved")
