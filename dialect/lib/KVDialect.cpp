@@ -50,6 +50,16 @@ LogicalResult KernelOp::verify() {
     return emitOpError("has ") << b.getNumArguments()
                                << " block arguments but "
                                << getArgNames().size() << " arg_names";
+  if (auto u = getUnsignedParams())
+    for (Attribute a : *u) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      auto arg = llvm::find_if(b.getArguments(), [&](BlockArgument x) {
+        return getArgName(x.getArgNumber()) == name;
+      });
+      if (arg == b.getArguments().end() || !arg->getType().isInteger())
+        return emitOpError("unsigned_params names '")
+               << name << "', which is not an integer parameter";
+    }
   bool sawShared = false;
   for (BlockArgument a : b.getArguments()) {
     Type t = a.getType();

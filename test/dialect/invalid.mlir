@@ -100,3 +100,10 @@ kv.kernel @sum_not_over_iter attributes {arg_names = ["n"]} {
   // expected-error @+1 {{'kv.sum' op iterates over a value that is not a kv.iter}}
   %s = kv.sum %x over %n : i32
 }
+
+// -----
+
+// expected-error @+1 {{'kv.kernel' op unsigned_params names 'in', which is not an integer parameter}}
+kv.kernel @unsigned_array attributes {arg_names = ["in", "n"], unsigned_params = ["in"]} {
+^bb0(%in: !kv.global<i32>, %n: i32):
+}
