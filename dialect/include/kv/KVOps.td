@@ -55,8 +55,9 @@ def KV_KernelOp : KV_Op<"kernel", [Symbol, NoTerminator, IsolatedFromAbove,
     Entry block arguments are the kernel's parameters (integer scalars and
     `!kv.global` arrays) followed by its `!kv.shared` arrays; `arg_names`
     gives their source names and `unsigned_params` the scalars whose C type
-    is unsigned (their comparisons in `--assume` are unsigned). The body is straight-line: barrier intervals
-    separated by `kv.barrier`, each holding conditional assignments.
+    is unsigned (their comparisons in `--assume` are unsigned). The body is
+    straight-line: barrier intervals separated by `kv.barrier`, each holding
+    conditional assignments.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$arg_names,
                        OptionalAttr<StrAttr>:$source_name,
