@@ -364,15 +364,41 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       unsigned w = l.get_sort().bv_size();
       if (isa<arith::MulIOp>(op))
         return mulTerm(l, r);
+      // A narrow quotient or remainder is the low bits of the one at the
+      // int width of its extended operands (zext for the unsigned ops, sext
+      // for the signed; division by zero and INT_MIN / -1 included). One
+      // function per name then relates `(t + 1) % n` to the i16 urem that
+      // -O2 narrows it to, by congruence.
+      unsigned wide = modelWidth(32, bits);
+      bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+      if (w < wide) {
+        l = resize(l, wide, isSigned);
+        r = resize(r, wide, isSigned);
+      }
+      unsigned aw = std::max(w, wide);
       z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l,
-                               r, w, /*commutative=*/false);
+                               r, aw, /*commutative=*/false);
       z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
                              .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
                              .Case([&](arith::DivSIOp) { return l / r; })
                              .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
                              .Default([&](Operation *) { return z3::srem(l, r); });
       abstracted.push_back({app, precise});
-      return app;
+      // Unsigned results are bounded by the dividend (a quotient where the
+      // divisor is nonzero: x / 0 is all ones) and a remainder by a nonzero
+      // divisor: with them, the narrowed result's high bits are known to be
+      // zero without refinement.
+      if (!isSigned) {
+        z3::expr zero = ctx.bv_val(0, aw);
+        z3::expr f = z3::implies(r != zero, z3::ule(app, l));
+        if (isa<arith::RemUIOp>(op))
+          f = z3::ule(app, l) && z3::implies(r != zero, z3::ult(app, r));
+        if (proofOnly)
+          proofFacts.push_back(f);
+        else
+          side.push_back(f);
+      }
+      return aw == w ? app : app.extract(w - 1, 0);
     }
     return llvm::TypeSwitch<Operation *, z3::expr>(op)
         .Case([&](arith::AddIOp) { return l + r; })

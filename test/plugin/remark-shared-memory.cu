@@ -34,3 +34,14 @@
 // FLOAT-DAG: remark: kvalidate: kernel 'float_copy_direct': equivalent ({{[0-9]+}} ms)
 // FLOAT-DAG: remark: kvalidate: kernel 'float_copy_shared': equivalent ({{[0-9]+}} ms)
 // FLOAT-DAG: remark: kvalidate: kernel 'float_copy_shared_mirror': equivalent ({{[0-9]+}} ms)
+//
+// The constant-trip-count block sums (BLOCK = 256 values), for the block
+// size they are written for; the loops are fully unrolled at -O2. The short
+// one is wrong against the others but is its own -O2 pipeline's source.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-timeout=120 \
+// RUN:   -mllvm -kvalidate-assume='blockDim.x == 256 && %{1D}' %inputs/reduce.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REDUCE --implicit-check-not=warning: --implicit-check-not=error:
+// REDUCE-DAG: remark: kvalidate: kernel 'reduce_interleaved': equivalent ({{[0-9]+}} ms)
+// REDUCE-DAG: remark: kvalidate: kernel 'reduce_strided': equivalent ({{[0-9]+}} ms)
+// REDUCE-DAG: remark: kvalidate: kernel 'reduce_short': equivalent ({{[0-9]+}} ms)
