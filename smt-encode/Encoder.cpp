@@ -6,6 +6,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -1018,27 +1021,63 @@ z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
 }
 
 void Encoder::pinDetermined() {
-  // Two small queries per value: a model, then whether another value is
-  // possible. blockDim.x == 256 then makes blockIdx.x * blockDim.x linear.
-  auto pin = [&](z3::expr &v) {
+  // A value the assumptions determine becomes a constant: blockDim.x == 256
+  // then makes blockIdx.x * blockDim.x linear. Every model found on the way
+  // shows at once which values are free, so a value costs a query only
+  // while all models so far agree on it; the answers are kept per facts
+  // (the checker and the safety checks ask again with the same ones).
+  std::vector<z3::expr *> vars;
+  for (int i = 0; i < 3; ++i) {
+    vars.push_back(&bdim[i]);
+    vars.push_back(&gdim[i]);
+  }
+  for (auto &prm : params)
+    if (prm && !prm->is_array() && prm->is_bv())
+      vars.push_back(&*prm);
+  std::string key = facts.to_string();
+  for (z3::expr *v : vars)
+    key += " " + v->to_string() + ":" + v->get_sort().to_string();
+  static std::mutex cacheLock;
+  static std::map<std::string, std::vector<std::optional<uint64_t>>> cache;
+  std::vector<std::optional<uint64_t>> pinned;
+  {
+    std::lock_guard<std::mutex> guard(cacheLock);
+    auto it = cache.find(key);
+    if (it != cache.end())
+      pinned = it->second;
+  }
+  if (pinned.size() != vars.size()) {
+    pinned.assign(vars.size(), std::nullopt);
     z3::solver s(ctx);
     s.add(facts);
     if (checkSmall(s, "pin model", pinRlimit, 30000) != z3::sat)
       return;
-    z3::expr val = s.get_model().eval(v, true);
-    if (!val.is_numeral())
-      return;
-    s.add(v != val);
-    if (checkSmall(s, "pin unique", pinRlimit, 30000) == z3::unsat)
-      v = val;
-  };
-  for (int i = 0; i < 3; ++i) {
-    pin(bdim[i]);
-    pin(gdim[i]);
+    std::vector<z3::model> models{s.get_model()};
+    for (size_t i = 0; i < vars.size(); ++i) {
+      z3::expr val = models[0].eval(*vars[i], true);
+      uint64_t n;
+      if (!val.is_numeral_u64(n))
+        continue;
+      bool free = false;
+      for (size_t m = 1; m < models.size() && !free; ++m)
+        free = !z3::eq(models[m].eval(*vars[i], true), val);
+      if (free)
+        continue;
+      s.push();
+      s.add(*vars[i] != val);
+      z3::check_result r = checkSmall(s, "pin unique", pinRlimit, 30000);
+      if (r == z3::sat)
+        models.push_back(s.get_model());
+      else if (r == z3::unsat)
+        pinned[i] = n;
+      s.pop();
+    }
+    std::lock_guard<std::mutex> guard(cacheLock);
+    cache[key] = pinned;
   }
-  for (auto &prm : params)
-    if (prm && !prm->is_array())
-      pin(*prm);
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (pinned[i])
+      *vars[i] = ctx.bv_val(*pinned[i], vars[i]->get_sort().bv_size());
 }
 
 z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
