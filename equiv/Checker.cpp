@@ -383,7 +383,67 @@ struct PairCheck {
               const z3::model &m, unsigned arg, const z3::expr &k,
               Counterexample &cex, std::string &why, bool zeroUnread,
               bool smallInputs = false);
+  /// The launch and scalars of the last replay that hit the work limit.
+  std::string tooMuchWork;
 };
+
+namespace {
+/// A model's value of an array as a table: its stores and its default,
+/// read from the term Z3 gives (stores over a constant array, or a function
+/// interpretation). Evaluating `select` in the model per cell costs
+/// microseconds; a replay may read millions of cells.
+class ModelArray {
+public:
+  ModelArray(const z3::model &m, const z3::expr &array) : m(m), array(array) {
+    z3::expr v = m.eval(array, true);
+    while (v.is_app() && v.decl().decl_kind() == Z3_OP_STORE) {
+      if (!v.arg(1).is_numeral() || !v.arg(2).is_numeral())
+        return;
+      cells.emplace(v.arg(1).get_numeral_uint64(), v.arg(2));
+      v = v.arg(0);
+    }
+    if (v.is_app() && v.decl().decl_kind() == Z3_OP_CONST_ARRAY &&
+        v.arg(0).is_numeral()) {
+      fallback = v.arg(0);
+      exact = true;
+      return;
+    }
+    if (v.is_app() && v.decl().decl_kind() == Z3_OP_AS_ARRAY) {
+      z3::func_decl f(v.ctx(), Z3_get_as_array_func_decl(v.ctx(), v));
+      if (!m.has_interp(f))
+        return;
+      z3::func_interp fi = m.get_func_interp(f);
+      for (unsigned i = 0; i < fi.num_entries(); ++i) {
+        z3::func_entry e = fi.entry(i);
+        if (e.num_args() != 1 || !e.arg(0).is_numeral() ||
+            !e.value().is_numeral())
+          return;
+        cells.emplace(e.arg(0).get_numeral_uint64(), e.value());
+      }
+      if (!fi.else_value().is_numeral())
+        return;
+      fallback = fi.else_value();
+      exact = true;
+    }
+  }
+  z3::expr at(uint64_t index) {
+    if (exact) {
+      auto it = cells.find(index);
+      return it != cells.end() ? it->second : *fallback;
+    }
+    return m.eval(
+        z3::select(array, array.ctx().bv_val(index, Encoder::indexBits)), true);
+  }
+
+private:
+  const z3::model &m;
+  z3::expr array;
+  // Outer stores first: emplace keeps the first (the one a select sees).
+  std::map<uint64_t, z3::expr> cells;
+  std::optional<z3::expr> fallback;
+  bool exact = false;
+};
+} // namespace
 
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                        const z3::model &m, unsigned arg, const z3::expr &k,
@@ -404,6 +464,21 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     cex.gridDim[i] = cfg.grid[i];
     cex.blockDim[i] = cfg.block[i];
   }
+  // The work a replay does hardly depends on the input cells: a launch
+  // and scalars that ran into the work limit are not run again with other
+  // inputs.
+  std::string workKey;
+  for (int i = 0; i < 3; ++i)
+    workKey +=
+        std::to_string(cfg.grid[i]) + "," + std::to_string(cfg.block[i]) + ",";
+  for (auto &prm : enc.params)
+    if (prm && !prm->is_array())
+      workKey += m.eval(*prm, true).to_string() + ",";
+  if (workKey == tooMuchWork) {
+    why = "the counterexample could not be replayed: the run exceeds the "
+          "replay's work limit";
+    return false;
+  }
   std::map<std::pair<unsigned, uint64_t>, llvm::APInt> inputsRead;
   std::set<std::pair<unsigned, uint64_t>> constrained;
   // Only reads of threads that exist in the model's launch: a candidate
@@ -413,6 +488,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     if (m.eval(live, true).is_true())
       constrained.insert(
         {a, numeralOf(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
+  std::map<unsigned, ModelArray> tables;
   auto inputsFor = [&](KernelModel &km) {
     ExecInputs in;
     in.bits = enc.bits;
@@ -437,10 +513,10 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
         inputsRead.emplace(std::make_pair(a, idx), v);
         return v;
       }
-      llvm::APInt v =
-          numeralOf(m.eval(z3::select(*enc.params[a], ctx.bv_val(idx, Encoder::indexBits)),
-                         true),
-                  enc.widthOf(et));
+      auto table = tables.find(a);
+      if (table == tables.end())
+        table = tables.try_emplace(a, m, *enc.params[a]).first;
+      llvm::APInt v = numeralOf(table->second.at(idx), enc.widthOf(et));
       // Small values keep products and sums of a model found with
       // uninterpreted products clear of overflow (the before kernel's
       // no-overflow assumption), and usually keep the difference.
@@ -483,8 +559,15 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     why = "the time budget ran out before the counterexample was replayed";
     return false;
   }
-  ExecResult rs = execute(ks.op, cfg, inputsFor(ks), maxReplayThreads);
-  ExecResult rt = execute(kt.op, cfg, inputsFor(kt), maxReplayThreads);
+  // And a limit on the work: a model with a long loop in every thread
+  // (n = 8192 over 16k threads) would take a minute; a smaller one is
+  // searched for instead. 2^30 instructions run in about five seconds.
+  const uint64_t maxReplaySteps = uint64_t(1) << 30;
+  ExecResult rs =
+      execute(ks.op, cfg, inputsFor(ks), maxReplayThreads, maxReplaySteps);
+  ExecResult rt = rs.ok ? execute(kt.op, cfg, inputsFor(kt), maxReplayThreads,
+                                  maxReplaySteps)
+                        : ExecResult();
   if (getenv("KV_DEBUG")) {
     llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
                  << cfg.grid[2] << " block " << cfg.block[0] << ","
@@ -508,6 +591,10 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   if (!rs.ok || !rt.ok) {
     why = "the counterexample could not be replayed: " +
           (!rs.ok ? rs.error : rt.error);
+    if ((!rs.ok ? rs : rt).tooMuchWork)
+      tooMuchWork = workKey;
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << "replay failed: " << why << "\n";
     return false;
   }
   if (rs.assumeViolated) {

@@ -261,6 +261,9 @@ public:
 
   bool compile();
   bool run(uint64_t maxThreads);
+  /// Instructions left before the run gives up (0: no limit).
+  uint64_t stepsLeft = 0;
+  uint64_t maxSteps = 0;
 
 private:
   KernelOp kernel;
@@ -284,6 +287,11 @@ private:
   std::vector<std::unordered_map<uint64_t, APInt>> global, shared;
   std::vector<PendingWrite> pending;
 
+  bool outOfWork() {
+    res.tooMuchWork = true;
+    return fail("the run exceeds " + llvm::Twine(maxSteps) +
+                " instructions (the replay's work limit)");
+  }
   bool fail(const llvm::Twine &msg) {
     res.ok = false;
     res.error = msg.str();
@@ -892,7 +900,15 @@ bool Executor::load(const Instr &i, uint64_t index, APInt &out) {
     out = it->second;
     return true;
   }
-  // Cache the initial content: the callbacks need not be cheap.
+  // Cache the initial content: the callbacks need not be cheap (the
+  // checker's looks the cell up in the solver's model, and a map insertion
+  // follows): the work limit counts a fetch as several instructions.
+  const uint64_t fetchSteps = 64;
+  if (maxSteps) {
+    if (stepsLeft < fetchSteps)
+      return outOfWork();
+    stepsLeft -= fetchSteps;
+  }
   APInt v;
   if (i.shared)
     v = in.sharedInitial ? in.sharedInitial(i.argNo, bid, index)
@@ -934,6 +950,8 @@ bool Executor::apply(const Instr &i) {
 }
 
 bool Executor::exec(const Instr &i) {
+  if (maxSteps && !stepsLeft--)
+    return outOfWork();
   auto arg = [&](unsigned n) -> const APInt & { return slots[i.ops[n]]; };
   auto set = [&](APInt v) {
     slots[i.result] = std::move(v);
@@ -1097,9 +1115,11 @@ bool Executor::exec(const Instr &i) {
 }
 
 ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
-                   const ExecInputs &in, uint64_t maxThreads) {
+                   const ExecInputs &in, uint64_t maxThreads,
+                   uint64_t maxSteps) {
   ExecResult res;
   Executor ex(kernel, cfg, in, res);
+  ex.maxSteps = ex.stepsLeft = maxSteps;
   if (ex.compile() && ex.run(maxThreads))
     res.ok = true;
   return res;

@@ -54,14 +54,18 @@ struct ExecResult {
   std::string error;
   /// A kv.assume was false for some thread: the input is not a valid launch.
   bool assumeViolated = false;
+  /// The run stopped at its instruction limit.
+  bool tooMuchWork = false;
   /// Final content of every global array cell written, per argument number.
   std::map<unsigned, std::map<uint64_t, llvm::APInt>> written;
 };
 
 /// Execute \p kernel. Fails (ok=false) when the grid has more than
-/// \p maxThreads threads in total.
+/// \p maxThreads threads in total, or when it would execute more than
+/// \p maxSteps instructions (0: no limit).
 ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
-                   const ExecInputs &in, uint64_t maxThreads = 1u << 20);
+                   const ExecInputs &in, uint64_t maxThreads = 1u << 20,
+                   uint64_t maxSteps = 0);
 
 } // namespace kv
 
