@@ -828,7 +828,8 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
   return r;
 }
 
-bool Encoder::proveUnsat(const z3::expr &f, const char *what) {
+bool Encoder::proveUnsat(const z3::expr &f, const char *what,
+                         unsigned rlimitScale) {
   // Z3's default solver, then equation solving first: each fails on
   // queries the other answers at once (the default one on launch
   // assumptions that make two kernels' terms coincide, the other on the
@@ -836,7 +837,7 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what) {
   z3::solver s(ctx);
   s.add(f);
   s.add(loopFacts);
-  auto r = checkSmall(s, what, subqueryRlimit, subqueryMs);
+  auto r = checkSmall(s, what, subqueryRlimit * rlimitScale, subqueryMs);
   if (r == z3::unknown) {
     z3::tactic tac = z3::tactic(ctx, "simplify") &
                      z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt");
@@ -1616,7 +1617,9 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
     if (!proved)
       break;
     q.push_back(!goal);
-    proved = proveUnsat(z3::mk_and(q), "regroup");
+    // Once per kernel pair, and the index terms of a loop counting down
+    // (sign extensions of reassociated sums) need up to 26M: a larger budget.
+    proved = proveUnsat(z3::mk_and(q), "regroup", /*rlimitScale=*/4);
     q.pop_back();
     if (getenv("KV_DEBUG_REGROUP"))
       llvm::errs() << "regroup goal " << (proved ? "proved" : "not proved")

@@ -208,7 +208,8 @@ public:
   z3::expr dataFacts(const Thread &t, bool onlyEncoded = false);
   /// Those facts for thread t (true when t is not in range).
   z3::expr threadFacts(const Thread &t);
-  bool proveUnsat(const z3::expr &f, const char *what = "subquery");
+  bool proveUnsat(const z3::expr &f, const char *what = "subquery",
+                  unsigned rlimitScale = 1);
   /// Threads that usually write what a given thread reads: the writers of
   /// the output cell in both kernels.
   std::vector<const Thread *> anchors;
