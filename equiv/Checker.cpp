@@ -656,6 +656,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   z3::context ctx;
   Encoder enc(ctx, opts.bits, before);
   enc.regroupCache = &regrouped;
+  if (hasDeadline)
+    enc.deadline = deadline;
   // KV_PRECISE=1 (a debugging aid) starts with precise products.
   enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
   KernelModel ks(before, "before"), kt(after, "after");
@@ -1110,6 +1112,10 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     return finish();
   }
 
+  auto encodingTimeout = [&] {
+    return std::string("timeout: the time budget ran out while encoding "
+                       "the query, before the solver ran");
+  };
   // The encoding is only valid for kernels free of races and divergence.
   FactsFn facts = [&](Encoder &enc,
                       std::string &err) -> std::optional<z3::expr> {
@@ -1145,6 +1151,10 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   } catch (z3::exception &e) {
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();
+    return finish();
+  } catch (EncodeTimeout &) {
+    result.verdict = Verdict::Unknown;
+    result.reason = encodingTimeout();
     return finish();
   }
 
@@ -1188,6 +1198,10 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   } catch (z3::exception &e) {
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();
+    return finishPossible();
+  } catch (EncodeTimeout &) {
+    result.verdict = Verdict::Unknown;
+    result.reason = encodingTimeout();
     return finishPossible();
   }
   if (!unconfirmed.empty()) {

@@ -259,6 +259,11 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
       return false;
     }
     q.enc.facts = *f;
+    // Encoding past the overall deadline throws EncodeTimeout: the check
+    // as a whole is out of time.
+    if (unsigned ms = remainingMs())
+      q.enc.deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     q.enc.pinDetermined();
     q.t1 = &q.enc.freshThread(nullptr, 0);
     q.t2 = &q.enc.freshThread(nullptr, 0);

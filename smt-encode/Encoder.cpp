@@ -90,6 +90,20 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
   }
 }
 
+void Encoder::checkDeadline() const {
+  if (deadline && std::chrono::steady_clock::now() >= *deadline)
+    throw EncodeTimeout();
+}
+
+unsigned Encoder::withinDeadline(unsigned ms) const {
+  if (!deadline)
+    return ms;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  *deadline - std::chrono::steady_clock::now())
+                  .count();
+  return left < 1 ? 1 : std::min<long long>(ms, left);
+}
+
 unsigned Encoder::widthOf(Type t) {
   return modelWidth(t.getIntOrFloatBitWidth(), bits);
 }
@@ -443,6 +457,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
                              const z3::expr &index, const Thread &reader,
                              unsigned depth, const Thread *writer,
                              std::optional<z3::expr> guardOpt) {
+  checkDeadline();
   z3::expr readGuard = guardOpt ? *guardOpt : ctx.bool_val(true);
   if (interval < 0) {
     if (!isShared(k, arg)) {
@@ -834,18 +849,21 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
   // queries the other answers at once (the default one on launch
   // assumptions that make two kernels' terms coincide, the other on the
   // bit-level index arithmetic of unrolled sums).
+  checkDeadline();
   z3::solver s(ctx);
   s.add(f);
   s.add(loopFacts);
-  auto r = checkSmall(s, what, subqueryRlimit * rlimitScale, subqueryMs);
+  auto r = checkSmall(s, what, subqueryRlimit * rlimitScale,
+                      withinDeadline(subqueryMs));
   if (r == z3::unknown) {
+    checkDeadline();
     z3::tactic tac = z3::tactic(ctx, "simplify") &
                      z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt");
     s = tac.mk_solver();
     s.add(f);
     s.add(loopFacts);
     r = checkSmall(s, (std::string(what) + "/eqs").c_str(), subqueryRlimit,
-                   subqueryMs);
+                   withinDeadline(subqueryMs));
   }
   if (const char *d = getenv("KV_DUMP_SUB")) {
     static int n = 0;
@@ -1051,7 +1069,14 @@ void Encoder::pinDetermined() {
     pinned.assign(vars.size(), std::nullopt);
     z3::solver s(ctx);
     s.add(facts);
-    if (checkSmall(s, "pin model", pinRlimit, 30000) != z3::sat)
+    // A check cut short by the deadline throws, so that its answer is not
+    // cached.
+    checkDeadline();
+    if (checkSmall(s, "pin model", pinRlimit, withinDeadline(30000)) !=
+        z3::sat) {
+      checkDeadline();
+      return;
+    }
       return;
     std::vector<z3::model> models{s.get_model()};
     for (size_t i = 0; i < vars.size(); ++i) {
@@ -1066,13 +1091,16 @@ void Encoder::pinDetermined() {
         continue;
       s.push();
       s.add(*vars[i] != val);
-      z3::check_result r = checkSmall(s, "pin unique", pinRlimit, 30000);
+      checkDeadline();
+      z3::check_result r =
+          checkSmall(s, "pin unique", pinRlimit, withinDeadline(30000));
       if (r == z3::sat)
         models.push_back(s.get_model());
       else if (r == z3::unsat)
         pinned[i] = n;
       s.pop();
     }
+    checkDeadline();
     std::lock_guard<std::mutex> guard(cacheLock);
     cache[key] = pinned;
   }

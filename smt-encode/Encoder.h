@@ -15,17 +15,22 @@
 
 #include "kv/KVDialect.h"
 #include "llvm/ADT/DenseMap.h"
+#include <array>
+#include <chrono>
 #include <deque>
 #include <functional>
-#include <array>
 #include <map>
-#include <tuple>
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <z3++.h>
 
 namespace kv {
+
+/// Thrown when encoding runs past Encoder::deadline: deep read chains can
+/// take longer to build than the whole budget, before any solver runs.
+struct EncodeTimeout {};
 
 struct Thread {
   unsigned id;
@@ -189,6 +194,13 @@ public:
   /// 1M (KV_SUBSTATS).
   unsigned subqueryRlimit = 10000000, subqueryMs = 20000;
   unsigned pinRlimit = 20000000;
+  /// The end of the check's time budget (none when unset). Past it,
+  /// encoding throws EncodeTimeout and side queries get no more time.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// Throws EncodeTimeout when the deadline has passed.
+  void checkDeadline() const;
+  /// \p ms, or what is left before the deadline when that is less.
+  unsigned withinDeadline(unsigned ms) const;
   /// The kernel whose preconditions (__builtin_assume) and absence of
   /// undefined behaviour (shared-array accesses in bounds) are assumed.
   KernelModel *trusted = nullptr;
