@@ -1077,7 +1077,6 @@ void Encoder::pinDetermined() {
       checkDeadline();
       return;
     }
-      return;
     std::vector<z3::model> models{s.get_model()};
     for (size_t i = 0; i < vars.size(); ++i) {
       z3::expr val = models[0].eval(*vars[i], true);
