@@ -133,6 +133,15 @@ static cl::opt<unsigned>
                     "unsupported"),
            cl::value_desc("N"), cl::init(0), cl::cat(KVCategory));
 
+static cl::opt<unsigned> Hunt(
+    "hunt",
+    cl::desc("When the proof ends unknown or unsupported and a loop has a "
+             "symbolic trip count, search for a counterexample with such "
+             "loops unrolled N times (default 16; 0: no search). A "
+             "counterexample found is replayed and reported as not-equivalent; "
+             "otherwise the verdict stays and says what the search found"),
+    cl::value_desc("N"), cl::init(16), cl::cat(KVCategory));
+
 static cl::opt<unsigned> MaxCases(
     "max-cases",
     cl::desc("Largest case split: a loop whose trip count depends on launch "
@@ -171,6 +180,15 @@ EXAMPLES
             old.cu:scale new.cu:scale
   kvalidate --json --bits=16 -I include -DTILE=16 a.cu:k b.cu:k
   kvalidate --json a.cu:k b.cu:k > cex.json; kvalidate replay cex.json
+
+BOUNDED SEARCH
+  When the proof ends unknown or unsupported and a loop's trip count is
+  symbolic, a bounded search follows (--hunt=N, default 16): loops unrolled
+  N times, the integer scalars within 0..32 so that loops they fix split
+  into cases. A counterexample it finds is replayed and reported as
+  not-equivalent ("found by" says so); otherwise the proof's verdict stays,
+  its reason extended by what the search saw. With --timeout=T the search
+  gets T/4 (5 to 60 s) of the budget; without, 60 s.
 
 REPLAY
   kvalidate replay CEX.json runs both kernels of a saved --json verdict on
@@ -587,6 +605,10 @@ static bool loadInput(Input &in, const Input *prev, LLVMContext &llvmCtx,
 
 static int64_t roundMs(double ms) { return (int64_t)std::llround(ms); }
 
+/// How a not-equivalent verdict was found when not by the proof itself
+/// (--hunt).
+static std::string FoundBy;
+
 static bool hasReason(kv::Verdict v) {
   return v != kv::Verdict::Equivalent && v != kv::Verdict::NotEquivalent;
 }
@@ -595,6 +617,8 @@ static void printHuman(raw_ostream &os, const kv::CheckResult &r) {
   os << "verdict: " << kv::verdictName(r.verdict) << "\n";
   if (hasReason(r.verdict))
     os << "  reason: " << r.reason << "\n";
+  if (!FoundBy.empty())
+    os << "  found by: " << FoundBy << "\n";
   os << "  before: " << BeforeArg << "\n";
   os << "  after:  " << AfterArg << "\n";
   if (r.assumptions.empty()) {
@@ -635,6 +659,10 @@ static void printHuman(raw_ostream &os, const kv::CheckResult &r) {
   os << "  time: " << roundMs(r.timeMs) << " ms\n";
 }
 
+/// The --unroll bound the reported verdict's kernels were lowered with
+/// (--unroll, or --hunt's when the bounded search found the verdict).
+static unsigned LoweredUnroll = 0;
+
 static json::Value toJSON(const kv::CheckResult &r) {
   json::Array assumptions;
   for (const std::string &a : r.assumptions)
@@ -646,11 +674,13 @@ static json::Value toJSON(const kv::CheckResult &r) {
                    {"time_ms", roundMs(r.timeMs)}};
   if (hasReason(r.verdict))
     obj["reason"] = r.reason;
+  if (!FoundBy.empty())
+    obj["found_by"] = FoundBy;
   if (const std::optional<kv::Counterexample> &cex = r.counterexample) {
     // The bound the kernels were lowered with: `kvalidate replay` lowers
     // them the same way.
-    if (Unroll)
-      obj["unroll"] = (int64_t)Unroll;
+    if (LoweredUnroll)
+      obj["unroll"] = (int64_t)LoweredUnroll;
     auto dims = [](const uint64_t d[3]) {
       return json::Array{(int64_t)d[0], (int64_t)d[1], (int64_t)d[2]};
     };
@@ -743,6 +773,83 @@ static void startWatchdog(unsigned timeoutSecs) {
     report(r);
     std::_Exit(kv::exitCode(kv::Verdict::Unknown));
   }).detach();
+}
+
+/// The bounded search's plan: whether lowering the pair with loops unrolled
+/// \p bound times cuts a loop (a `kv.assume {bound}`; only then can the
+/// search see more than the proof did), and the small domains it gives the
+/// before kernel's integer scalars (0..32), so that loops whose trip count
+/// they fix split into cases, each unrolled exactly: a barrier loop cut at
+/// the bound would leave a barrier a whole block may skip.
+static std::optional<std::vector<std::string>>
+planHunt(const kv::LowerPairFn &lowerPair, unsigned bound) {
+  unsigned saved = LoweredUnroll;
+  LoweredUnroll = bound;
+  std::vector<std::string> splitOn;
+  kv::KernelOp signature;
+  kv::CheckResult failure;
+  std::optional<kv::LoweredPair> pair =
+      lowerPair({}, /*reportSplit=*/false, splitOn, signature, failure);
+  LoweredUnroll = saved;
+  if (!pair)
+    return std::nullopt;
+  bool cut = false;
+  for (kv::KernelOp k : {pair->before, pair->after})
+    k.walk([&](kv::AssumeOp a) {
+      if (a->hasAttr("bound"))
+        cut = true;
+    });
+  std::vector<std::string> domains;
+  kv::KernelOp b = pair->before;
+  for (mlir::BlockArgument a : b.getBlock().getArguments()) {
+    if (!isa<mlir::IntegerType>(a.getType()))
+      continue;
+    std::string name = b.getArgName(a.getArgNumber()).str();
+    domains.push_back(b.isUnsignedParam(name)
+                          ? name + " <= 32"
+                          : name + " >= 0 && " + name + " <= 32");
+  }
+  pair->before.erase();
+  pair->after.erase();
+  if (!cut)
+    return std::nullopt;
+  return domains;
+}
+
+/// The verdict after the bounded search \p hunt (with the scalar domains
+/// \p domains) that followed the undecided \p proof: a replayed
+/// counterexample of the search settles it; anything else leaves the
+/// proof's verdict, with what the search saw.
+static kv::CheckResult mergeHunt(kv::CheckResult proof, kv::CheckResult hunt,
+                                 unsigned bound,
+                                 const std::vector<std::string> &domains) {
+  std::string search = "the bounded search (--hunt) with loops unrolled " +
+                       std::to_string(bound) + " times";
+  if (!domains.empty())
+    search += " and " + join(domains, ", ");
+  if (hunt.verdict == kv::Verdict::NotEquivalent && hunt.counterexample &&
+      hunt.counterexample->replayed) {
+    // The counterexample satisfies the search's domains: they are not
+    // assumptions of the verdict.
+    llvm::erase_if(hunt.assumptions, [&](const std::string &a) {
+      return llvm::any_of(domains, [&](const std::string &d) {
+        return a == d + " (--assume)";
+      });
+    });
+    FoundBy = search + ", after the proof ended " +
+              std::string(kv::verdictName(proof.verdict)) + ": " + proof.reason;
+    hunt.timeMs += proof.timeMs;
+    return hunt;
+  }
+  if (hunt.verdict == kv::Verdict::EquivalentUpToBound ||
+      hunt.verdict == kv::Verdict::Equivalent)
+    proof.reason += "; " + search + " found no counterexample";
+  else
+    proof.reason += "; " + search + " ended " +
+                    std::string(kv::verdictName(hunt.verdict)) + ": " +
+                    hunt.reason;
+  proof.timeMs += hunt.timeMs;
+  return proof;
 }
 
 /// A usage or input error: message on stderr, and the JSON object with
@@ -1045,7 +1152,7 @@ int main(int argc, char **argv) {
       // overflow) is excluded, as C++ excludes it.
       kv::LowerOptions lo;
       lo.assumeNoSignedOverflow = in == &before;
-      lo.unrollBound = Unroll;
+      lo.unrollBound = LoweredUnroll;
       lo.reportSplit = reportSplit;
       for (auto &[name, value] : pins)
         lo.pins[in == &before ? name
@@ -1076,6 +1183,7 @@ int main(int argc, char **argv) {
     return out;
   };
 
+  LoweredUnroll = Unroll;
   if (EmitKV || saved) {
     // One model per kernel: loops whose trip count the assumptions fix to
     // one value are unrolled for it.
@@ -1169,13 +1277,46 @@ int main(int argc, char **argv) {
       launch.push_back({"blockDim" + ax, (int64_t)fixed->block[i]});
       launch.push_back({"gridDim" + ax, (int64_t)fixed->grid[i]});
     }
-  kv::CheckResult r = kv::checkByCases(
-      lowerPair, opts, MaxCases,
-      [&](kv::KernelOp b, kv::KernelOp a, const kv::CheckOptions &o) {
-        return fixed ? kv::checkFixedLaunch(b, a, o, *fixed)
-                     : kv::checkEquivalence(b, a, o);
-      },
-      launch);
+  auto check = [&](kv::KernelOp b, kv::KernelOp a, const kv::CheckOptions &o) {
+    return fixed ? kv::checkFixedLaunch(b, a, o, *fixed)
+                 : kv::checkEquivalence(b, a, o);
+  };
+  // The bounded search after an undecided proof applies where lowering
+  // with its bound cuts a loop; it gets a share of the budget, kept back
+  // from the proof.
+  std::optional<std::vector<std::string>> plan;
+  if (Hunt && !Unroll && !fixed)
+    plan = planHunt(lowerPair, Hunt);
+  bool hunt = plan.has_value();
+  unsigned huntSecs = 0;
+  if (hunt) {
+    huntSecs = timeout ? std::clamp(timeout / 4, 5u, 60u) : 60;
+    if (timeout && timeout <= huntSecs)
+      hunt = false; // a budget this small goes to the proof
+    else if (timeout)
+      opts.timeoutSecs = timeout - huntSecs;
+  }
+  Clock::time_point checkStart = Clock::now();
+  kv::CheckResult r =
+      kv::checkByCases(lowerPair, opts, MaxCases, check, launch);
+  if (hunt && (r.verdict == kv::Verdict::Unknown ||
+               r.verdict == kv::Verdict::Unsupported)) {
+    kv::CheckOptions ho = opts;
+    if (timeout) {
+      auto used = std::chrono::duration_cast<std::chrono::seconds>(
+                      Clock::now() - checkStart)
+                      .count();
+      ho.timeoutSecs = std::max<long long>(1, (long long)timeout - used);
+    } else {
+      ho.timeoutSecs = huntSecs;
+    }
+    ho.assumptions.insert(ho.assumptions.end(), plan->begin(), plan->end());
+    LoweredUnroll = Hunt;
+    kv::CheckResult h = kv::checkByCases(lowerPair, ho, MaxCases, check);
+    r = mergeHunt(std::move(r), std::move(h), Hunt, *plan);
+    if (r.verdict != kv::Verdict::NotEquivalent)
+      LoweredUnroll = 0;
+  }
   if (r.verdict == kv::Verdict::Error)
     errs() << "kvalidate: error: " << r.reason << "\n";
   report(r);
