@@ -125,6 +125,12 @@ PAIRS = [
     ("matmul tiled off by one (bug), --unroll=16", "matmul.cu:matmul_naive",
      "matmul.cu:matmul_tiled_short", [MM, "n <= 256"], "not-equivalent",
      ["--unroll=16"]),
+    # A barrier loop the loop model does not cover (the tile is read in the
+    # step after it was written): unsupported at once, then the bounded
+    # search (--hunt) splits steps into cases and finds steps = 1.
+    ("smooth steps, wrong edge (bug), found by --hunt",
+     "steps.cu:smooth_steps", "steps.cu:smooth_steps_edge",
+     ["blockDim.x == 64", ONE_D], "not-equivalent"),
     ("matmul naive / its -O2, any n = 16k", "matmul.cu:matmul_naive",
      "-O2:matmul.cu:matmul_naive", [MM], "equivalent"),
     ("matmul tiled / its -O2, any n = 16k", "matmul.cu:matmul_tiled",

@@ -829,12 +829,13 @@ static kv::CheckResult mergeHunt(kv::CheckResult proof, kv::CheckResult hunt,
     search += " and " + join(domains, ", ");
   if (hunt.verdict == kv::Verdict::NotEquivalent && hunt.counterexample &&
       hunt.counterexample->replayed) {
-    // The counterexample satisfies the search's domains: they are not
-    // assumptions of the verdict.
+    // The counterexample satisfies the search's domains and bound: they are
+    // not assumptions of the verdict.
     llvm::erase_if(hunt.assumptions, [&](const std::string &a) {
-      return llvm::any_of(domains, [&](const std::string &d) {
-        return a == d + " (--assume)";
-      });
+      return StringRef(a).starts_with("bounded: loops with a symbolic") ||
+             llvm::any_of(domains, [&](const std::string &d) {
+               return a == d + " (--assume)";
+             });
     });
     FoundBy = search + ", after the proof ended " +
               std::string(kv::verdictName(proof.verdict)) + ": " + proof.reason;
