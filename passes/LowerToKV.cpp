@@ -13,27 +13,29 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
-#include "llvm/IR/Dominators.h"
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DebugProgramInstruction.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
-#include "llvm/IR/Module.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -175,8 +177,173 @@ parameterNamesFromDebugInfo(const llvm::Function &f) {
   return names;
 }
 
+/// The parameter names of the definition of \p name whose parameter list
+/// starts at or after \p from in \p text: `name (` ... `) {`, the list
+/// split at top-level commas, each parameter's last identifier (after
+/// dropping a default value and array bounds). Empty when the text has no
+/// such definition or a parameter has no name.
+static std::vector<std::string> namesInDefinition(llvm::StringRef text,
+                                                  llvm::StringRef name,
+                                                  size_t from, size_t &next) {
+  auto isId = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  next = llvm::StringRef::npos;
+  for (size_t at = text.find(name, from); at != llvm::StringRef::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && isId(text[at - 1])) ||
+        (end < text.size() && isId(text[end])))
+      continue;
+    size_t open = end;
+    while (open < text.size() && llvm::isSpace(text[open]))
+      ++open;
+    if (open >= text.size() || text[open] != '(')
+      continue;
+    // The list up to the matching parenthesis; comments become spaces.
+    std::string list;
+    std::vector<size_t> commas;
+    int depth = 0;
+    size_t i = open + 1;
+    for (; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+        i = text.find('\n', i);
+        if (i == llvm::StringRef::npos)
+          return {};
+        list += ' ';
+        continue;
+      }
+      if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+        i = text.find("*/", i + 2);
+        if (i == llvm::StringRef::npos)
+          return {};
+        ++i;
+        list += ' ';
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '<' || c == '{')
+        ++depth;
+      if (c == ')' || c == ']' || c == '>' || c == '}') {
+        if (depth == 0)
+          break;
+        --depth;
+      }
+      if (c == ',' && depth == 0)
+        commas.push_back(list.size());
+      list += c;
+    }
+    if (i >= text.size() || text[i] != ')')
+      continue;
+    // A definition: the body follows (a declaration or a call does not).
+    size_t body = i + 1;
+    while (body < text.size() && llvm::isSpace(text[body]))
+      ++body;
+    if (body >= text.size() || text[body] != '{')
+      continue;
+    next = body;
+    std::vector<std::string> names;
+    llvm::StringRef all(list);
+    if (all.trim().empty() || all.trim() == "void")
+      return names;
+    size_t start = 0;
+    commas.push_back(list.size());
+    for (size_t c : commas) {
+      llvm::StringRef param = all.slice(start, c);
+      start = c + 1;
+      param = param.take_front(param.find('=')).take_front(param.find('['));
+      param = param.rtrim();
+      size_t idEnd = param.size(), idStart = idEnd;
+      while (idStart > 0 && isId(param[idStart - 1]))
+        --idStart;
+      llvm::StringRef id = param.slice(idStart, idEnd);
+      // The name follows a type: `int n`, `int *out`, `T &x`.
+      llvm::StringRef before = param.take_front(idStart).rtrim();
+      if (id.empty() || llvm::isDigit(id[0]) || before.empty() ||
+          !(isId(before.back()) || before.back() == '*' ||
+            before.back() == '&'))
+        return {};
+      names.push_back(id.str());
+    }
+    return names;
+  }
+  return {};
+}
+
+/// Source names of the parameters read from the kernel's definition in its
+/// source file, for IR without value names or debug variables (clang's
+/// default): at the subprogram's line when there is debug info (-g, or the
+/// locations -Rpass asks for), else the one definition of that name in the
+/// module's main file. Empty when that is not found, ambiguous, or does not
+/// match the IR's parameter count (a macro-made parameter list).
+static std::vector<std::string>
+parameterNamesFromSource(const llvm::Function &f) {
+  std::string path;
+  unsigned line = 0;
+  if (const llvm::DISubprogram *sp = f.getSubprogram()) {
+    llvm::SmallString<256> p(sp->getFilename());
+    if (!llvm::sys::path::is_absolute(p) && !sp->getDirectory().empty()) {
+      p = sp->getDirectory();
+      llvm::sys::path::append(p, sp->getFilename());
+    }
+    path = p.str().str();
+    line = sp->getLine();
+  } else if (f.getParent()) {
+    path = f.getParent()->getSourceFileName();
+  }
+  if (path.empty())
+    return {};
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf || (*buf)->getBufferSize() > (64u << 20))
+    return {};
+  llvm::StringRef text = (*buf)->getBuffer();
+  std::string full = sourceName(f.getName());
+  llvm::StringRef name(full);
+  name = name.take_front(name.find('<'));
+  name = name.substr(name.rfind(':') + 1);
+  if (name.empty())
+    return {};
+  auto fits = [&](const std::vector<std::string> &v) {
+    std::set<std::string> unique(v.begin(), v.end());
+    return v.size() == f.arg_size() && unique.size() == v.size();
+  };
+  size_t next = 0;
+  if (line) {
+    size_t from = 0;
+    for (unsigned l = 1; l < line && from != llvm::StringRef::npos; ++l) {
+      from = text.find('\n', from);
+      if (from != llvm::StringRef::npos)
+        ++from;
+    }
+    if (from == llvm::StringRef::npos)
+      return {};
+    std::vector<std::string> v = namesInDefinition(text, name, from, next);
+    return fits(v) ? v : std::vector<std::string>();
+  }
+  // Without a line: every definition of the name must agree.
+  std::optional<std::vector<std::string>> found;
+  for (size_t from = 0; from != llvm::StringRef::npos; from = next) {
+    std::vector<std::string> v = namesInDefinition(text, name, from, next);
+    if (next == llvm::StringRef::npos)
+      break;
+    if (!fits(v))
+      continue;
+    if (found && *found != v)
+      return {};
+    found = v;
+  }
+  return found ? *found : std::vector<std::string>();
+}
+
 std::vector<std::string> parameterNames(const llvm::Function &f) {
   std::vector<std::string> names = parameterNamesFromDebugInfo(f);
+  bool unnamed = llvm::any_of(f.args(), [&](const llvm::Argument &a) {
+    return a.getName().empty() && names[a.getArgNo()].empty();
+  });
+  if (unnamed) {
+    std::vector<std::string> fromSource = parameterNamesFromSource(f);
+    for (size_t i = 0; i < fromSource.size(); ++i)
+      if (names[i].empty())
+        names[i] = fromSource[i];
+  }
   for (const llvm::Argument &a : f.args()) {
     std::string &name = names[a.getArgNo()];
     if (!a.getName().empty())
