@@ -90,6 +90,8 @@ struct CheckResult {
   /// Set with `unknown` when a safety check saw a defect only through
   /// over-approximated reads (not confirmed).
   bool possibleDefect = false;
+  /// How `equivalent` was proved when not by the per-array query.
+  std::string method;
   double timeMs = 0;
 };
 

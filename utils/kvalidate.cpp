@@ -619,6 +619,8 @@ static void printHuman(raw_ostream &os, const kv::CheckResult &r) {
     os << "  reason: " << r.reason << "\n";
   if (!FoundBy.empty())
     os << "  found by: " << FoundBy << "\n";
+  if (!r.method.empty())
+    os << "  proof: " << r.method << "\n";
   os << "  before: " << BeforeArg << "\n";
   os << "  after:  " << AfterArg << "\n";
   if (r.assumptions.empty()) {
@@ -676,6 +678,8 @@ static json::Value toJSON(const kv::CheckResult &r) {
     obj["reason"] = r.reason;
   if (!FoundBy.empty())
     obj["found_by"] = FoundBy;
+  if (!r.method.empty())
+    obj["proof"] = r.method;
   if (const std::optional<kv::Counterexample> &cex = r.counterexample) {
     // The bound the kernels were lowered with: `kvalidate replay` lowers
     // them the same way.
