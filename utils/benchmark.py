@@ -128,7 +128,7 @@ PAIRS = [
     # A barrier loop the loop model does not cover (the tile is read in the
     # step after it was written): unsupported at once, then the bounded
     # search (--hunt) splits steps into cases and finds steps = 1.
-    ("smooth steps, wrong edge (bug), found by --hunt",
+    ("smooth steps wrong edge (bug), by --hunt",
      "steps.cu:smooth_steps", "steps.cu:smooth_steps_edge",
      ["blockDim.x == 64", ONE_D], "not-equivalent"),
     ("matmul naive / its -O2, any n = 16k", "matmul.cu:matmul_naive",
