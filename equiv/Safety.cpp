@@ -534,61 +534,130 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
 
   // 4. Data races.
   if (!loopsOnly) {
-    Query q(k, paramSource, label, bits);
-    if (!start(q))
-      return false;
-    z3::expr sameBlock = q.enc.sameBlock(*q.t1, *q.t2);
     struct Pair {
       const Access *a, *b;
       z3::expr cond;
     };
-    std::vector<Pair> pairs;
-    z3::expr any = q.ctx.bool_val(false);
-    for (size_t i = 0; i < accesses.size(); ++i)
-      for (size_t j = i; j < accesses.size(); ++j) {
-        const Access &a = accesses[i], &b = accesses[j];
-        if (a.arg != b.arg || (!a.write && !b.write))
-          continue;
-        // One thread at one iteration of the loops both accesses are in
-        // is ordered by program order; iterations of a loop are not (a
-        // loop that writes a cell twice is reported like a race).
-        std::vector<Operation *> common;
-        for (Operation *l : q.km.itersOf(a.op))
-          if (llvm::is_contained(q.km.itersOf(b.op), l))
-            common.push_back(l);
-        z3::expr same = q.enc.sameInstance(*q.t1, *q.t2, common);
-        z3::expr order = q.ctx.bool_val(true);
-        if (isShared(a.arg)) {
-          if (a.interval != b.interval)
+    // Two accesses of threads t1 and t2 that conflict: same cell, one a
+    // write, not ordered by a barrier or program order.
+    auto conflicts = [&](Query &q) {
+      z3::expr sameBlock = q.enc.sameBlock(*q.t1, *q.t2);
+      std::vector<Pair> pairs;
+      for (size_t i = 0; i < accesses.size(); ++i)
+        for (size_t j = i; j < accesses.size(); ++j) {
+          const Access &a = accesses[i], &b = accesses[j];
+          if (a.arg != b.arg || (!a.write && !b.write))
             continue;
-          order = sameBlock && !same;
-        } else {
-          order = a.interval == b.interval ? !same : !sameBlock;
+          // One thread at one iteration of the loops both accesses are in
+          // is ordered by program order; iterations of a loop are not (a
+          // loop that writes a cell twice is reported like a race).
+          std::vector<Operation *> common;
+          for (Operation *l : q.km.itersOf(a.op))
+            if (llvm::is_contained(q.km.itersOf(b.op), l))
+              common.push_back(l);
+          z3::expr same = q.enc.sameInstance(*q.t1, *q.t2, common);
+          z3::expr order = q.ctx.bool_val(true);
+          if (isShared(a.arg)) {
+            if (a.interval != b.interval)
+              continue;
+            order = sameBlock && !same;
+          } else {
+            order = a.interval == b.interval ? !same : !sameBlock;
+          }
+          z3::expr i1 = q.index(a.index, *q.t1), i2 = q.index(b.index, *q.t2);
+          z3::expr c = order && q.access(a.op, *q.t1) &&
+                       q.access(b.op, *q.t2) && i1 == i2;
+          pairs.push_back({&a, &b, c});
         }
-        z3::expr i1 = q.index(a.index, *q.t1), i2 = q.index(b.index, *q.t2);
-        z3::expr c = order && q.access(a.op, *q.t1) &&
-                     q.access(b.op, *q.t2) && i1 == i2;
-        pairs.push_back({&a, &b, c});
-        any = any || c;
+      return pairs;
+    };
+    // The conflicts that remain when two writes of the same value are
+    // tolerated (GPUVerify's benign races: a 1-D kernel launched with
+    // y > 1 is no defect).
+    auto harmful = [](Query &q, std::vector<Pair> &pairs) {
+      z3::expr any = q.ctx.bool_val(false);
+      for (Pair &p : pairs) {
+        if (p.a->write && p.b->write)
+          p.cond =
+              p.cond &&
+              q.enc.value(q.km, cast<WriteOp>(p.a->op).getValue(), *q.t1) !=
+                  q.enc.value(q.km, cast<WriteOp>(p.b->op).getValue(), *q.t2);
+        any = any || p.cond;
       }
+      return any;
+    };
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    std::vector<Pair> pairs = conflicts(q);
+    z3::expr any = q.ctx.bool_val(false);
+    for (Pair &p : pairs)
+      any = any || p.cond;
     if (!pairs.empty()) {
       // First without the written values: most kernels have no conflicting
       // accesses at all, and the values pull in every read behind them.
       z3::check_result r = q.solve(any, budget());
       if (r == z3::sat) {
-        // Two writes of the same value leave one outcome (GPUVerify's
-        // benign races): a 1-D kernel launched with y > 1 is no defect.
-        any = q.ctx.bool_val(false);
-        for (Pair &p : pairs) {
-          if (p.a->write && p.b->write)
-            p.cond = p.cond &&
-                     q.enc.value(q.km, cast<WriteOp>(p.a->op).getValue(),
-                                 *q.t1) !=
-                         q.enc.value(q.km, cast<WriteOp>(p.b->op).getValue(),
-                                     *q.t2);
-          any = any || p.cond;
+        // Threads that differ only in ids the kernel never reads (a 1-D
+        // kernel's blocks along y) do the same from the same memory: by
+        // induction over the intervals their writes carry equal values.
+        // Outside loops only (elsewhere their iterations may differ).
+        std::set<std::string> used;
+        k.walk([&](SRegOp op) { used.insert(op.getName().str()); });
+        z3::expr symmetric = q.ctx.bool_val(true);
+        for (int i = 0; i < 3; ++i) {
+          std::string axis(1, "xyz"[i]);
+          if (used.count("tid." + axis))
+            symmetric = symmetric && q.t1->tid[i] == q.t2->tid[i];
+          if (used.count("bid." + axis))
+            symmetric = symmetric && q.t1->bid[i] == q.t2->bid[i];
         }
-        r = q.solve(any, budget());
+        z3::expr asym = q.ctx.bool_val(false);
+        for (Pair &p : pairs) {
+          bool plain = p.a->write && p.b->write &&
+                       q.km.itersOf(p.a->op).empty() &&
+                       q.km.itersOf(p.b->op).empty();
+          asym = asym || (plain ? p.cond && !symmetric : p.cond);
+        }
+        r = q.solve(asym, budget());
+      }
+      if (r == z3::sat) {
+        // The values with the memory each interval starts from one
+        // uninterpreted function (the threads read the same memory): equal
+        // for every content is equal for the real one, and no read chain
+        // is built. Otherwise the exact values decide.
+        Query u(k, paramSource, label, bits);
+        if (!start(u))
+          return false;
+        u.enc.readHook = [&u](KernelModel &km, unsigned arg, int interval,
+                              const z3::expr &index,
+                              const Thread &t) -> z3::expr {
+          if (interval < 0)
+            return u.enc.arrayValue(km, arg, -1, index, t, 0);
+          z3::sort_vector dom(u.ctx);
+          z3::expr_vector args(u.ctx);
+          if (u.enc.isShared(km, arg))
+            for (int i = 0; i < 3; ++i) {
+              dom.push_back(t.bid[i].get_sort());
+              args.push_back(t.bid[i]);
+            }
+          dom.push_back(u.ctx.bv_sort(Encoder::indexBits));
+          args.push_back(index);
+          Type et =
+              getArrayElementType(km.op.getBlock().getArgument(arg).getType());
+          // Per kernel: the before kernel's preconditions read its own
+          // memory, not the after kernel's.
+          return u.enc.uf("state." + km.label + "." + std::to_string(arg) +
+                              "@" + std::to_string(interval),
+                          dom, u.enc.widthOf(et))(args);
+        };
+        std::vector<Pair> upairs = conflicts(u);
+        if (u.solve(harmful(u, upairs), budget()) == z3::unsat) {
+          r = z3::unsat;
+        } else {
+          any = harmful(q, pairs);
+          r = q.solve(any, budget());
+        }
       }
       if (r == z3::unknown && !undecided(q, "no data race"))
         return false;
