@@ -79,24 +79,8 @@ bool proveLockstep(
     // The state after interval i, as the thread's block sees it: the same
     // function in both kernels (the induction hypothesis).
     enc.readHook = [&](KernelModel &k, unsigned arg, int interval,
-                       const z3::expr &index, const Thread &t) -> z3::expr {
-      if (interval < 0)
-        return enc.arrayValue(k, arg, -1, index, t, 0);
-      bool shared = enc.isShared(k, arg);
-      Type et =
-          getArrayElementType(before.getBlock().getArgument(arg).getType());
-      z3::sort_vector dom(ctx);
-      z3::expr_vector args(ctx);
-      if (shared)
-        for (int i = 0; i < 3; ++i) {
-          dom.push_back(t.bid[i].get_sort());
-          args.push_back(t.bid[i]);
-        }
-      dom.push_back(ctx.bv_sort(Encoder::indexBits));
-      args.push_back(index);
-      std::string name =
-          "lockstep." + std::to_string(arg) + "@" + std::to_string(interval);
-      return enc.uf(name, dom, enc.widthOf(et))(args);
+                       const z3::expr &index, const Thread &t) {
+      return enc.intervalState("lockstep", k, arg, interval, index, t);
     };
     Thread &t = enc.freshThread(nullptr, 0);
     // Per write of either kernel: both kernels make it alike.

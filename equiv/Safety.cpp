@@ -629,27 +629,12 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
         Query u(k, paramSource, label, bits);
         if (!start(u))
           return false;
+        // Per kernel: the before kernel's preconditions read its own
+        // memory, not the after kernel's.
         u.enc.readHook = [&u](KernelModel &km, unsigned arg, int interval,
-                              const z3::expr &index,
-                              const Thread &t) -> z3::expr {
-          if (interval < 0)
-            return u.enc.arrayValue(km, arg, -1, index, t, 0);
-          z3::sort_vector dom(u.ctx);
-          z3::expr_vector args(u.ctx);
-          if (u.enc.isShared(km, arg))
-            for (int i = 0; i < 3; ++i) {
-              dom.push_back(t.bid[i].get_sort());
-              args.push_back(t.bid[i]);
-            }
-          dom.push_back(u.ctx.bv_sort(Encoder::indexBits));
-          args.push_back(index);
-          Type et =
-              getArrayElementType(km.op.getBlock().getArgument(arg).getType());
-          // Per kernel: the before kernel's preconditions read its own
-          // memory, not the after kernel's.
-          return u.enc.uf("state." + km.label + "." + std::to_string(arg) +
-                              "@" + std::to_string(interval),
-                          dom, u.enc.widthOf(et))(args);
+                              const z3::expr &index, const Thread &t) {
+          return u.enc.intervalState("state." + km.label, km, arg, interval,
+                                     index, t);
         };
         std::vector<Pair> upairs = conflicts(u);
         if (u.solve(harmful(u, upairs), budget()) == z3::unsat) {

@@ -1222,6 +1222,25 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   return out;
 }
 
+z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
+                                unsigned arg, int interval,
+                                const z3::expr &index, const Thread &t) {
+  if (interval < 0)
+    return arrayValue(k, arg, -1, index, t, 0);
+  z3::sort_vector dom(ctx);
+  z3::expr_vector args(ctx);
+  if (isShared(k, arg))
+    for (int i = 0; i < 3; ++i) {
+      dom.push_back(t.bid[i].get_sort());
+      args.push_back(t.bid[i]);
+    }
+  dom.push_back(ctx.bv_sort(indexBits));
+  args.push_back(index);
+  Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
+  return uf(name + "." + std::to_string(arg) + "@" + std::to_string(interval),
+            dom, widthOf(et))(args);
+}
+
 z3::func_decl Encoder::uf(const std::string &name, const z3::sort_vector &dom,
                           unsigned width) {
   // One declaration per name, domain and range: the same operation at

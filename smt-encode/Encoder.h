@@ -273,6 +273,14 @@ public:
   z3::expr_vector indexLemmas(const z3::expr_vector &assertions,
                               bool exactFits = false);
 
+  /// A read hook for proofs that hold for any memory: array `arg` after
+  /// `interval` is the uninterpreted function `name`.arg@interval of the
+  /// reader's block (shared) or of the index alone (global); before the
+  /// first interval it is the kernel's input (or uninitialized shared
+  /// memory) as usual.
+  z3::expr intervalState(const std::string &name, KernelModel &k, unsigned arg,
+                         int interval, const z3::expr &index, const Thread &t);
+
   /// The uninterpreted function named \p name (one per name and width).
   z3::func_decl uf(const std::string &name, const z3::sort_vector &dom,
                    unsigned width);
