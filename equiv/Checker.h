@@ -77,6 +77,14 @@ struct CheckOptions {
   bool assumeSafe = false;
   /// --assume expressions (C syntax over blockDim/gridDim and scalars).
   std::vector<std::string> assumptions;
+  /// Internal knobs (hidden options): try the interval-by-interval proof
+  /// first; products exact from the start; one solver strategy alone
+  /// ("default" or "eqs"; empty: both in parallel); the solvers' random
+  /// seed (0: Z3's default).
+  bool lockstep = true;
+  bool preciseProducts = false;
+  std::string solver;
+  unsigned seed = 0;
 };
 
 struct CheckResult {

@@ -21,8 +21,8 @@
 // a CUDA compile (any module that is not nvptx) is left alone entirely.
 //
 //===----------------------------------------------------------------------===//
-#include "equiv/CaseSplit.h"
-#include "equiv/Checker.h"
+#include "equiv/Driver.h"
+#include "equiv/Report.h"
 #include "passes/LowerToKV.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -59,16 +59,13 @@ using namespace llvm;
 // which links the same library.
 static cl::OptionCategory PluginCategory("kvalidate pass plugin options");
 
-static cl::opt<unsigned>
-    Bits("kvalidate-bits", cl::init(32), cl::cat(PluginCategory),
-         cl::desc("Bit width of launch dimensions and indices in the check"));
-static cl::opt<unsigned>
-    TimeoutSecs("kvalidate-timeout", cl::init(60), cl::cat(PluginCategory),
-                cl::desc("Solver time limit per kernel in seconds (0: none)"));
-static cl::list<std::string>
-    Assume("kvalidate-assume", cl::cat(PluginCategory),
-           cl::desc("Assumption over blockDim/gridDim and scalar parameters, "
-                    "C syntax (repeatable)"));
+// The option table shared with the command line (equiv/Options.def).
+#define KV_OPTION_PREFIX "kvalidate-"
+#define KV_OPTION_PLUGIN 1
+#define KV_OPTION_CATEGORY PluginCategory
+#include "equiv/OptionTable.inc"
+
+// The plugin's own.
 static cl::opt<bool>
     Werror("kvalidate-werror", cl::cat(PluginCategory),
            cl::desc("Report a non-equivalent kernel as an error"));
@@ -76,18 +73,6 @@ static cl::list<std::string>
     OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
                 cl::desc("Only validate the kernel with this source or "
                          "symbol name (repeatable)"));
-static cl::opt<unsigned>
-    Unroll("kvalidate-unroll", cl::cat(PluginCategory), cl::init(0),
-           cl::desc("Unroll loops with a symbolic trip count N times "
-                    "(bounded verdict)"));
-static cl::opt<bool>
-    HugeGrids("kvalidate-huge-grids", cl::cat(PluginCategory),
-              cl::desc("Also consider grids whose global thread index "
-                       "overflows an int"));
-static cl::opt<unsigned> MaxCases(
-    "kvalidate-max-cases", cl::cat(PluginCategory), cl::init(64),
-    cl::desc("Largest proof by cases for loops whose trip count depends on "
-             "launch dimensions or scalars (default 64)"));
 static cl::opt<bool> Disable("kvalidate-disable", cl::cat(PluginCategory),
                              cl::desc("Do not validate anything"));
 
@@ -142,83 +127,39 @@ void warn(const Function &F, const Twine &Msg,
 }
 
 std::string kernelPrefix(const Function &F) {
-  return "kvalidate: kernel '" + kv::sourceName(F.getName()) + "': ";
+  return kv::diagnosticPrefix(kv::sourceName(F.getName()));
 }
 
-std::string describeCounterexample(const kv::Counterexample &Cex) {
-  std::string S;
-  raw_string_ostream OS(S);
-  auto Dim = [&](const uint64_t D[3]) {
-    OS << "(" << D[0] << "," << D[1] << "," << D[2] << ")";
-  };
-  OS << "gridDim=";
-  Dim(Cex.gridDim);
-  OS << " blockDim=";
-  Dim(Cex.blockDim);
-  for (const auto &[Name, V] : Cex.scalars)
-    OS << " " << Name << "=" << V;
-  // The cells that matter are few for the counterexamples the solver finds;
-  // the cap keeps a pathological one from flooding the build log.
-  constexpr unsigned MaxCells = 8;
-  for (const auto &[Array, Cells] : Cex.arrays) {
-    unsigned N = 0;
-    for (const auto &[Index, V] : Cells) {
-      if (N++ == MaxCells) {
-        OS << " " << Array << "[...]";
-        break;
-      }
-      OS << " " << Array << "[" << Index << "]=" << V;
-    }
-  }
-  OS << ": " << Cex.mismatchArray << "[" << Cex.mismatchIndex << "] is "
-     << Cex.before << " before optimization, " << Cex.after << " after";
-  if (!Cex.replayed)
-    OS << " (not confirmed by replay)";
-  return S;
-}
-
-void report(const Function &F, const kv::CheckResult &R) {
-  std::string Prefix = kernelPrefix(F);
-  switch (R.verdict) {
-  case kv::Verdict::Equivalent:
-  case kv::Verdict::EquivalentForLaunch:
-  case kv::Verdict::EquivalentUpToBound: {
-    std::string Msg;
-    raw_string_ostream OS(Msg);
-    OS << Prefix << "equivalent (" << (int64_t)std::llround(R.timeMs) << " ms)";
-    if (!R.assumptions.empty()) {
-      OS << " [assumptions: ";
-      ListSeparator Sep("; ");
-      for (const std::string &A : R.assumptions)
-        OS << Sep << A;
-      OS << "]";
-    }
+void report(const Function &F, const kv::Validation &V) {
+  kv::DiagnosticReport D =
+      kv::toDiagnostic(V, kv::sourceName(F.getName()), Werror);
+  if (D.kind == kv::DiagnosticReport::Remark) {
     KVRemark Remark(F);
-    Remark << Msg;
+    Remark << D.message;
     F.getContext().diagnose(Remark);
     return;
   }
-  case kv::Verdict::NotEquivalent: {
-    std::string Detail =
-        R.counterexample ? describeCounterexample(*R.counterexample) : R.reason;
-    warn(F, Prefix + "not-equivalent: " + Detail,
-         Werror ? DS_Error : DS_Warning);
-    return;
+  warn(F, D.message,
+       D.kind == kv::DiagnosticReport::Error ? DS_Error : DS_Warning);
+}
+
+/// The option table's values, validated once per process: an invalid value
+/// is one error for the whole compile, and nothing is validated then.
+const std::optional<kv::Options> &options(LLVMContext &Ctx) {
+  static std::optional<kv::Options> Opts;
+  static bool Read = false;
+  static std::mutex M;
+  std::lock_guard<std::mutex> Lock(M);
+  if (!Read) {
+    Read = true;
+    std::string Error;
+    Opts = readOptionTable(Error);
+    if (!Opts)
+      Ctx.diagnose(DiagnosticInfoGeneric(
+          "kvalidate: invalid option: " + Error + "; nothing is validated",
+          DS_Error));
   }
-  case kv::Verdict::Race:
-  case kv::Verdict::Divergence:
-  case kv::Verdict::OutOfBounds:
-    // The kernel itself is wrong for some launch; the source kernel's
-    // defect is as much news as the optimizer's.
-    warn(F, Prefix + kv::verdictName(R.verdict) + ": " + R.reason,
-         Werror ? DS_Error : DS_Warning);
-    return;
-  case kv::Verdict::Unknown:
-  case kv::Verdict::Unsupported:
-  case kv::Verdict::Error:
-    warn(F, Prefix + kv::verdictName(R.verdict) + ": " + R.reason);
-    return;
-  }
+  return Opts;
 }
 
 //===----------------------------------------------------------------------===//
@@ -234,6 +175,7 @@ struct Snapshot {
     /// check lowers the source (Snapshot::Source) once per case.
     bool NeedsSplit = false;
   };
+  kv::Options Opts;
 
   std::string ModuleId;
   /// Taken by an explicit kvalidate-start: only an explicit kvalidate-check
@@ -244,8 +186,9 @@ struct Snapshot {
   std::unique_ptr<mlir::MLIRContext> Ctx;
   mlir::OwningOpRef<mlir::ModuleOp> Module;
   std::map<std::string, Kernel> Kernels; // by symbol name
-  /// The module as it was at the start, kept only for kernels that need a
-  /// proof by cases (their source is lowered again for each case).
+  /// The module as it was at the start, kept for kernels that need a proof
+  /// by cases and for the bounded search (--hunt): their source is lowered
+  /// again for each case and with the search's bound.
   std::unique_ptr<llvm::Module> Source;
 };
 
@@ -276,50 +219,6 @@ bool isSelected(const Function &F) {
   });
 }
 
-/// Lower \p F into \p Into; on failure the reason is in \p Why. MLIR
-/// diagnostics are collected rather than printed on stderr behind clang's
-/// back.
-mlir::FailureOr<kv::KernelOp> lower(Function &F, mlir::ModuleOp Into,
-                                    std::string &Why, bool IsSource,
-                                    const kv::Case &Pins = {},
-                                    kv::Unsupported *Split = nullptr) {
-  std::string FirstDiag;
-  mlir::ScopedDiagnosticHandler Handler(Into.getContext(),
-                                        [&](mlir::Diagnostic &D) {
-                                          if (FirstDiag.empty())
-                                            FirstDiag = D.str();
-                                          return mlir::success();
-                                        });
-  kv::Unsupported U;
-  // At the pipeline start the IR still is the source's: its nsw flags are
-  // C's signed-overflow rule. After -O2 they may sit on speculated code.
-  kv::LowerOptions Opts;
-  Opts.assumeNoSignedOverflow = IsSource;
-  Opts.unrollBound = Unroll;
-  Opts.reportSplit = Split != nullptr;
-  for (auto &[Name, Value] : Pins)
-    Opts.pins[Name] = Value;
-  mlir::FailureOr<kv::KernelOp> K = kv::lowerKernel(F, Into, U, Opts);
-  if (mlir::failed(K) && Split && !U.splitOn.empty()) {
-    *Split = U;
-    return mlir::failure();
-  }
-  if (mlir::failed(K)) {
-    Why = !U.construct.empty() ? U.str()
-          : !FirstDiag.empty() ? FirstDiag
-                               : "lowering to kv failed";
-    return mlir::failure();
-  }
-  // A malformed model must not reach the checker.
-  if (mlir::failed(mlir::verify(*K))) {
-    Why = "internal error: lowered kernel does not verify" +
-          (FirstDiag.empty() ? std::string() : ": " + FirstDiag);
-    K->erase();
-    return mlir::failure();
-  }
-  return K;
-}
-
 /// Run \p Fn, recovering from a crash inside it where the host enables crash
 /// recovery (clang's in-process cc1 does). Returns false after a crash.
 bool runGuarded(function_ref<void()> Fn) {
@@ -330,9 +229,10 @@ bool runGuarded(function_ref<void()> Fn) {
   return false;
 }
 
-std::unique_ptr<Snapshot> takeSnapshot(Module &M) {
+std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
   auto S = std::make_unique<Snapshot>();
   S->ModuleId = M.getModuleIdentifier();
+  S->Opts = Opts;
   for (Function &F : M) {
     if (!isSelected(F))
       continue;
@@ -347,65 +247,23 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M) {
     }
     Snapshot::Kernel &K = S->Kernels[F.getName().str()];
     kv::Unsupported Split;
-    mlir::FailureOr<kv::KernelOp> Op =
-        lower(F, *S->Module, K.Failure, /*IsSource=*/true, {}, &Split);
+    mlir::FailureOr<kv::KernelOp> Op = kv::lowerFunction(
+        F, *S->Module, /*isSource=*/true, Opts.unroll, {},
+        /*reportSplit=*/true, Split, K.Failure);
     if (mlir::succeeded(Op)) {
       K.Op = *Op;
     } else if (!Split.splitOn.empty()) {
       Split.signature.erase();
       K.NeedsSplit = true;
-      if (!S->Source)
-        S->Source = CloneModule(M);
     }
+    if (!S->Source && (K.NeedsSplit || (Opts.hunt && !Opts.unroll)))
+      S->Source = CloneModule(M);
   }
   return S;
 }
 
-/// A kernel whose loops need a proof by cases: its source \p Src (from the
-/// snapshot's copy of the module) and its optimized form \p F are lowered
-/// again for each case.
-kv::CheckResult checkByCases(Function &F, Function &Src, mlir::ModuleOp Into,
-                             const kv::CheckOptions &Opts) {
-  kv::LowerPairFn LowerPair =
-      [&](const kv::Case &Pins, bool ReportSplit,
-          std::vector<std::string> &SplitOn, kv::KernelOp &Signature,
-          kv::CheckResult &Failure) -> std::optional<kv::LoweredPair> {
-    kv::LoweredPair Out;
-    for (bool IsSource : {true, false}) {
-      kv::Unsupported Split;
-      std::string Why;
-      mlir::FailureOr<kv::KernelOp> K =
-          lower(IsSource ? Src : F, Into, Why, IsSource, Pins,
-                ReportSplit ? &Split : nullptr);
-      if (mlir::succeeded(K)) {
-        (IsSource ? Out.before : Out.after) = *K;
-        continue;
-      }
-      if (!Split.splitOn.empty()) {
-        kv::requestSplit(Split.splitOn, Split.signature, Out, SplitOn,
-                         Signature);
-        return std::nullopt;
-      }
-      if (Out.before)
-        Out.before.erase();
-      Failure.verdict = kv::Verdict::Unsupported;
-      Failure.reason =
-          std::string(IsSource ? "before" : "after") + " optimization: " + Why;
-      return std::nullopt;
-    }
-    return Out;
-  };
-  return kv::checkByCases(LowerPair, Opts, MaxCases, kv::checkEquivalence);
-}
-
 void checkModule(Module &M, Snapshot &S) {
   mlir::OwningOpRef<mlir::ModuleOp> After;
-  kv::CheckOptions Opts;
-  Opts.bits = Bits;
-  Opts.hugeGrids = HugeGrids;
-  Opts.assumeSafe = true;
-  Opts.timeoutSecs = TimeoutSecs;
-  Opts.assumptions.assign(Assume.begin(), Assume.end());
 
   // Module order, so that reports come out in source order.
   for (Function &F : M) {
@@ -417,47 +275,32 @@ void checkModule(Module &M, Snapshot &S) {
     if (It == S.Kernels.end())
       continue;
     const Snapshot::Kernel &Before = It->second;
-    if (Before.NeedsSplit) {
-      if (!After)
-        After = mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
-      kv::CheckResult R;
-      bool Finished = runGuarded([&] {
-        mlir::ScopedDiagnosticHandler Quiet(
-            S.Ctx.get(), [](mlir::Diagnostic &) { return mlir::success(); });
-        R = checkByCases(F, *S.Source->getFunction(F.getName()), *After,
-                         Opts);
-      });
-      if (!Finished) {
-        (void)After.release();
-        warn(F, kernelPrefix(F) +
-                    "error: kvalidate crashed while checking this kernel; "
-                    "validation is off for the rest of this compilation");
-        return;
-      }
-      report(F, R);
-      continue;
-    }
-    if (!Before.Op) {
-      warn(F, kernelPrefix(F) +
-                  "unsupported: before optimization: " + Before.Failure);
+    if (!Before.Op && !Before.NeedsSplit) {
+      kv::Validation V;
+      V.result.verdict = kv::Verdict::Unsupported;
+      V.result.reason = "before optimization: " + Before.Failure;
+      report(F, V);
       continue;
     }
     if (!After)
       After = mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
 
-    kv::CheckResult R;
-    bool Lowered = false;
-    std::string Why;
+    kv::KernelInput Src, Opt;
+    Src.function = S.Source ? S.Source->getFunction(F.getName()) : nullptr;
+    Src.kernel = Before.Op;
+    Src.kernelUnroll = S.Opts.unroll;
+    Src.label = "before optimization";
+    Src.isSource = true;
+    Opt.function = &F;
+    Opt.label = "after optimization";
+    kv::Validation V;
     bool Finished = runGuarded([&] {
-      mlir::FailureOr<kv::KernelOp> Op = lower(F, *After, Why, /*IsSource=*/false);
-      if (mlir::failed(Op))
-        return;
-      Lowered = true;
       // The checker's own MLIR diagnostics would bypass clang; its verdict
       // and reason carry what matters.
       mlir::ScopedDiagnosticHandler Quiet(
           S.Ctx.get(), [](mlir::Diagnostic &) { return mlir::success(); });
-      R = kv::checkEquivalence(Before.Op, *Op, Opts);
+      kv::Driver D(Src, Opt, *After, S.Opts);
+      V = D.validate();
     });
     if (!Finished) {
       (void)After.release(); // not safe to destroy after a crash
@@ -466,11 +309,7 @@ void checkModule(Module &M, Snapshot &S) {
                   "validation is off for the rest of this compilation");
       return;
     }
-    if (!Lowered) {
-      warn(F, kernelPrefix(F) + "unsupported: after optimization: " + Why);
-      continue;
-    }
-    report(F, R);
+    report(F, V);
   }
 }
 
@@ -488,6 +327,9 @@ struct StartPass : PassInfoMixin<StartPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     if (Disable || Crashed || !isDeviceModule(M))
       return PreservedAnalyses::all();
+    const std::optional<kv::Options> &Opts = options(M.getContext());
+    if (!Opts)
+      return PreservedAnalyses::all();
     {
       std::lock_guard<std::mutex> Lock(SnapshotsMutex);
       auto It = snapshots().find(&M);
@@ -502,7 +344,7 @@ struct StartPass : PassInfoMixin<StartPass> {
       }
     }
     std::unique_ptr<Snapshot> S;
-    if (!runGuarded([&] { S = takeSnapshot(M); })) {
+    if (!runGuarded([&] { S = takeSnapshot(M, *Opts); })) {
       // The partial snapshot is leaked: its destructors may not be safe.
       (void)S.release();
       for (Function &F : M)

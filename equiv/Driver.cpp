@@ -1,0 +1,327 @@
+//===- Driver.cpp - one validation pipeline for every front door ----------===//
+
+#include "equiv/Driver.h"
+#include "passes/LowerToKV.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Function.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace llvm;
+
+namespace kv {
+
+CheckOptions checkOptionsFor(const Options &opts) {
+  CheckOptions o;
+  o.bits = opts.bits;
+  o.timeoutSecs = opts.timeoutSecs;
+  o.hugeGrids = opts.hugeGrids;
+  o.assumeSafe = !opts.safetyChecks;
+  o.assumptions = opts.assumptions;
+  o.lockstep = !opts.noLockstep;
+  o.preciseProducts = opts.preciseProducts;
+  o.solver = opts.solver;
+  o.seed = opts.seed;
+  return o;
+}
+
+/// Give \p k a symbol name not yet used in \p module.
+static void uniquifySymbol(KernelOp k, mlir::ModuleOp module) {
+  std::string base = k.getSymName().str(), name = base;
+  auto taken = [&](StringRef n) {
+    for (KernelOp o : module.getOps<KernelOp>())
+      if (o != k && o.getSymName() == n)
+        return true;
+    return false;
+  };
+  for (unsigned i = 1; taken(name); ++i)
+    name = base + "." + std::to_string(i);
+  if (name != base)
+    k.setSymName(name);
+}
+
+mlir::FailureOr<KernelOp> lowerFunction(Function &function,
+                                        mlir::ModuleOp into, bool isSource,
+                                        unsigned unroll, const Case &pins,
+                                        bool reportSplit, Unsupported &split,
+                                        std::string &why) {
+  std::string firstDiag;
+  mlir::ScopedDiagnosticHandler handler(into.getContext(),
+                                        [&](mlir::Diagnostic &d) {
+                                          if (firstDiag.empty())
+                                            firstDiag = d.str();
+                                          return mlir::success();
+                                        });
+  LowerOptions lo;
+  lo.assumeNoSignedOverflow = isSource;
+  lo.unrollBound = unroll;
+  lo.reportSplit = reportSplit;
+  for (auto &[name, value] : pins)
+    lo.pins[name] = value;
+  Unsupported u;
+  mlir::FailureOr<KernelOp> k = lowerKernel(function, into, u, lo);
+  if (mlir::failed(k)) {
+    if (reportSplit && !u.splitOn.empty()) {
+      split = u;
+      return mlir::failure();
+    }
+    why = !u.construct.empty() ? u.str()
+          : !firstDiag.empty() ? firstDiag
+                               : "lowering to kv failed";
+    return mlir::failure();
+  }
+  // A malformed model must not reach the checker.
+  if (mlir::failed(mlir::verify(*k))) {
+    why = "internal error: lowered kernel does not verify" +
+          (firstDiag.empty() ? std::string() : ": " + firstDiag);
+    k->erase();
+    return mlir::failure();
+  }
+  return k;
+}
+
+static std::vector<std::string> namesOf(KernelInput in) {
+  if (in.function)
+    return parameterNames(*in.function);
+  std::vector<std::string> names;
+  for (mlir::Attribute n : in.kernel.getArgNames())
+    names.push_back(cast<mlir::StringAttr>(n).getValue().str());
+  return names;
+}
+
+Driver::Driver(KernelInput before, KernelInput after, mlir::ModuleOp scratch,
+               const Options &opts)
+    : before(std::move(before)), after(std::move(after)), scratch(scratch),
+      opts(opts) {
+  beforeNames = namesOf(this->before);
+  afterNames = namesOf(this->after);
+}
+
+/// Scalar parameters are matched by position; cases are named by the before
+/// kernel's parameters. Launch dimensions keep their names.
+std::string Driver::translateName(const std::string &name,
+                                  bool toAfter) const {
+  const std::vector<std::string> &from = toAfter ? beforeNames : afterNames;
+  const std::vector<std::string> &to = toAfter ? afterNames : beforeNames;
+  for (size_t i = 0; i < from.size() && i < to.size(); ++i)
+    if (from[i] == name)
+      return to[i];
+  return name;
+}
+
+std::optional<LoweredPair>
+Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
+                  std::vector<std::string> &splitOn, KernelOp &signature,
+                  CheckResult &failure) {
+  LoweredPair out;
+  for (KernelInput *in : {&before, &after}) {
+    bool isBefore = in == &before;
+    KernelOp &slot = isBefore ? out.before : out.after;
+    bool useKernel = in->kernel && (!in->function || (pins.empty() &&
+                                                      unroll == in->kernelUnroll));
+    if (useKernel) {
+      slot = cast<KernelOp>(in->kernel->clone());
+      scratch.push_back(slot);
+      uniquifySymbol(slot, scratch);
+      continue;
+    }
+    Case myPins;
+    for (auto &[name, value] : pins)
+      myPins.push_back({isBefore ? name : translateName(name, true), value});
+    Unsupported split;
+    std::string why;
+    mlir::FailureOr<KernelOp> k =
+        lowerFunction(*in->function, scratch, in->isSource, unroll, myPins,
+                      reportSplit, split, why);
+    if (mlir::succeeded(k)) {
+      slot = *k;
+      uniquifySymbol(slot, scratch);
+      continue;
+    }
+    if (!split.splitOn.empty()) {
+      // The before kernel's parameters name the cases.
+      std::vector<std::string> names;
+      for (const std::string &n : split.splitOn)
+        names.push_back(isBefore ? n : translateName(n, false));
+      requestSplit(names, split.signature, out, splitOn, signature);
+      return std::nullopt;
+    }
+    if (out.before)
+      out.before.erase();
+    failure.verdict = Verdict::Unsupported;
+    failure.reason = in->label + ": " + why;
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<LoweredPair> Driver::lowerOnce(unsigned unroll,
+                                             CheckResult &failure) {
+  // Loops whose trip count the assumptions fix to one value are unrolled
+  // for it.
+  std::vector<std::string> splitOn;
+  KernelOp signature;
+  CheckOptions o = checkOptionsFor(opts);
+  Case pins;
+  std::optional<LoweredPair> pair;
+  while (!(pair = lowerPair(pins, unroll, true, splitOn, signature,
+                            failure)) &&
+         !splitOn.empty()) {
+    std::string why;
+    auto cases = enumerateCases(signature, splitOn, pins, o, 1, why);
+    signature.erase();
+    if (!cases || cases->empty())
+      break;
+    pins = cases->front();
+    splitOn.clear();
+  }
+  if (!pair && !splitOn.empty())
+    pair = lowerPair(pins, unroll, false, splitOn, signature, failure);
+  return pair;
+}
+
+/// The bounded search's plan: whether lowering the pair with loops unrolled
+/// \p bound times cuts a loop (a `kv.assume {bound}`; only then can the
+/// search see more than the proof did), and the small domains it gives the
+/// before kernel's integer scalars (0..32), so that loops whose trip count
+/// they fix split into cases, each unrolled exactly: a barrier loop cut at
+/// the bound would leave a barrier a whole block may skip.
+std::optional<std::vector<std::string>> Driver::planHunt(unsigned bound) {
+  std::vector<std::string> splitOn;
+  KernelOp signature;
+  CheckResult failure;
+  std::optional<LoweredPair> pair =
+      lowerPair({}, bound, /*reportSplit=*/false, splitOn, signature, failure);
+  if (!pair)
+    return std::nullopt;
+  bool cut = false;
+  for (KernelOp k : {pair->before, pair->after})
+    k.walk([&](AssumeOp a) {
+      if (a->hasAttr("bound"))
+        cut = true;
+    });
+  std::vector<std::string> domains;
+  KernelOp b = pair->before;
+  for (mlir::BlockArgument a : b.getBlock().getArguments()) {
+    if (!isa<mlir::IntegerType>(a.getType()))
+      continue;
+    std::string name = b.getArgName(a.getArgNumber()).str();
+    domains.push_back(b.isUnsignedParam(name)
+                          ? name + " <= 32"
+                          : name + " >= 0 && " + name + " <= 32");
+  }
+  pair->before.erase();
+  pair->after.erase();
+  if (!cut)
+    return std::nullopt;
+  return domains;
+}
+
+/// The verdict after the bounded search \p hunt (with the scalar domains
+/// \p domains) that followed the undecided \p proof: a replayed
+/// counterexample of the search settles it; anything else leaves the
+/// proof's verdict, with what the search saw.
+Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
+                             unsigned bound,
+                             const std::vector<std::string> &domains) {
+  std::string search = "the bounded search (--hunt) with loops unrolled " +
+                       std::to_string(bound) + " times";
+  if (!domains.empty())
+    search += " and " + join(domains, ", ");
+  Validation v;
+  if (hunt.verdict == Verdict::NotEquivalent && hunt.counterexample &&
+      hunt.counterexample->replayed) {
+    // The counterexample satisfies the search's domains and bound: they are
+    // not assumptions of the verdict.
+    erase_if(hunt.assumptions, [&](const std::string &a) {
+      return StringRef(a).starts_with("bounded: loops with a symbolic") ||
+             any_of(domains, [&](const std::string &d) {
+               return a == d + " (--assume)";
+             });
+    });
+    v.foundBy = search + ", after the proof ended " +
+                std::string(verdictName(proof.verdict)) + ": " + proof.reason;
+    v.loweredUnroll = bound;
+    hunt.timeMs += proof.timeMs;
+    v.result = std::move(hunt);
+    return v;
+  }
+  if (hunt.verdict == Verdict::EquivalentUpToBound ||
+      hunt.verdict == Verdict::Equivalent)
+    proof.reason += "; " + search + " found no counterexample";
+  else
+    proof.reason += "; " + search + " ended " +
+                    std::string(verdictName(hunt.verdict)) + ": " +
+                    hunt.reason;
+  proof.timeMs += hunt.timeMs;
+  v.result = std::move(proof);
+  return v;
+}
+
+Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
+  using Clock = std::chrono::steady_clock;
+  CheckOptions co = checkOptionsFor(opts);
+  unsigned timeout = opts.timeoutSecs;
+  // A concrete launch fixes the dimensions for the lowering too.
+  Case initial;
+  if (launch)
+    for (int i = 0; i < 3; ++i) {
+      std::string ax = std::string(".") + "xyz"[i];
+      initial.push_back({"blockDim" + ax, (int64_t)launch->block[i]});
+      initial.push_back({"gridDim" + ax, (int64_t)launch->grid[i]});
+    }
+  auto check = [&](KernelOp b, KernelOp a, const CheckOptions &o) {
+    return launch ? checkFixedLaunch(b, a, o, *launch)
+                  : checkEquivalence(b, a, o);
+  };
+  auto lowerWith = [this](unsigned unroll) -> LowerPairFn {
+    return [this, unroll](const Case &pins, bool reportSplit,
+                          std::vector<std::string> &splitOn,
+                          KernelOp &signature, CheckResult &failure) {
+      return lowerPair(pins, unroll, reportSplit, splitOn, signature, failure);
+    };
+  };
+
+  // The bounded search after an undecided proof applies where lowering
+  // with its bound cuts a loop; it gets a share of the budget, kept back
+  // from the proof.
+  std::optional<std::vector<std::string>> plan;
+  if (opts.hunt && !opts.unroll && !launch)
+    plan = planHunt(opts.hunt);
+  bool hunt = plan.has_value();
+  unsigned huntSecs = 0;
+  if (hunt) {
+    huntSecs = timeout ? std::clamp(timeout / 4, 5u, 60u) : 60;
+    if (timeout && timeout <= huntSecs)
+      hunt = false; // a budget this small goes to the proof
+    else if (timeout)
+      co.timeoutSecs = timeout - huntSecs;
+  }
+  Clock::time_point checkStart = Clock::now();
+  Validation v;
+  v.loweredUnroll = opts.unroll;
+  v.result = checkByCases(lowerWith(opts.unroll), co, opts.maxCases, check,
+                          initial);
+  if (!hunt || (v.result.verdict != Verdict::Unknown &&
+                v.result.verdict != Verdict::Unsupported))
+    return v;
+  CheckOptions ho = co;
+  if (timeout) {
+    auto used = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() -
+                                                                 checkStart)
+                    .count();
+    ho.timeoutSecs = std::max<long long>(1, (long long)timeout - used);
+  } else {
+    ho.timeoutSecs = huntSecs;
+  }
+  ho.assumptions.insert(ho.assumptions.end(), plan->begin(), plan->end());
+  CheckResult h = checkByCases(lowerWith(opts.hunt), ho, opts.maxCases, check);
+  return mergeHunt(std::move(v.result), std::move(h), opts.hunt, *plan);
+}
+
+} // namespace kv

@@ -1,0 +1,107 @@
+//===- Driver.h - one validation pipeline for every front door --*- C++ -*-===//
+//
+// The command line and the pass plugin hand the driver two kernels and the
+// options of the one option table; it lowers them into kv (again for each
+// case of a proof by cases and for the bounded search), verifies the models,
+// splits cases, runs the safety checks and the proofs through the checker,
+// searches for a counterexample when the proof is undecided, and returns one
+// Validation, which the report layer (Report.h) renders.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_DRIVER_H
+#define KV_EQUIV_DRIVER_H
+
+#include "equiv/CaseSplit.h"
+#include "equiv/Checker.h"
+#include "equiv/Options.h"
+#include "passes/LowerToKV.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Function;
+} // namespace llvm
+
+namespace kv {
+
+/// One kernel of a pair, as a front door found it.
+struct KernelInput {
+  /// LLVM IR to lower into kv, lowered again for each case of a split and
+  /// for the bounded search. May be null when `kernel` is given.
+  llvm::Function *function = nullptr;
+  /// A kv kernel, used (cloned) when there is no function, or for the first
+  /// lowering when it was lowered with `kernelUnroll` and no case values
+  /// (the plugin's snapshot).
+  KernelOp kernel;
+  unsigned kernelUnroll = 0;
+  /// How messages name this side: "before kernel", "after optimization".
+  std::string label;
+  /// The reference side: its `nsw` flags state C's signed-overflow rule.
+  /// Not for optimized IR, where a flag may sit on speculated code.
+  bool isSource = false;
+};
+
+/// Lower \p function into \p into: the lowering's MLIR diagnostics are
+/// collected rather than printed, and a model that does not verify never
+/// reaches the checker. On failure \p why holds the construct and its
+/// location (or the first diagnostic); a loop the lowering wants split on
+/// is left in \p split when \p reportSplit.
+mlir::FailureOr<KernelOp> lowerFunction(llvm::Function &function,
+                                        mlir::ModuleOp into, bool isSource,
+                                        unsigned unroll, const Case &pins,
+                                        bool reportSplit, Unsupported &split,
+                                        std::string &why);
+
+/// The checker's options from the front door's: the one place where a
+/// CheckOptions is filled.
+CheckOptions checkOptionsFor(const Options &opts);
+
+/// The outcome of one validation.
+struct Validation {
+  CheckResult result;
+  /// Set when the bounded search (--hunt) found the counterexample.
+  std::string foundBy;
+  /// The --unroll bound the verdict's kernels were lowered with (--unroll,
+  /// or --hunt's when the search found the verdict); `kvalidate replay`
+  /// lowers them the same way.
+  unsigned loweredUnroll = 0;
+};
+
+class Driver {
+public:
+  /// \p scratch receives the lowered kernels (erased again after each
+  /// check).
+  Driver(KernelInput before, KernelInput after, mlir::ModuleOp scratch,
+         const Options &opts);
+
+  /// Validate the pair for every launch the assumptions allow, or for the
+  /// one \p launch (the non-parameterized baseline).
+  Validation validate(const std::optional<LaunchConfig> &launch = {});
+
+  /// One lowered pair, for printing (--emit-kv) and replaying: the first
+  /// case of a split, whose values the assumptions fix. The kernels stay in
+  /// the scratch module.
+  std::optional<LoweredPair> lowerOnce(unsigned unroll, CheckResult &failure);
+
+private:
+  std::optional<LoweredPair> lowerPair(const Case &pins, unsigned unroll,
+                                       bool reportSplit,
+                                       std::vector<std::string> &splitOn,
+                                       KernelOp &signature,
+                                       CheckResult &failure);
+  std::optional<std::vector<std::string>> planHunt(unsigned bound);
+  Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
+                       const std::vector<std::string> &domains);
+  std::string translateName(const std::string &name, bool toAfter) const;
+
+  KernelInput before, after;
+  mlir::ModuleOp scratch;
+  Options opts;
+  std::vector<std::string> beforeNames, afterNames;
+};
+
+} // namespace kv
+
+#endif

@@ -1,0 +1,53 @@
+//===- Options.h - what a front door can set --------------------*- C++ -*-===//
+//
+// kv::Options holds every knob of the option table (Options.def). A front
+// door defines its command-line options from the table (OptionTable.inc) and
+// reads them into Options through OptionReader, the one place where values
+// are validated.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_OPTIONS_H
+#define KV_EQUIV_OPTIONS_H
+
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kv {
+
+struct Options {
+#define KV_UINT(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, MIN, MAX, VALUE,     \
+                RANGE, HIDDEN, DESC)                                           \
+  unsigned FIELD = 0;
+#define KV_BOOL(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, HIDDEN, DESC)      \
+  bool FIELD = false;
+#define KV_LIST(FIELD, NAME, VALUE, DESC) std::vector<std::string> FIELD;
+#define KV_CHOICE(FIELD, NAME, CHOICES, HIDDEN, DESC) std::string FIELD;
+#include "equiv/Options.def"
+};
+
+/// Reads option values given as text, checks them, and keeps the first
+/// error. \p dash is how this front door spells an option ("--" for the
+/// command line, "-kvalidate-" for the plugin), for the messages.
+class OptionReader {
+public:
+  explicit OptionReader(llvm::StringRef dash) : dash(dash.str()) {}
+
+  void readUInt(unsigned &out, llvm::StringRef name, llvm::StringRef text,
+                unsigned min, unsigned max, llvm::StringRef range);
+  void readChoice(std::string &out, llvm::StringRef name, llvm::StringRef text,
+                  llvm::StringRef choices);
+
+  /// The first invalid value, as "--bits must be an integer between 4 and
+  /// 64, got '3'".
+  const std::optional<std::string> &error() const { return firstError; }
+
+private:
+  std::string dash;
+  std::optional<std::string> firstError;
+};
+
+} // namespace kv
+
+#endif

@@ -1,0 +1,231 @@
+//===- Report.cpp - one report layer for every front door -----------------===//
+
+#include "equiv/Report.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+
+using namespace llvm;
+
+namespace kv {
+
+static int64_t roundMs(double ms) { return (int64_t)std::llround(ms); }
+
+/// Verdicts whose line alone does not say why.
+static bool hasReason(Verdict v) {
+  return v != Verdict::Equivalent && v != Verdict::NotEquivalent;
+}
+
+static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
+  os << "  counterexample (" << (cex.replayed ? "replayed" : "not replayed")
+     << "):\n";
+  auto dims = [&](const uint64_t d[3]) {
+    os << "(" << d[0] << ", " << d[1] << ", " << d[2] << ")\n";
+  };
+  os << "    gridDim  = ";
+  dims(cex.gridDim);
+  os << "    blockDim = ";
+  dims(cex.blockDim);
+  if (!cex.scalars.empty()) {
+    os << "    scalars: ";
+    ListSeparator sep;
+    for (const auto &[name, v] : cex.scalars)
+      os << sep << name << " = " << v;
+    os << "\n";
+  }
+  // Every input cell the kernels read is in --json; a few are shown.
+  unsigned total = 0;
+  for (const auto &[array, cells] : cex.arrays)
+    for (const auto &[index, v] : cells)
+      if (++total <= 16)
+        os << "    input " << array << "[" << index << "] = " << v << "\n";
+  if (total > 16)
+    os << "    (" << total - 16 << " more input cells; --json lists all)\n";
+  os << "    mismatch: " << cex.mismatchArray << "[" << cex.mismatchIndex
+     << "]: before = " << cex.before << ", after = " << cex.after << "\n";
+}
+
+void printText(raw_ostream &os, const Validation &v, const PairNames &names) {
+  const CheckResult &r = v.result;
+  os << "verdict: " << verdictName(r.verdict) << "\n";
+  if (hasReason(r.verdict))
+    os << "  reason: " << r.reason << "\n";
+  if (!v.foundBy.empty())
+    os << "  found by: " << v.foundBy << "\n";
+  if (!r.method.empty())
+    os << "  proof: " << r.method << "\n";
+  os << "  before: " << names.before << "\n";
+  os << "  after:  " << names.after << "\n";
+  if (r.assumptions.empty()) {
+    os << "  assumptions: none\n";
+  } else {
+    os << "  assumptions:\n";
+    for (const std::string &a : r.assumptions)
+      os << "    - " << a << "\n";
+  }
+  if (r.counterexample)
+    printCounterexample(os, *r.counterexample);
+  os << "  time: " << roundMs(r.timeMs) << " ms\n";
+}
+
+static json::Array dimsJSON(const uint64_t d[3]) {
+  return json::Array{(int64_t)d[0], (int64_t)d[1], (int64_t)d[2]};
+}
+
+static json::Value counterexampleJSON(const Counterexample &cex) {
+  json::Object scalars, arrays;
+  for (const auto &[name, v] : cex.scalars)
+    scalars[name] = v;
+  for (const auto &[array, cells] : cex.arrays) {
+    json::Object cellObj;
+    for (const auto &[index, v] : cells)
+      cellObj[std::to_string(index)] = v;
+    arrays[array] = std::move(cellObj);
+  }
+  return json::Object{
+      {"gridDim", dimsJSON(cex.gridDim)},
+      {"blockDim", dimsJSON(cex.blockDim)},
+      {"scalars", std::move(scalars)},
+      {"arrays", std::move(arrays)},
+      {"mismatch", json::Object{{"array", cex.mismatchArray},
+                                {"index", cex.mismatchIndex},
+                                {"before", cex.before},
+                                {"after", cex.after}}},
+      {"replayed", cex.replayed}};
+}
+
+static json::Value defectJSON(const Defect &d) {
+  json::Object scalars;
+  for (const auto &[name, v] : d.scalars)
+    scalars[name] = v;
+  json::Array sites;
+  for (const Defect::Site &s : d.sites)
+    sites.push_back(json::Object{{"block", dimsJSON(s.block)},
+                                 {"thread", dimsJSON(s.thread)},
+                                 {"access", s.access},
+                                 {"location", s.location}});
+  json::Object defect{{"kernel", d.kernel},
+                      {"kind", d.kind},
+                      {"gridDim", dimsJSON(d.gridDim)},
+                      {"blockDim", dimsJSON(d.blockDim)},
+                      {"scalars", std::move(scalars)},
+                      {"threads", std::move(sites)}};
+  if (!d.array.empty()) {
+    defect["array"] = d.array;
+    defect["index"] = d.index;
+  }
+  return defect;
+}
+
+json::Value toJSON(const Validation &v, const PairNames &names) {
+  const CheckResult &r = v.result;
+  json::Array assumptions;
+  for (const std::string &a : r.assumptions)
+    assumptions.push_back(a);
+  json::Object obj{{"verdict", verdictName(r.verdict)},
+                   {"before", names.before},
+                   {"after", names.after},
+                   {"assumptions", std::move(assumptions)},
+                   {"time_ms", roundMs(r.timeMs)}};
+  if (hasReason(r.verdict))
+    obj["reason"] = r.reason;
+  if (!v.foundBy.empty())
+    obj["found_by"] = v.foundBy;
+  if (!r.method.empty())
+    obj["proof"] = r.method;
+  if (r.counterexample) {
+    if (v.loweredUnroll)
+      obj["unroll"] = (int64_t)v.loweredUnroll;
+    obj["counterexample"] = counterexampleJSON(*r.counterexample);
+  }
+  if (r.defect)
+    obj["defect"] = defectJSON(*r.defect);
+  return obj;
+}
+
+/// The counterexample on one line, for a build log.
+static std::string describeCounterexample(const Counterexample &cex) {
+  std::string s;
+  raw_string_ostream os(s);
+  auto dim = [&](const uint64_t d[3]) {
+    os << "(" << d[0] << "," << d[1] << "," << d[2] << ")";
+  };
+  os << "gridDim=";
+  dim(cex.gridDim);
+  os << " blockDim=";
+  dim(cex.blockDim);
+  for (const auto &[name, v] : cex.scalars)
+    os << " " << name << "=" << v;
+  // The cells that matter are few for the counterexamples the solver finds;
+  // the cap keeps a pathological one from flooding the build log.
+  constexpr unsigned maxCells = 8;
+  for (const auto &[array, cells] : cex.arrays) {
+    unsigned n = 0;
+    for (const auto &[index, v] : cells) {
+      if (n++ == maxCells) {
+        os << " " << array << "[...]";
+        break;
+      }
+      os << " " << array << "[" << index << "]=" << v;
+    }
+  }
+  os << ": " << cex.mismatchArray << "[" << cex.mismatchIndex << "] is "
+     << cex.before << " before optimization, " << cex.after << " after";
+  if (!cex.replayed)
+    os << " (not confirmed by replay)";
+  return s;
+}
+
+std::string diagnosticPrefix(StringRef kernel) {
+  return "kvalidate: kernel '" + kernel.str() + "': ";
+}
+
+DiagnosticReport toDiagnostic(const Validation &v, StringRef kernel,
+                              bool werror) {
+  const CheckResult &r = v.result;
+  std::string prefix = diagnosticPrefix(kernel);
+  DiagnosticReport d{DiagnosticReport::Warning, ""};
+  switch (r.verdict) {
+  case Verdict::Equivalent:
+  case Verdict::EquivalentForLaunch:
+  case Verdict::EquivalentUpToBound: {
+    raw_string_ostream os(d.message);
+    os << prefix << "equivalent (" << roundMs(r.timeMs) << " ms)";
+    if (!r.assumptions.empty()) {
+      os << " [assumptions: ";
+      ListSeparator sep("; ");
+      for (const std::string &a : r.assumptions)
+        os << sep << a;
+      os << "]";
+    }
+    if (!r.method.empty())
+      os << " [proof: " << r.method << "]";
+    d.kind = DiagnosticReport::Remark;
+    return d;
+  }
+  case Verdict::NotEquivalent:
+    d.message = prefix + "not-equivalent: " +
+                (r.counterexample ? describeCounterexample(*r.counterexample)
+                                  : r.reason);
+    if (!v.foundBy.empty())
+      d.message += " [found by: " + v.foundBy + "]";
+    d.kind = werror ? DiagnosticReport::Error : DiagnosticReport::Warning;
+    return d;
+  case Verdict::Race:
+  case Verdict::Divergence:
+  case Verdict::OutOfBounds:
+    // The kernel itself is wrong for some launch; the source kernel's
+    // defect is as much news as the optimizer's.
+    d.message = prefix + verdictName(r.verdict) + ": " + r.reason;
+    d.kind = werror ? DiagnosticReport::Error : DiagnosticReport::Warning;
+    return d;
+  case Verdict::Unknown:
+  case Verdict::Unsupported:
+  case Verdict::Error:
+    d.message = prefix + verdictName(r.verdict) + ": " + r.reason;
+    return d;
+  }
+  return d;
+}
+
+} // namespace kv

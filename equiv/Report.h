@@ -1,0 +1,45 @@
+//===- Report.h - one report layer for every front door ---------*- C++ -*-===//
+//
+// A Validation rendered as the command line's text, as one JSON object, or
+// as a compiler diagnostic (the pass plugin's remark or warning). Every
+// front door reports through these, so a verdict reads the same everywhere.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_REPORT_H
+#define KV_EQUIV_REPORT_H
+
+#include "equiv/Driver.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kv {
+
+/// What the pair was called on the way in (FILE:KERNEL).
+struct PairNames {
+  std::string before, after;
+};
+
+/// The command line's verdict block: verdict, reason, proof, the kernels,
+/// every assumption, the counterexample or defect, the time.
+void printText(llvm::raw_ostream &os, const Validation &v,
+               const PairNames &names);
+
+/// One JSON object: verdict, before, after, assumptions, time_ms, reason,
+/// found_by, proof, unroll, counterexample, defect.
+llvm::json::Value toJSON(const Validation &v, const PairNames &names);
+
+/// A verdict as a compiler diagnostic on kernel \p kernel.
+struct DiagnosticReport {
+  enum Kind { Remark, Warning, Error } kind;
+  std::string message;
+};
+/// \p werror: a not-equivalent or defective kernel is an error.
+DiagnosticReport toDiagnostic(const Validation &v, llvm::StringRef kernel,
+                              bool werror);
+
+/// The "kvalidate: kernel 'NAME': " prefix of every diagnostic.
+std::string diagnosticPrefix(llvm::StringRef kernel);
+
+} // namespace kv
+
+#endif

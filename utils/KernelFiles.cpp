@@ -1,0 +1,411 @@
+//===- KernelFiles.cpp - the command line's input files -------------------===//
+
+#include "utils/KernelFiles.h"
+#include "passes/LowerToKV.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef KV_CLANG
+#define KV_CLANG "/usr/lib/llvm-22/bin/clang++"
+#endif
+
+using namespace llvm;
+using namespace kv;
+
+//===----------------------------------------------------------------------===//
+// Temporary files
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Temporary files, removed at exit and on signals.
+struct TempFiles {
+  std::vector<std::string> paths;
+  ~TempFiles() {
+    for (const std::string &p : paths) {
+      sys::fs::remove(p);
+      sys::DontRemoveFileOnSignal(p);
+    }
+  }
+  /// Create an empty temporary file; returns false and sets \p err on error.
+  bool create(StringRef prefix, StringRef suffix, std::string &path,
+              std::string &err) {
+    SmallString<128> p;
+    if (std::error_code ec = sys::fs::createTemporaryFile(prefix, suffix, p)) {
+      err = "cannot create a temporary file: " + ec.message();
+      return false;
+    }
+    path = std::string(p);
+    paths.push_back(path);
+    sys::RemoveFileOnSignal(path);
+    return true;
+  }
+};
+TempFiles Temps;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Prepended to .cu inputs when there is no CUDA SDK.
+static const char *const KVCudaHeader = R"(// kvalidate: CUDA without an SDK
+#ifndef __global__
+#define __global__ __attribute__((global))
+#endif
+#ifndef __device__
+#define __device__ __attribute__((device))
+#endif
+#ifndef __host__
+#define __host__ __attribute__((host))
+#endif
+#ifndef __shared__
+#define __shared__ __attribute__((shared))
+#endif
+#ifndef __constant__
+#define __constant__ __attribute__((constant))
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#endif
+#include <__clang_cuda_builtin_vars.h>
+)";
+
+namespace {
+/// A kernel a name can refer to.
+struct Candidate {
+  std::string symbol, source;
+};
+} // namespace
+
+/// Split FILE:KERNEL. Paths and kernel names (ns::foo) may contain ':', so
+/// prefer the rightmost split whose FILE exists, else the last ':' that is
+/// not part of a '::'.
+bool kv::splitArg(StringRef arg, KernelRef &ref, std::string &err) {
+  ref.arg = arg.str();
+  std::optional<size_t> split, fallback;
+  for (size_t i = arg.size(); i-- > 0;) {
+    if (arg[i] != ':' || i + 1 == arg.size() || i == 0)
+      continue;
+    if (sys::fs::exists(arg.take_front(i))) {
+      split = i;
+      break;
+    }
+    bool inPair = arg[i + 1] == ':' || arg[i - 1] == ':';
+    if (!fallback && !inPair)
+      fallback = i;
+  }
+  if (!split)
+    split = fallback;
+  if (!split) {
+    err = "expected FILE:KERNEL, got '" + arg.str() + "'";
+    return false;
+  }
+  ref.file = arg.take_front(*split).str();
+  ref.kernel = arg.drop_front(*split + 1).str();
+  if (!sys::fs::exists(ref.file)) {
+    err = ref.file + ": no such file";
+    return false;
+  }
+  if (sys::fs::is_directory(ref.file)) {
+    err = ref.file + ": is a directory";
+    return false;
+  }
+  return true;
+}
+
+/// Remove every balanced <...> group: "ns::foo<16>" -> "ns::foo".
+static std::string stripTemplateArgs(StringRef s) {
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '<')
+      ++depth;
+    else if (c == '>' && depth > 0)
+      --depth;
+    else if (depth == 0)
+      out += c;
+  }
+  return out;
+}
+
+/// "ns::foo<16>" -> "foo<16>".
+static StringRef unqualified(StringRef s) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] == '<')
+      ++depth;
+    else if (s[i] == '>' && depth > 0)
+      --depth;
+    else if (depth == 0 && s[i] == ':' && s[i + 1] == ':')
+      start = i + 2;
+  }
+  return s.drop_front(start);
+}
+
+static std::string describeCandidates(ArrayRef<const Candidate *> cands,
+                                      ArrayRef<Candidate> all) {
+  std::string s;
+  for (const Candidate *c : cands) {
+    if (!s.empty())
+      s += ", ";
+    s += c->source;
+    bool dup = llvm::count_if(all, [&](const Candidate &o) {
+                 return o.source == c->source;
+               }) > 1;
+    if (dup && c->symbol != c->source)
+      s += " (" + c->symbol + ")";
+  }
+  return s;
+}
+
+/// Pick the kernel \p want names: exact symbol or source name first, then
+/// the source name without template arguments or namespaces, if unique.
+static std::optional<size_t> pickKernel(ArrayRef<Candidate> cands,
+                                        const KernelRef &ref,
+                                        std::string &err) {
+  StringRef want = ref.kernel;
+  // Tier 0: exact symbol or source name; tier 1: without template
+  // arguments or namespaces.
+  auto matches = [&](const Candidate &c, int tier) {
+    if (tier == 0)
+      return c.symbol == want || c.source == want;
+    std::string stripped = stripTemplateArgs(c.source);
+    return stripped == want || unqualified(c.source) == want ||
+           unqualified(stripped) == want;
+  };
+  for (int tier : {0, 1}) {
+    SmallVector<size_t> hits;
+    for (size_t i = 0; i < cands.size(); ++i)
+      if (matches(cands[i], tier))
+        hits.push_back(i);
+    if (hits.size() == 1)
+      return hits.front();
+    if (hits.size() > 1) {
+      std::string list;
+      for (size_t i : hits) {
+        if (!list.empty())
+          list += ", ";
+        list += cands[i].source;
+        if (cands[i].symbol != cands[i].source)
+          list += " (" + cands[i].symbol + ")";
+      }
+      err = ref.file + ": kernel name '" + want.str() +
+            "' is ambiguous; it matches: " + list +
+            "; give the full or mangled name";
+      return std::nullopt;
+    }
+  }
+  SmallVector<const Candidate *> all;
+  for (const Candidate &c : cands)
+    all.push_back(&c);
+  err = ref.file + ": no kernel named '" + want.str() + "'; ";
+  if (cands.empty())
+    err += "the file has no kernels";
+  else
+    err += "kernels in this file: " + describeCandidates(all, cands);
+  return std::nullopt;
+}
+
+static std::string readFile(StringRef path) {
+  auto buf = MemoryBuffer::getFile(path);
+  return buf ? (*buf)->getBuffer().str() : std::string();
+}
+
+/// Whether .cu inputs are compiled against a CUDA SDK, and which.
+static std::optional<std::string> cudaSDK(const CudaFlags &flags) {
+  if (flags.cudaPath)
+    return flags.cudaPath->empty() ? std::nullopt : flags.cudaPath;
+  if (sys::fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+    return std::string("/usr/local/cuda");
+  return std::nullopt;
+}
+
+/// Compile a .cu file to LLVM IR at the start of the pipeline.
+static bool compileCuda(StringRef file, const CudaFlags &flags,
+                        std::string &llPath, std::string &err) {
+  std::string errPath;
+  if (!Temps.create("kvalidate", "ll", llPath, err) ||
+      !Temps.create("kvalidate-clang", "txt", errPath, err))
+    return false;
+  std::vector<std::string> args = {KV_CLANG,
+                                   "-x",
+                                   "cuda",
+                                   "--cuda-device-only",
+                                   "--cuda-gpu-arch=sm_80",
+                                   "-O2",
+                                   "-Xclang",
+                                   "-disable-llvm-passes",
+                                   "-S",
+                                   "-emit-llvm",
+                                   "-gline-tables-only",
+                                   "-fno-discard-value-names",
+                                   "-Wno-unknown-cuda-version"};
+  if (std::optional<std::string> sdk = cudaSDK(flags)) {
+    args.push_back("--cuda-path=" + *sdk);
+  } else {
+    static std::string hdrPath;
+    if (hdrPath.empty()) {
+      if (!Temps.create("kvalidate-cuda", "h", hdrPath, err))
+        return false;
+      std::error_code ec;
+      raw_fd_ostream os(hdrPath, ec);
+      if (!ec) {
+        os << KVCudaHeader;
+        os.close();
+        ec = os.error();
+      }
+      if (ec) {
+        err = "cannot write " + hdrPath + ": " + ec.message();
+        hdrPath.clear();
+        return false;
+      }
+    }
+    args.insert(args.end(), {"--cuda-path=/nonexistent", "-nocudainc",
+                             "-nocudalib", "--cuda-feature=+ptx80",
+                             "-include", hdrPath});
+  }
+  for (const std::string &dir : flags.includeDirs)
+    args.push_back("-I" + dir);
+  for (const std::string &def : flags.defines)
+    args.push_back("-D" + def);
+  args.insert(args.end(), {"-o", llPath, file.str()});
+
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(errPath),
+                                          StringRef(errPath)};
+  std::string execErr;
+  int rc = sys::ExecuteAndWait(KV_CLANG, argRefs, std::nullopt, redirects,
+                               /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                               &execErr);
+  if (rc == 0)
+    return true;
+  std::string diags = StringRef(readFile(errPath)).rtrim().str();
+  err = "cannot compile " + file.str() + ":";
+  if (rc < 0)
+    err += " cannot run " KV_CLANG ": " + execErr;
+  else if (diags.empty())
+    err += " clang exited with status " + std::to_string(rc);
+  else
+    err += "\n" + diags;
+  return false;
+}
+
+/// Compile or parse an LLVM input into \p in.ownedLLVM.
+static bool readLLVM(Input &in, LLVMContext &llvmCtx, const CudaFlags &flags,
+                     std::string &err) {
+  std::string irPath = in.ref.file;
+  if (sys::path::extension(in.ref.file).lower() == ".cu" &&
+      !compileCuda(in.ref.file, flags, irPath, err))
+    return false;
+  SMDiagnostic diag;
+  in.ownedLLVM = parseIRFile(irPath, diag, llvmCtx);
+  if (!in.ownedLLVM) {
+    std::string msg;
+    raw_string_ostream os(msg);
+    diag.print("", os, /*ShowColors=*/false);
+    err = "cannot read " + in.ref.file + ": " + StringRef(msg).trim().str();
+    return false;
+  }
+  std::string verifyMsg;
+  raw_string_ostream vos(verifyMsg);
+  if (verifyModule(*in.ownedLLVM, &vos)) {
+    err = in.ref.file + ": invalid LLVM IR: " +
+          StringRef(verifyMsg).trim().str();
+    return false;
+  }
+  in.llvmModule = in.ownedLLVM.get();
+  return true;
+}
+
+/// Load an LLVM input (.cu, .ll, .bc) and find its kernel.
+static bool loadLLVM(Input &in, LLVMContext &llvmCtx, const CudaFlags &flags,
+                     std::string &err) {
+  if (!in.llvmModule && !readLLVM(in, llvmCtx, flags, err))
+    return false;
+  SmallVector<Function *> fns;
+  SmallVector<Candidate> cands;
+  for (Function &f : *in.llvmModule) {
+    if (!kv::isKernel(f) || f.isDeclaration())
+      continue;
+    fns.push_back(&f);
+    cands.push_back({f.getName().str(), kv::sourceName(f.getName())});
+  }
+  std::optional<size_t> idx = pickKernel(cands, in.ref, err);
+  if (!idx)
+    return false;
+  in.function = fns[*idx];
+  return true;
+}
+
+/// Parse a kv module into \p in.ownedMLIR.
+static bool readMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
+  auto buf = MemoryBuffer::getFile(in.ref.file);
+  if (!buf) {
+    err = "cannot read " + in.ref.file + ": " + buf.getError().message();
+    return false;
+  }
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(std::move(*buf), SMLoc());
+  std::string msg;
+  raw_string_ostream os(msg);
+  {
+    mlir::SourceMgrDiagnosticHandler handler(sm, &ctx, os);
+    in.ownedMLIR =
+        mlir::parseSourceFile<mlir::ModuleOp>(sm, mlir::ParserConfig(&ctx));
+  }
+  if (!in.ownedMLIR) {
+    err = "cannot parse " + in.ref.file + ":\n" + StringRef(msg).rtrim().str();
+    return false;
+  }
+  in.mlirModule = *in.ownedMLIR;
+  return true;
+}
+
+/// Load a kv module (.mlir) and find its kernel.
+static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
+  if (!in.mlirModule && !readMLIR(in, ctx, err))
+    return false;
+  SmallVector<kv::KernelOp> kernels;
+  SmallVector<Candidate> cands;
+  in.mlirModule.walk([&](kv::KernelOp k) {
+    kernels.push_back(k);
+    cands.push_back({k.getSymName().str(), k.getDisplayName().str()});
+  });
+  std::optional<size_t> idx = pickKernel(cands, in.ref, err);
+  if (!idx)
+    return false;
+  in.kernel = kernels[*idx];
+  return true;
+}
+
+/// Load \p in; reuse \p prev's module when both name the same file.
+bool kv::loadInput(Input &in, const Input *prev, LLVMContext &llvmCtx,
+                   mlir::MLIRContext &ctx, const CudaFlags &flags,
+                   std::string &err) {
+  if (prev && prev->ref.file == in.ref.file) {
+    in.llvmModule = prev->llvmModule;
+    in.mlirModule = prev->mlirModule;
+  }
+  std::string ext = sys::path::extension(in.ref.file).lower();
+  if (ext == ".cu" || ext == ".ll" || ext == ".bc")
+    return loadLLVM(in, llvmCtx, flags, err);
+  if (ext == ".mlir")
+    return loadMLIR(in, ctx, err);
+  err = in.ref.file + ": unknown input kind '" + ext +
+        "' (expected .cu, .ll, .bc or .mlir)";
+  return false;
+}
+
