@@ -1,0 +1,51 @@
+//===- Debug.cpp - kvalidate's debugging aids -----------------------------===//
+
+#include "smt-encode/Debug.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include <mutex>
+
+using namespace llvm;
+
+static cl::list<std::string>
+    DebugKinds("kv-debug", cl::CommaSeparated, cl::ReallyHidden,
+               cl::desc("Debug output of these kinds on stderr (checker, "
+                        "encoder, lockstep, safety, regroup, rlimit, "
+                        "substats, all)"),
+               cl::value_desc("KIND[,KIND]"));
+static cl::opt<std::string>
+    DumpPrefix("kv-dump-smt", cl::ReallyHidden,
+               cl::desc("Write every solver query to PREFIX-KIND-N.smt2"),
+               cl::value_desc("PREFIX"));
+
+namespace kv {
+
+bool debugEnabled(StringRef kind) {
+  for (const std::string &k : DebugKinds)
+    if (k == kind || k == "all")
+      return true;
+  return false;
+}
+
+std::string dumpPath(StringRef kind, StringRef tag) {
+  if (DumpPrefix.empty())
+    return "";
+  static std::mutex m;
+  static StringMap<unsigned> counters;
+  std::string suffix = tag.str();
+  if (suffix.empty()) {
+    std::lock_guard<std::mutex> lock(m);
+    suffix = std::to_string(counters[kind]++);
+  }
+  return DumpPrefix + "-" + kind.str() + "-" + suffix + ".smt2";
+}
+
+void dumpTo(const std::string &path, StringRef smt2) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec);
+  if (!ec)
+    os << smt2;
+}
+
+} // namespace kv
