@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/Module.h"
 
 namespace kv {
@@ -326,6 +327,88 @@ Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index,
   return v;
 }
 
+
+bool Lowerer::checkBarrierPhases(LoopModel &lm) {
+  SymLoop &m = lm.m;
+  for (auto &[a, is] : m.written)
+    if (!isa<SharedArrayType>(a.getType()))
+      return giveUp(lm, "write to global memory in a loop with a symbolic trip "
+                        "count and a __syncthreads()");
+    else
+      return giveUp(lm,
+                    "shared array written after the last __syncthreads() of "
+                    "a loop iteration (the next iteration reads it)");
+  // A tile read in the last phase and written in the first would be
+  // overwritten by the next iteration's first phase with no barrier
+  // between.
+  for (auto &[a, phase] : m.stagedReads)
+    if (m.staged.lookup(a) == 0 && phase == m.phase)
+      return giveUp(lm, "shared array read after the last __syncthreads() of a "
+                        "loop iteration and written before the first");
+  return true;
+}
+
+bool Lowerer::resolveStagedReads(LoopModel &lm) {
+  SymLoop &m = lm.m;
+  // Staged reads, now that the unchanged variables are known.
+  for (auto &[ph, array] : m.pending) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ph);
+    Location outer = loc;
+    loc = ph.getLoc();
+    auto restore = llvm::make_scope_exit([&] { loc = outer; });
+    Value v = forwardStaged(m, array, ph.getOperand(0), ph.getOperand(1),
+                            ph.getResult(0).getType());
+    if (failed)
+      return false;
+    ph.getResult(0).replaceAllUsesWith(v);
+    ph.erase();
+  }
+  return true;
+}
+
+bool Lowerer::checkUniformTripCount(LoopModel &lm) {
+  // Barriers inside: every thread of the block runs the same iterations.
+  if (lm.m.phase)
+    for (Value v : {lm.iterLb, lm.iterStep, lm.iterBound, lm.entryGuard})
+      if (dependsOnTid(v) || dependsOnRead(v))
+        return giveUp(lm, "loop with a __syncthreads() whose trip count may "
+                          "differ between the threads of a block");
+  return true;
+}
+
+void Lowerer::expandStagedWrites(LoopModel &lm) {
+  Type i64 = b.getI64Type();
+  SymLoop &m = lm.m;
+  // The staged writes go to an expanded array, one slice per iteration
+  // (the race check then compares writers within an iteration), with
+  // their bounds proved on the array's own size.
+  for (auto &[a, phase] : m.staged) {
+    stagedDone.insert(a);
+    Value ex = stagedArray(a);
+    int64_t cells = sharedCells(a);
+    for (SymLoop::SharedWrite &sw : m.sharedWrites[a]) {
+      // The placeholders the record saw are replaced: read the op.
+      WriteOp w = sw.op;
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(w);
+      Value at = b.createOrFold<arith::AddIOp>(
+          loc,
+          b.createOrFold<arith::MulIOp>(loc, lm.k, cst(i64, int64_t(1) << 32)),
+          w.getIndex());
+      int64_t size = cells > 0 ? cells : int64_t(1) << 32;
+      ProveOp::create(
+          b, w.getLoc(),
+          b.createOrFold<arith::OrIOp>(
+              loc, notI1(w.getGuard()),
+              b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                            w.getIndex(), cst(i64, size))),
+          b.getStringAttr("staged shared-array write in bounds"));
+      w.getArrayMutable().assign(ex);
+      w.getIndexMutable().assign(at);
+    }
+  }
+}
 
 } // namespace lowering
 } // namespace kv

@@ -1,14 +1,12 @@
 //===- LowerLoops.cpp - Loops with a symbolic trip count ------------------===//
 //
 // A loop whose exit test does not fold is modelled as one symbolic
-// iteration: kv.iter, its induction variables at iteration k, and kv.sum
-// for what it accumulates; else unrolled as far as its trip count allows.
+// iteration: kv.iter and its induction variables at iteration k (and kv.sum
+// for what it accumulates, LowerSums.cpp); else unrolled as far as its trip
+// count allows. modelLoop runs the steps of the model in order.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
-
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace kv {
 namespace lowering {
@@ -80,6 +78,21 @@ bool Lowerer::dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops) {
   return sliceHas(v, [&](Operation *d) { return ops.contains(d); });
 }
 
+Value Lowerer::placeholder(LoopModel &lm, Type t) {
+  auto op = UnrealizedConversionCastOp::create(b, loc, TypeRange{t},
+                                               ValueRange{});
+  lm.holders.insert(op);
+  return op.getResult(0);
+}
+
+bool Lowerer::giveUp(const LoopModel &lm, const llvm::Twine &what) {
+  if (!failed) {
+    curInst = lm.exiting->getTerminator();
+    fail(what);
+  }
+  return false;
+}
+
 bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
                         const llvm::BasicBlock *&exit) {
   const llvm::BasicBlock *header = l->getHeader();
@@ -91,28 +104,46 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     fail("loop with several exits or back edges");
     return false;
   }
-  Block &blk = kernel.getBlock();
-  State pre = s;
-  Value entryGuard = s.guard;
+  LoopModel lm;
+  lm.l = l;
+  lm.header = header;
+  lm.latch = latch;
+  lm.exiting = exiting;
+  lm.exit = exit;
+  lm.pre = s;
+  lm.entryGuard = s.guard;
+  if (!carryValues(lm, s))
+    return false;
+  runIteration(lm, s);
+  if (!checkIteration(lm, s) || !nextValues(lm, s))
+    return false;
+  dropUnchanged(lm);
+  if (!resolveStagedReads(lm) || !findSums(lm) || !dropRunningSums(lm) ||
+      !readExitTest(lm) || !findInductionVariable(lm))
+    return false;
+  emitIterOp(lm);
+  replacePlaceholders(lm);
+  if (!checkUniformTripCount(lm))
+    return false;
+  emitSums(lm);
+  exactExitValues(lm);
+  for (Operation *h : lm.holders) {
+    if (!h->use_empty())
+      return giveUp(lm, "running value of a sum used inside its loop");
+    h->erase();
+  }
+
+  stateAfterLoop(lm, s);
+  expandStagedWrites(lm);
+  takeEdge(exiting, exit, s);
+  return !failed;
+}
+
+bool Lowerer::carryValues(LoopModel &lm, State &s) {
+  std::vector<Carried> &carried = lm.carried;
   // Placeholders for the values carried around the loop (header phis and
   // private variables), and for "this iteration runs".
-  llvm::DenseSet<Operation *> holders;
-  auto placeholder = [&](Type t) {
-    auto op = UnrealizedConversionCastOp::create(b, loc, TypeRange{t},
-                                                 ValueRange{});
-    holders.insert(op);
-    return op.getResult(0);
-  };
-  struct Carried {
-    const llvm::PHINode *phi = nullptr; // else a private variable
-    unsigned obj = 0;
-    int64_t off = 0;
-    uint64_t size = 0;
-    Value init, holder, next;
-    Value step64; // an induction variable's step, 64 bits
-  };
-  std::vector<Carried> carried;
-  for (const llvm::PHINode &phi : header->phis()) {
+  for (const llvm::PHINode &phi : lm.header->phis()) {
     SymVal v = s.vals.lookup(&phi);
     if (v.kind != SymVal::Scalar) {
       curInst = &phi;
@@ -122,51 +153,57 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     Carried c;
     c.phi = &phi;
     c.init = v.scalar;
-    c.holder = placeholder(v.scalar.getType());
+    c.holder = placeholder(lm, v.scalar.getType());
     s.vals[&phi] = scalar(c.holder);
     carried.push_back(c);
   }
-  {
-    std::set<std::tuple<unsigned, int64_t, uint64_t>> seen;
-    std::vector<PrivStore> stores = s.stores;
-    for (const PrivStore &st : stores) {
-      if (!st.off.terms.empty() || st.val.kind != SymVal::Scalar ||
-          !seen.insert({st.obj, st.off.constant, st.size}).second)
-        continue;
-      SymVal p;
-      p.kind = SymVal::PrivPtr;
-      p.obj = st.obj;
-      p.off = st.off;
-      SymVal cur = loadPrivate(
-          p, llvm::IntegerType::get(f.getContext(), st.size * 8), s);
-      if (failed)
-        return false;
-      if (cur.kind != SymVal::Scalar)
-        continue;
-      Carried c;
-      c.obj = st.obj;
-      c.off = st.off.constant;
-      c.size = st.size;
-      c.init = cur.scalar;
-      c.holder = placeholder(cur.scalar.getType());
-      s.stores.push_back({st.obj, st.off, st.size, scalar(c.holder), i1(true)});
-      carried.push_back(c);
-    }
+  std::set<std::tuple<unsigned, int64_t, uint64_t>> seen;
+  std::vector<PrivStore> stores = s.stores;
+  for (const PrivStore &st : stores) {
+    if (!st.off.terms.empty() || st.val.kind != SymVal::Scalar ||
+        !seen.insert({st.obj, st.off.constant, st.size}).second)
+      continue;
+    SymVal p;
+    p.kind = SymVal::PrivPtr;
+    p.obj = st.obj;
+    p.off = st.off;
+    SymVal cur = loadPrivate(
+        p, llvm::IntegerType::get(f.getContext(), st.size * 8), s);
+    if (failed)
+      return false;
+    if (cur.kind != SymVal::Scalar)
+      continue;
+    Carried c;
+    c.obj = st.obj;
+    c.off = st.off.constant;
+    c.size = st.size;
+    c.init = cur.scalar;
+    c.holder = placeholder(lm, cur.scalar.getType());
+    s.stores.push_back({st.obj, st.off, st.size, scalar(c.holder), i1(true)});
+    carried.push_back(c);
   }
-  Value guard = placeholder(b.getI1Type());
-  Operation *anchor = guard.getDefiningOp();
-  if (!carried.empty())
-    anchor = carried.front().holder.getDefiningOp();
+  return true;
+}
+
+void Lowerer::runIteration(LoopModel &lm, State &s) {
+  Block &blk = kernel.getBlock();
+  Value &guard = lm.guard;
+  Operation *&anchor = lm.anchor;
+  SymLoop &m = lm.m;
+  guard = placeholder(lm, b.getI1Type());
+  anchor = guard.getDefiningOp();
+  if (!lm.carried.empty())
+    anchor = lm.carried.front().holder.getDefiningOp();
   s.guard = guard;
-  size_t storeBase = s.stores.size();
+  lm.storeBase = s.stores.size();
   symLoops.emplace_back();
-  symLoops.back().loop = l;
-  symLoops.back().exiting = exiting;
+  symLoops.back().loop = lm.l;
+  symLoops.back().exiting = lm.exiting;
   symLoops.back().guard = guard;
   symLoops.back().startMark = &blk.back();
   symLoops.back().preDirty = !ownWrites.empty() || !loopWritten.empty();
-  runBlocks(header, s, /*stopAt=*/header, nullptr, /*entered=*/true);
-  SymLoop m = std::move(symLoops.back());
+  runBlocks(lm.header, s, /*stopAt=*/lm.header, nullptr, /*entered=*/true);
+  m = std::move(symLoops.back());
   symLoops.pop_back();
   for (SymLoop &outer : symLoops) {
     for (auto &[a, is] : m.read)
@@ -174,35 +211,18 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     for (auto &[a, is] : m.written)
       outer.written[a].append(is.begin(), is.end());
   }
-  auto give = [&](const llvm::Twine &why) {
-    if (!failed) {
-      curInst = exiting->getTerminator();
-      fail(why);
-    }
-    return false;
-  };
+}
+
+bool Lowerer::checkIteration(LoopModel &lm, State &s) {
+  SymLoop &m = lm.m;
   if (failed)
     return false;
   if (s.dead)
-    return give("loop body that does not return to its header");
+    return giveUp(lm, "loop body that does not return to its header");
   if (!m.cond)
-    return give("loop without an exit test");
-  if (m.phase) {
-    for (auto &[a, is] : m.written)
-      if (!isa<SharedArrayType>(a.getType()))
-        return give("write to global memory in a loop with a symbolic trip "
-                    "count and a __syncthreads()");
-      else
-        return give("shared array written after the last __syncthreads() of "
-                    "a loop iteration (the next iteration reads it)");
-    // A tile read in the last phase and written in the first would be
-    // overwritten by the next iteration's first phase with no barrier
-    // between.
-    for (auto &[a, phase] : m.stagedReads)
-      if (m.staged.lookup(a) == 0 && phase == m.phase)
-        return give("shared array read after the last __syncthreads() of a "
-                    "loop iteration and written before the first");
-  }
+    return giveUp(lm, "loop without an exit test");
+  if (m.phase && !checkBarrierPhases(lm))
+    return false;
   // A cell read before the loop writes it, at the same index, is one no
   // other iteration wrote (the race check shows two iterations never write
   // one cell): `y[i] = a * x[i] + y[i]`. Anything else would have to see
@@ -213,29 +233,33 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       continue;
     for (Value i : llvm::concat<Value>(reads, w->second))
       if (!sameExpr(i, reads.front()))
-        return give("loop that reads an array it writes at another index "
-                    "(iterations would see each other's writes)");
+        return giveUp(lm, "loop that reads an array it writes at another index "
+                          "(iterations would see each other's writes)");
   }
-
   // A pointer the loop stores into a private variable that lives on.
-  for (size_t i = storeBase; i < s.stores.size(); ++i)
+  for (size_t i = lm.storeBase; i < s.stores.size(); ++i)
     if (s.stores[i].val.kind != SymVal::Scalar)
-      for (size_t j = 0; j < storeBase; ++j)
-        if (pre.stores.size() > j && s.stores[j].obj == s.stores[i].obj)
-          return give("pointer stored to a private variable in a loop with "
-                      "a symbolic trip count");
+      for (size_t j = 0; j < lm.storeBase; ++j)
+        if (lm.pre.stores.size() > j && s.stores[j].obj == s.stores[i].obj)
+          return giveUp(lm,
+                        "pointer stored to a private variable in a loop with "
+                        "a symbolic trip count");
+  return true;
+}
+
+bool Lowerer::nextValues(LoopModel &lm, State &s) {
   // What each carried value became after one iteration.
-  for (Carried &c : carried) {
+  for (Carried &c : lm.carried) {
     if (c.phi) {
       SymVal v = s.vals.lookup(c.phi);
       if (v.kind != SymVal::Scalar)
-        return give("pointer carried around a loop with a symbolic trip "
-                    "count");
+        return giveUp(lm, "pointer carried around a loop with a symbolic trip "
+                          "count");
       c.next = v.scalar;
       continue;
     }
     c.next = c.holder;
-    for (size_t i = s.stores.size(); i-- > storeBase;) {
+    for (size_t i = s.stores.size(); i-- > lm.storeBase;) {
       const PrivStore &st = s.stores[i];
       if (st.obj != c.obj)
         continue;
@@ -246,180 +270,64 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
                        c.off >= st.off.constant + (int64_t)st.size);
       if (disjoint)
         continue;
-      if (!exact || (!isTrue(st.guard) && st.guard != guard) ||
+      if (!exact || (!isTrue(st.guard) && st.guard != lm.guard) ||
           st.val.kind != SymVal::Scalar)
-        return give("private variable updated conditionally or through a "
-                    "pointer in a loop with a symbolic trip count");
+        return giveUp(lm, "private variable updated conditionally or through a "
+                          "pointer in a loop with a symbolic trip count");
       c.next = st.val.scalar;
       break;
     }
   }
-  // Values the loop does not change are their initial values.
-  {
-    std::vector<Carried> changed;
-    for (Carried &c : carried) {
-      if (c.next != c.holder) {
-        changed.push_back(c);
-        continue;
-      }
-      Operation *h = c.holder.getDefiningOp();
-      if (h == anchor)
-        anchor = h->getNextNode();
-      c.holder.replaceAllUsesWith(c.init);
-      holders.erase(h);
-      h->erase();
-    }
-    carried = std::move(changed);
-  }
-  // Staged reads, now that the unchanged variables are known.
-  for (auto &[ph, array] : m.pending) {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(ph);
-    Location outer = loc;
-    loc = ph.getLoc();
-    auto restore = llvm::make_scope_exit([&] { loc = outer; });
-    Value v = forwardStaged(m, array, ph.getOperand(0), ph.getOperand(1),
-                            ph.getResult(0).getType());
-    if (failed)
-      return false;
-    ph.getResult(0).replaceAllUsesWith(v);
-    ph.erase();
-  }
-  // Induction variables: next = holder + step, the step loop-invariant.
-  auto stepOf = [&](const Carried &c) -> Value {
-    auto add = c.next.getDefiningOp<arith::AddIOp>();
-    if (!add)
-      return {};
-    Value step = add.getLhs() == c.holder   ? add.getRhs()
-                 : add.getRhs() == c.holder ? add.getLhs()
-                                            : Value();
-    if (!step || dependsOnAny(step, holders))
-      return {};
-    return step;
-  };
-  // Accumulators: next = holder + term, or select(c, holder + term, holder)
-  // (a conditional `s += term`), where the term does not depend on any
-  // accumulator. The loop's result is init + kv.sum(term).
-  llvm::DenseSet<Operation *> accHolders;
-  for (Carried &c : carried)
-    if (c.next != c.holder && !stepOf(c))
-      accHolders.insert(c.holder.getDefiningOp());
-  if (m.cond && dependsOnAny(m.cond, accHolders))
-    return give("loop exit test that depends on a value carried around the "
-                "loop other than an induction variable");
-  // The ops that compute next from the holder; the term.
-  auto accTerm = [&](Carried &c, llvm::SmallVectorImpl<Operation *> &chain,
-                     unsigned &addends) -> Value {
-    Value n = c.next, cond;
-    bool negate = false;
-    if (auto sel = n.getDefiningOp<arith::SelectOp>()) {
-      chain.push_back(sel);
-      cond = sel.getCondition();
-      if (sel.getFalseValue() == c.holder) {
-        n = sel.getTrueValue();
-      } else if (sel.getTrueValue() == c.holder) {
-        n = sel.getFalseValue();
-        negate = true;
-      } else {
-        return {};
-      }
-    }
-    // holder + t0 + t1 + ... in any association (`s += a; s += b;`, or an
-    // unrolled body): the term is the sum of the addends.
-    llvm::DenseSet<Operation *> self{c.holder.getDefiningOp()};
-    Value term;
-    addends = 0;
-    while (n != c.holder) {
-      auto add = n.getDefiningOp<arith::AddIOp>();
-      if (!add)
-        return {};
-      chain.push_back(add);
-      bool inL = dependsOnAny(add.getLhs(), self);
-      bool inR = dependsOnAny(add.getRhs(), self);
-      if (inL == inR)
-        return {};
-      Value t = inL ? add.getRhs() : add.getLhs();
-      term = term ? b.createOrFold<arith::AddIOp>(loc, t, term) : t;
-      ++addends;
-      n = inL ? add.getLhs() : add.getRhs();
-    }
-    if (!term || dependsOnAny(term, accHolders) ||
-        (cond && dependsOnAny(cond, accHolders)))
-      return {};
-    if (cond) {
-      Value zero = cst(term.getType(), 0);
-      term = negate ? select(cond, zero, term) : select(cond, term, zero);
-    }
-    return term;
-  };
-  struct Acc {
-    Carried *c;
-    Value term;
-    llvm::SmallVector<Operation *, 2> chain;
-    unsigned addends = 0;
-  };
-  // A bounded check (--unroll) unrolls sums: a sum in one kernel and its
-  // unrolled terms in the other could not be compared.
-  if (!accHolders.empty() && opts.unrollBound)
-    return give("value carried around a loop with a symbolic trip count "
-                "that is not an induction variable, with --unroll");
-  std::vector<Acc> accs;
-  for (Carried &c : carried) {
-    if (!accHolders.contains(c.holder.getDefiningOp()))
-      continue;
-    Acc a{&c, {}, {}};
-    a.term = accTerm(c, a.chain, a.addends);
-    if (!a.term)
-      return give("value carried around a loop with a symbolic trip count "
-                  "that is neither an induction variable nor a sum "
-                  "(s += term)");
-    accs.push_back(std::move(a));
-  }
-  // The running sum has no value inside the loop: only the source kernel's
-  // "no signed overflow" assumptions may use it, and they are dropped (an
-  // assumption fewer keeps a proof sound).
-  for (Acc &a : accs) {
-    llvm::SetVector<Operation *> slice;
-    llvm::SmallVector<Value> work{a.c->holder};
-    for (Operation *op : a.chain)
-      work.push_back(op->getResult(0));
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      for (Operation *u : v.getUsers()) {
-        if (llvm::is_contained(a.chain, u) || !slice.insert(u))
-          continue;
-        if (auto as = dyn_cast<AssumeOp>(u)) {
-          if (!as->hasAttr("ub"))
-            return give("running value of a sum used inside its loop");
-          continue;
-        }
-        if (u->getNumResults() != 1 || isa<ReadOp>(u))
-          return give("running value of a sum used inside its loop");
-        work.push_back(u->getResult(0));
-      }
-    }
-    // Users come after their operands in the block: erase from the last.
-    llvm::SmallVector<Operation *> dead(slice.begin(), slice.end());
-    dead.append(a.chain.begin(), a.chain.end());
-    llvm::sort(dead, [](Operation *x, Operation *y) {
-      return y->isBeforeInBlock(x);
-    });
-    for (Operation *op : dead)
-      op->erase();
-  }
+  return true;
+}
 
+void Lowerer::dropUnchanged(LoopModel &lm) {
+  std::vector<Carried> &carried = lm.carried;
+  Operation *&anchor = lm.anchor;
+  // Values the loop does not change are their initial values.
+  std::vector<Carried> changed;
+  for (Carried &c : carried) {
+    if (c.next != c.holder) {
+      changed.push_back(c);
+      continue;
+    }
+    Operation *h = c.holder.getDefiningOp();
+    if (h == anchor)
+      anchor = h->getNextNode();
+    c.holder.replaceAllUsesWith(c.init);
+    lm.holders.erase(h);
+    h->erase();
+  }
+  carried = std::move(changed);
+}
+
+// Induction variables: next = holder + step, the step loop-invariant.
+Value Lowerer::stepOf(const LoopModel &lm, const Carried &c) {
+  auto add = c.next.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return {};
+  Value step = add.getLhs() == c.holder   ? add.getRhs()
+               : add.getRhs() == c.holder ? add.getLhs()
+                                          : Value();
+  if (!step || dependsOnAny(step, lm.holders))
+    return {};
+  return step;
+}
+
+bool Lowerer::readExitTest(LoopModel &lm) {
   // The exit test: stay while (holder + offset) pred bound.
-  auto cmp = m.cond.getDefiningOp<arith::CmpIOp>();
+  auto cmp = lm.m.cond.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
-    return give("loop exit test that is not a comparison");
+    return giveUp(lm, "loop exit test that is not a comparison");
   using P = arith::CmpIPredicate;
-  P pred = m.stayOnTrue ? cmp.getPredicate()
-                        : arith::invertPredicate(cmp.getPredicate());
+  P pred = lm.m.stayOnTrue ? cmp.getPredicate()
+                           : arith::invertPredicate(cmp.getPredicate());
   Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
-  if (dependsOnAny(lhs, holders) == dependsOnAny(rhs, holders))
-    return give("loop exit test that does not compare an induction variable "
-                "with a loop-invariant bound");
-  if (dependsOnAny(rhs, holders)) {
+  if (dependsOnAny(lhs, lm.holders) == dependsOnAny(rhs, lm.holders))
+    return giveUp(lm,
+                  "loop exit test that does not compare an induction variable "
+                  "with a loop-invariant bound");
+  if (dependsOnAny(rhs, lm.holders)) {
     std::swap(lhs, rhs);
     switch (pred) {
     case P::slt: pred = P::sgt; break;
@@ -452,8 +360,9 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   }
   bool isSigned = pred == P::slt || pred == P::sle;
   if (!isSigned && pred != P::ult && pred != P::ule)
-    return give("loop exit test other than <, <=, >, >=, != on an induction "
-                "variable");
+    return giveUp(lm,
+                  "loop exit test other than <, <=, >, >=, != on an induction "
+                  "variable");
   // Comparing extended values is comparing the values.
   if (auto e = lhs.getDefiningOp<arith::ExtSIOp>(); e && isSigned)
     lhs = e.getIn();
@@ -465,9 +374,22 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
   else if (auto e = rhs.getDefiningOp<arith::ExtUIOp>(); e && !isSigned &&
            e.getIn().getType() == lhs.getType())
     rhs = e.getIn();
+  lm.pred = pred;
+  lm.lhs = lhs;
+  lm.rhs = rhs;
+  lm.fromNe = fromNe;
+  lm.down = down;
+  lm.isSigned = isSigned;
+  return true;
+}
+
+bool Lowerer::findInductionVariable(LoopModel &lm) {
+  using P = arith::CmpIPredicate;
+  Value lhs = lm.lhs;
+  bool fromNe = lm.fromNe;
   const Carried *iv = nullptr;
   Value offset;
-  for (const Carried &c : carried) {
+  for (const Carried &c : lm.carried) {
     if (c.next == c.holder)
       continue;
     if (lhs == c.holder) {
@@ -476,7 +398,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       Value o = add.getLhs() == c.holder   ? add.getRhs()
                 : add.getRhs() == c.holder ? add.getLhs()
                                            : Value();
-      if (o && !dependsOnAny(o, holders)) {
+      if (o && !dependsOnAny(o, lm.holders)) {
         iv = &c;
         offset = o;
       }
@@ -485,91 +407,118 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       break;
   }
   if (!iv)
-    return give("loop exit test on something other than an induction "
-                "variable plus a loop-invariant offset");
-  Value step = stepOf(*iv);
+    return giveUp(lm, "loop exit test on something other than an induction "
+                      "variable plus a loop-invariant offset");
+  Value step = stepOf(lm, *iv);
   // `x != bound` stepping down by a constant.
   if (llvm::APInt c; fromNe && matchPattern(step, m_ConstantInt(&c)) &&
                      c.isNegative())
-    down = true;
+    lm.down = true;
   // The model counts without wraparound; kv.iter's width makes the checker
   // prove that the variable does not wrap before the loop ends (C's
   // `i += blockDim.x * gridDim.x` is an unsigned add that may).
   unsigned w = lhs.getType().getIntOrFloatBitWidth();
   if (w > 32)
-    return give("loop whose induction variable is wider than 32 bits");
-  bool doWhile = exiting == latch;
+    return giveUp(lm, "loop whose induction variable is wider than 32 bits");
+  bool doWhile = lm.exiting == lm.latch;
   // `x != bound` tested on the value before the step (the old value, at the
   // latch): the model starts one step below the first value, -1 from 0, so
   // it counts signed.
   if (fromNe && doWhile && offset != step) {
-    pred = P::slt;
-    isSigned = true;
+    lm.pred = P::slt;
+    lm.isSigned = true;
   }
+  lm.iv = iv;
+  lm.offset = offset;
+  lm.step = step;
+  lm.w = w;
+  lm.doWhile = doWhile;
+  return true;
+}
 
+void Lowerer::emitIterOp(LoopModel &lm) {
+  using P = arith::CmpIPredicate;
+  P pred = lm.pred;
+  Value rhs = lm.rhs, offset = lm.offset, step = lm.step;
+  bool isSigned = lm.isSigned, down = lm.down, doWhile = lm.doWhile;
   // Build the model right before the loop body: kv.iter, the induction
   // variables at iteration k, and the iteration's guard.
   Type i64 = b.getI64Type();
-  auto ext = [&](Value v, bool sgn) { return toI64(v, sgn); };
   // A decreasing unsigned variable steps by a negative number too.
-  Value step64 = ext(step, isSigned || down);
-  Value init64 = ext(iv->init, isSigned);
+  Value &step64 = lm.step64;
+  step64 = toI64(step, isSigned || down);
+  lm.init64 = toI64(lm.iv->init, isSigned);
   // The value tested in iteration j is init + offset + j * step. A header
   // test runs iteration k when its own test passes; a latch test (a
   // rotated loop) when iteration k - 1's did: lb = init + offset - step,
   // which is init when the latch tests the incremented value.
-  Value lb = init64;
+  Value lb = lm.init64;
   if (!(doWhile && offset == step)) {
     if (offset)
-      lb = b.createOrFold<arith::AddIOp>(loc, lb, ext(offset, isSigned));
+      lb = b.createOrFold<arith::AddIOp>(loc, lb, toI64(offset, isSigned));
     if (doWhile)
       lb = b.createOrFold<arith::SubIOp>(loc, lb, step64);
   }
-  Value bound = ext(rhs, isSigned);
+  Value bound = toI64(rhs, isSigned);
   // The model's variable for a decreasing loop: ~x as a 64-bit value, C - x
   // with C = -1 (signed) or 2^w - 1 (unsigned), with the opposite step.
-  Value iterLb = lb, iterStep = step64, iterBound = bound;
+  Value &iterLb = lm.iterLb, &iterStep = lm.iterStep,
+        &iterBound = lm.iterBound;
+  iterLb = lb;
+  iterStep = step64;
+  iterBound = bound;
   if (down) {
-    Value c = cst(i64, isSigned ? -1 : int64_t((uint64_t(1) << w) - 1));
+    Value c = cst(i64, isSigned ? -1 : int64_t((uint64_t(1) << lm.w) - 1));
     iterLb = b.createOrFold<arith::SubIOp>(loc, c, lb);
     iterBound = b.createOrFold<arith::SubIOp>(loc, c, bound);
     iterStep = b.createOrFold<arith::SubIOp>(loc, cst(i64, 0), step64);
   }
   auto iter = IterOp::create(b, loc, i64, iterLb, iterStep, iterBound,
-                             entryGuard,
+                             lm.entryGuard,
                              b.getStringAttr(isSigned
                                                  ? (pred == P::slt ? "slt"
                                                                    : "sle")
                                                  : (pred == P::ult ? "ult"
                                                                    : "ule")),
                              doWhile ? b.getUnitAttr() : UnitAttr(),
-                             b.getI64IntegerAttr(w),
-                             fromNe ? b.getUnitAttr() : UnitAttr());
-  Value k = iter.getResult();
-  llvm::DenseMap<Value, Value> mulByStep;
-  auto times = [&](Value s64) {
-    Value &m = mulByStep[s64];
-    if (!m)
-      m = b.createOrFold<arith::MulIOp>(loc, k, s64);
-    return m;
-  };
-  Value tested = b.createOrFold<arith::AddIOp>(loc, iterLb, times(iterStep));
+                             b.getI64IntegerAttr(lm.w),
+                             lm.fromNe ? b.getUnitAttr() : UnitAttr());
+  lm.k = iter.getResult();
+}
+
+Value Lowerer::kTimes(LoopModel &lm, Value s64) {
+  Value &m = lm.mulByStep[s64];
+  if (!m)
+    m = b.createOrFold<arith::MulIOp>(loc, lm.k, s64);
+  return m;
+}
+
+void Lowerer::replacePlaceholders(LoopModel &lm) {
+  Type i64 = b.getI64Type();
+  arith::CmpIPredicate pred = lm.pred;
+  Value iterLb = lm.iterLb, iterStep = lm.iterStep, iterBound = lm.iterBound;
+  Value k = lm.k, entryGuard = lm.entryGuard, guard = lm.guard;
+  Value step64 = lm.step64, init64 = lm.init64;
+  bool isSigned = lm.isSigned, doWhile = lm.doWhile;
+  const Carried *iv = lm.iv;
+  Value tested =
+      b.createOrFold<arith::AddIOp>(loc, iterLb, kTimes(lm, iterStep));
   Value live = b.createOrFold<arith::CmpIOp>(loc, pred, tested, iterBound);
   if (doWhile)
     live = b.createOrFold<arith::OrIOp>(loc, eq(k, cst(i64, 0)), live);
   live = andI1(entryGuard, live);
   std::vector<std::pair<Value, Value>> repl{{guard, live}};
-  for (Carried &c : carried) {
-    if (accHolders.contains(c.holder.getDefiningOp()))
+  for (Carried &c : lm.carried) {
+    if (lm.accHolders.contains(c.holder.getDefiningOp()))
       continue;
     Value v = c.init;
     if (c.next != c.holder) {
       bool sgn = &c != iv || isSigned;
       unsigned cw = c.holder.getType().getIntOrFloatBitWidth();
-      Value s64 = &c == iv ? step64 : ext(stepOf(c), sgn);
+      Value s64 = &c == iv ? step64 : toI64(stepOf(lm, c), sgn);
       c.step64 = s64;
       Value at = b.createOrFold<arith::AddIOp>(
-          loc, &c == iv ? init64 : ext(c.init, sgn), times(s64));
+          loc, &c == iv ? init64 : toI64(c.init, sgn), kTimes(lm, s64));
       v = cw == 64 ? at
                    : b.createOrFold<arith::TruncIOp>(loc, c.holder.getType(),
                                                      at);
@@ -577,47 +526,28 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
     repl.push_back({c.holder, v});
   }
   for (auto &[h, v] : repl) {
-    hoist(v, anchor);
+    hoist(v, lm.anchor);
     h.replaceAllUsesWith(v);
   }
-  // Barriers inside: every thread of the block runs the same iterations.
-  if (m.phase)
-    for (Value v : {iterLb, iterStep, iterBound, entryGuard})
-      if (dependsOnTid(v) || dependsOnRead(v))
-        return give("loop with a __syncthreads() whose trip count may "
-                    "differ between the threads of a block");
-  // Each sum, after the loop body.
-  // A loop unrolled U times (the step of its induction variable is U, and
-  // its sums add U terms per iteration) is marked: the checker then tries to
-  // regroup its sums with a remainder loop's.
-  std::optional<unsigned> unrolled;
-  if (llvm::APInt c; matchPattern(step, m_ConstantInt(&c))) {
-    if (down)
-      c.negate();
-    if (c.sgt(1) && c.slt(64))
-      unrolled = c.getZExtValue();
-  }
-  std::vector<Value> totals;
-  for (Acc &a : accs) {
-    auto sum = SumOp::create(b, loc, a.term.getType(), a.term, k,
-                             IntegerAttr());
-    if (unrolled && a.addends == *unrolled)
-      sum.setGroupAttr(b.getI64IntegerAttr(*unrolled));
-    // A barrier loop over tiles adds a tile's terms per iteration: the
-    // checker tries to regroup them with a loop over single terms.
-    else if (m.phase && a.addends >= 2)
-      sum.setGroupAttr(b.getI64IntegerAttr(a.addends));
-    totals.push_back(
-        b.createOrFold<arith::AddIOp>(loc, a.c->init, sum.getResult()));
-  }
+}
+
+void Lowerer::exactExitValues(LoopModel &lm) {
+  Type i64 = b.getI64Type();
+  const llvm::Loop *l = lm.l;
+  const llvm::BasicBlock *header = lm.header, *latch = lm.latch,
+                         *exiting = lm.exiting;
+  Value iterLb = lm.iterLb, iterStep = lm.iterStep, iterBound = lm.iterBound;
+  Value init64 = lm.init64;
+  bool isSigned = lm.isSigned;
+  const Carried *iv = lm.iv;
   // A loop that reaches its bound exactly (x != bound) runs
   // (bound - lb) / step iterations: its induction variables' values after
   // it are known (a runtime-unrolled loop's remainder starts there).
-  std::vector<std::pair<const llvm::Value *, Value>> finals;
-  if (fromNe) {
+  std::vector<std::pair<const llvm::Value *, Value>> &finals = lm.finals;
+  if (lm.fromNe) {
     Value trips = b.createOrFold<arith::DivUIOp>(
         loc, b.createOrFold<arith::SubIOp>(loc, iterBound, iterLb), iterStep);
-    for (Carried &c : carried) {
+    for (Carried &c : lm.carried) {
       if (!c.phi || !c.step64)
         continue;
       bool sgn = &c != iv || isSigned;
@@ -627,7 +557,7 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
       if (!ct)
         continue;
       Value s64 = c.step64;
-      Value init = &c == iv ? init64 : ext(c.init, sgn);
+      Value init = &c == iv ? init64 : toI64(c.init, sgn);
       auto at = [&](Value n) {
         Value v = b.createOrFold<arith::AddIOp>(
             loc, init, b.createOrFold<arith::MulIOp>(loc, n, s64));
@@ -649,77 +579,44 @@ bool Lowerer::modelLoop(const llvm::Loop *l, State &s,
                                                           cst(i64, 1)))});
     }
   }
-  for (Operation *h : holders) {
-    if (!h->use_empty())
-      return give("running value of a sum used inside its loop");
-    h->erase();
-  }
+}
 
+void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
   // After the loop: the state before it (the loop ends for every thread
   // that enters it); what the loop computed is not kept, but for its sums.
-  s = std::move(pre);
+  s = std::move(lm.pre);
   SymVal gone;
   gone.kind = SymVal::LoopResult;
-  for (const llvm::BasicBlock *bb : l->blocks())
+  for (const llvm::BasicBlock *bb : lm.l->blocks())
     for (const llvm::Instruction &i : *bb)
       if (!i.getType()->isVoidTy())
         s.vals[&i] = gone;
-  for (auto &[v, val] : finals)
+  for (auto &[v, val] : lm.finals)
     s.vals[v] = scalar(val);
-  for (Carried &c : carried)
+  for (Carried &c : lm.carried)
     if (!c.phi && c.next != c.holder) {
       Linear off;
       off.constant = c.off;
       s.stores.push_back({c.obj, off, c.size, gone, i1(true)});
     }
-  for (size_t i = 0; i < accs.size(); ++i) {
-    const Carried &c = *accs[i].c;
+  for (size_t i = 0; i < lm.accs.size(); ++i) {
+    const Carried &c = *lm.accs[i].c;
     if (!c.phi) {
       Linear off;
       off.constant = c.off;
-      s.stores.push_back({c.obj, off, c.size, scalar(totals[i]), i1(true)});
+      s.stores.push_back({c.obj, off, c.size, scalar(lm.totals[i]), i1(true)});
       continue;
     }
     // The value of the last iteration's update is the total; so is the
     // header's phi when the header tests the exit (it saw every update).
     if (auto *upd = dyn_cast<llvm::Instruction>(
-            c.phi->getIncomingValueForBlock(latch)))
-      if (l->contains(upd))
-        s.vals[upd] = scalar(totals[i]);
-    if (exiting == header)
-      s.vals[c.phi] = scalar(totals[i]);
+            c.phi->getIncomingValueForBlock(lm.latch)))
+      if (lm.l->contains(upd))
+        s.vals[upd] = scalar(lm.totals[i]);
+    if (lm.exiting == lm.header)
+      s.vals[c.phi] = scalar(lm.totals[i]);
   }
-  // The staged writes go to an expanded array, one slice per iteration
-  // (the race check then compares writers within an iteration), with
-  // their bounds proved on the array's own size.
-  for (auto &[a, phase] : m.staged) {
-    stagedDone.insert(a);
-    Value ex = stagedArray(a);
-    int64_t cells = sharedCells(a);
-    for (SymLoop::SharedWrite &sw : m.sharedWrites[a]) {
-      // The placeholders the record saw are replaced: read the op.
-      WriteOp w = sw.op;
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(w);
-      Value at = b.createOrFold<arith::AddIOp>(
-          loc, b.createOrFold<arith::MulIOp>(loc, k, cst(i64, int64_t(1) << 32)),
-          w.getIndex());
-      int64_t size = cells > 0 ? cells : int64_t(1) << 32;
-      ProveOp::create(
-          b, w.getLoc(),
-          b.createOrFold<arith::OrIOp>(
-              loc, notI1(w.getGuard()),
-              b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
-                                            w.getIndex(), cst(i64, size))),
-          b.getStringAttr("staged shared-array write in bounds"));
-      w.getArrayMutable().assign(ex);
-      w.getIndexMutable().assign(at);
-    }
-  }
-  takeEdge(exiting, exit, s);
-  return !failed;
 }
-
 
 } // namespace lowering
 } // namespace kv

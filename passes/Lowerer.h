@@ -205,6 +205,60 @@ private:
   /// decompose()'s atoms at 64 bits, for one writerOf() call.
   llvm::DenseMap<std::pair<Value, char>, Value> wideAtoms;
 
+  // --- the model of one loop (modelLoop) -----------------------------------
+  /// A value carried around the loop: a header phi or a private variable.
+  struct Carried {
+    const llvm::PHINode *phi = nullptr; // else a private variable
+    unsigned obj = 0;
+    int64_t off = 0;
+    uint64_t size = 0;
+    Value init, holder, next;
+    Value step64; // an induction variable's step, 64 bits
+  };
+  /// An accumulator (`s += term`): its term, and the ops that add it.
+  struct Acc {
+    Carried *c;
+    Value term;
+    llvm::SmallVector<Operation *, 2> chain;
+    unsigned addends = 0;
+  };
+  /// What modelLoop learns about one loop, step by step.
+  struct LoopModel {
+    const llvm::Loop *l = nullptr;
+    const llvm::BasicBlock *header = nullptr, *latch = nullptr,
+                           *exiting = nullptr, *exit = nullptr;
+    /// The state before the loop, and its guard.
+    State pre;
+    Value entryGuard;
+    /// Placeholders for the values carried around the loop (header phis
+    /// and private variables), and for "this iteration runs" (guard).
+    llvm::DenseSet<Operation *> holders;
+    std::vector<Carried> carried;
+    Value guard;
+    /// Where the model's values are computed: before the first holder.
+    Operation *anchor = nullptr;
+    /// The private stores before the iteration's own.
+    size_t storeBase = 0;
+    /// The symbolic iteration, as run.
+    SymLoop m;
+    /// The accumulators' holders, and the accumulators.
+    llvm::DenseSet<Operation *> accHolders;
+    std::vector<Acc> accs;
+    /// The exit test: stay while (iv + offset) pred rhs.
+    arith::CmpIPredicate pred = arith::CmpIPredicate::eq;
+    Value lhs, rhs;
+    bool fromNe = false, down = false, isSigned = false, doWhile = false;
+    const Carried *iv = nullptr;
+    Value offset, step;
+    unsigned w = 0;
+    /// The model: kv.iter's operands and its iteration k, k * step per
+    /// step, the sums' totals, and values known after an exact exit.
+    Value step64, init64, iterLb, iterStep, iterBound, k;
+    llvm::DenseMap<Value, Value> mulByStep;
+    std::vector<Value> totals;
+    std::vector<std::pair<const llvm::Value *, Value>> finals;
+  };
+
   // --- failure reporting -------------------------------------------------
   void fail(const llvm::Twine &what) {
     if (failed)
@@ -414,6 +468,56 @@ private:
   /// the state after the loop on its exit edge to \p exit.
   bool modelLoop(const llvm::Loop *l, State &s,
                  const llvm::BasicBlock *&exit);
+  // The steps of modelLoop, in order. Those that return a bool return false
+  // when the loop has no model (with the reason given to fail()).
+  /// A placeholder value of type \p t, recorded in \p lm's holders.
+  Value placeholder(LoopModel &lm, Type t);
+  /// Fail (unless failed already) at the loop's exit test; false.
+  bool giveUp(const LoopModel &lm, const llvm::Twine &what);
+  /// Placeholders for the header phis and private variables in \p s.
+  bool carryValues(LoopModel &lm, State &s);
+  /// Run the body once from the header, under a placeholder guard.
+  void runIteration(LoopModel &lm, State &s);
+  /// Whether the iteration can be a model: it returns to the header, has
+  /// its exit test, and iterations do not see each other's writes.
+  bool checkIteration(LoopModel &lm, State &s);
+  /// What each carried value became after the iteration.
+  bool nextValues(LoopModel &lm, State &s);
+  /// Replace the holders of the values the loop does not change.
+  void dropUnchanged(LoopModel &lm);
+  /// The step of induction variable \p c, or null.
+  Value stepOf(const LoopModel &lm, const Carried &c);
+  /// The accumulators among the carried values (LowerSums.cpp).
+  bool findSums(LoopModel &lm);
+  Value accTerm(LoopModel &lm, Carried &c,
+                llvm::SmallVectorImpl<Operation *> &chain, unsigned &addends);
+  /// Remove the running sums' updates from the body.
+  bool dropRunningSums(LoopModel &lm);
+  /// The exit test as (lhs pred rhs), lhs depending on the holders.
+  bool readExitTest(LoopModel &lm);
+  /// The induction variable that the exit test tests, and its step.
+  bool findInductionVariable(LoopModel &lm);
+  /// kv.iter, before the loop body.
+  void emitIterOp(LoopModel &lm);
+  /// k * \p s64, once per step.
+  Value kTimes(LoopModel &lm, Value s64);
+  /// The guard and the induction variables at iteration k for the holders.
+  void replacePlaceholders(LoopModel &lm);
+  /// kv.sum for each accumulator, and the totals (LowerSums.cpp).
+  void emitSums(LoopModel &lm);
+  /// With `x != bound`: the induction variables' values after the loop.
+  void exactExitValues(LoopModel &lm);
+  /// \p s after the loop: the state before it, with the loop's results.
+  void stateAfterLoop(LoopModel &lm, State &s);
+  // The steps of modelLoop for barrier loops (LowerBarrierLoops.cpp).
+  /// The phases of a barrier loop's iteration keep staged arrays apart.
+  bool checkBarrierPhases(LoopModel &lm);
+  /// Resolve the staged reads of the iteration (forwardStaged).
+  bool resolveStagedReads(LoopModel &lm);
+  /// A barrier loop's trip count is the same for the whole block.
+  bool checkUniformTripCount(LoopModel &lm);
+  /// Move the staged writes to the expanded arrays.
+  void expandStagedWrites(LoopModel &lm);
   /// A __syncthreads() inside the loop being modelled: the next phase.
   void stageBarrier(State &s);
   /// The value a staged read of \p array at \p index sees in loop \p l.
