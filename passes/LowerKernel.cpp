@@ -2,17 +2,16 @@
 //
 // The entry point lowerKernel: the kv.kernel and its arguments, the run of
 // the kernel's entry block, and the clean-up after it; and the execution
-// of one instruction (exec), calls and inlining.
+// of one instruction (exec, which hands arithmetic to LowerValues.cpp and
+// memory accesses to LowerMemory.cpp), calls and inlining.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
 
 #include "llvm/IR/DataLayout.h"
-#include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Operator.h"
 
 namespace kv {
 namespace lowering {
@@ -29,98 +28,16 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   auto set = [&](SymVal v) { s.vals[&inst] = v; };
   auto setS = [&](Value v) { s.vals[&inst] = scalar(v); };
 
-  if (auto *bo = dyn_cast<llvm::BinaryOperator>(&inst)) {
-    Value l = evalScalar(bo->getOperand(0), s);
-    Value r = evalScalar(bo->getOperand(1), s);
-    if (failed)
-      return;
-    using O = llvm::Instruction::BinaryOps;
-    if (opts.assumeNoSignedOverflow && isa<llvm::OverflowingBinaryOperator>(bo) &&
-        bo->hasNoSignedWrap() && !isFalse(s.guard)) {
-      const char *kind = bo->getOpcode() == O::Add   ? "add"
-                         : bo->getOpcode() == O::Sub ? "sub"
-                         : bo->getOpcode() == O::Mul ? "mul"
-                                                     : nullptr;
-      if (kind) {
-        Value ok = NoWrapOp::create(b, loc, b.getI1Type(), b.getStringAttr(kind), l, r);
-        Value implied = b.createOrFold<arith::OrIOp>(loc, notI1(s.guard), ok);
-        if (!isTrue(implied))
-          AssumeOp::create(b, loc, implied)->setAttr("ub", b.getUnitAttr());
-      }
-    }
-    switch (bo->getOpcode()) {
-    case O::Add: return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
-    case O::Sub: return setS(b.createOrFold<arith::SubIOp>(loc, l, r));
-    case O::Mul: return setS(b.createOrFold<arith::MulIOp>(loc, l, r));
-    case O::UDiv: return setS(b.createOrFold<arith::DivUIOp>(loc, l, r));
-    case O::SDiv: return setS(b.createOrFold<arith::DivSIOp>(loc, l, r));
-    case O::URem: return setS(b.createOrFold<arith::RemUIOp>(loc, l, r));
-    case O::SRem: return setS(b.createOrFold<arith::RemSIOp>(loc, l, r));
-    case O::Shl: {
-      // x << c is x * 2^c: the checker's index reasoning (solving for a
-      // coordinate, the mixed-radix lemmas) knows products, and -O2 turns
-      // the source's `blockIdx.x * 16` into a shift.
-      if (auto *c = dyn_cast<llvm::ConstantInt>(bo->getOperand(1));
-          c && c->getValue().ult(c->getBitWidth()))
-        return setS(b.createOrFold<arith::MulIOp>(
-            loc, l,
-            arith::ConstantOp::create(
-                b, loc, l.getType(),
-                IntegerAttr::get(l.getType(),
-                                 llvm::APInt::getOneBitSet(
-                                     c->getBitWidth(), c->getZExtValue())))));
-      return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
-    }
-    case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
-    case O::AShr: return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
-    case O::And: return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
-    case O::Or:
-      // `or disjoint` is an add (an unrolled body's `k | 1` for k + 1), as
-      // the index reasoning knows it. Overlapping bits would make it
-      // poison, which, like the target's other poison flags, is not
-      // modelled.
-      if (cast<llvm::PossiblyDisjointInst>(bo)->isDisjoint())
-        return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
-      return setS(b.createOrFold<arith::OrIOp>(loc, l, r));
-    case O::Xor: return setS(b.createOrFold<arith::XOrIOp>(loc, l, r));
-    case O::FAdd: return setS(floatOp("fadd", {l, r}, l.getType()));
-    case O::FSub: return setS(floatOp("fsub", {l, r}, l.getType()));
-    case O::FMul: return setS(floatOp("fmul", {l, r}, l.getType()));
-    case O::FDiv: return setS(floatOp("fdiv", {l, r}, l.getType()));
-    case O::FRem: return setS(floatOp("frem", {l, r}, l.getType()));
-    default:
-      return fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
-    }
-  }
+  if (auto *bo = dyn_cast<llvm::BinaryOperator>(&inst))
+    return execBinary(bo, s);
   if (auto *un = dyn_cast<llvm::UnaryOperator>(&inst)) {
     Value v = evalScalar(un->getOperand(0), s);
     if (un->getOpcode() == llvm::Instruction::FNeg)
       return setS(floatOp("fneg", {v}, v.getType()));
     return fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
   }
-  if (auto *cmp = dyn_cast<llvm::ICmpInst>(&inst)) {
-    if (cmp->getOperand(0)->getType()->isPointerTy())
-      return fail("pointer comparison");
-    Value l = evalScalar(cmp->getOperand(0), s);
-    Value r = evalScalar(cmp->getOperand(1), s);
-    if (failed)
-      return;
-    using P = llvm::CmpInst::Predicate;
-    arith::CmpIPredicate p;
-    switch (cmp->getPredicate()) {
-    case P::ICMP_EQ: p = arith::CmpIPredicate::eq; break;
-    case P::ICMP_NE: p = arith::CmpIPredicate::ne; break;
-    case P::ICMP_SLT: p = arith::CmpIPredicate::slt; break;
-    case P::ICMP_SLE: p = arith::CmpIPredicate::sle; break;
-    case P::ICMP_SGT: p = arith::CmpIPredicate::sgt; break;
-    case P::ICMP_SGE: p = arith::CmpIPredicate::sge; break;
-    case P::ICMP_ULT: p = arith::CmpIPredicate::ult; break;
-    case P::ICMP_ULE: p = arith::CmpIPredicate::ule; break;
-    case P::ICMP_UGT: p = arith::CmpIPredicate::ugt; break;
-    default: p = arith::CmpIPredicate::uge; break;
-    }
-    return setS(b.createOrFold<arith::CmpIOp>(loc, p, l, r));
-  }
+  if (auto *cmp = dyn_cast<llvm::ICmpInst>(&inst))
+    return execICmp(cmp, s);
   if (auto *fc = dyn_cast<llvm::FCmpInst>(&inst)) {
     Value l = evalScalar(fc->getOperand(0), s);
     Value r = evalScalar(fc->getOperand(1), s);
@@ -137,30 +54,8 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
       return fail("select between pointers into different objects");
     return set(r);
   }
-  if (auto *cast = dyn_cast<llvm::CastInst>(&inst)) {
-    using O = llvm::Instruction::CastOps;
-    if (cast->getOpcode() == O::AddrSpaceCast ||
-        (cast->getOpcode() == O::BitCast && cast->getType()->isPointerTy()))
-      return set(eval(cast->getOperand(0), s));
-    if (cast->getOpcode() == O::PtrToInt || cast->getOpcode() == O::IntToPtr)
-      return fail("pointer/integer cast");
-    Value v = evalScalar(cast->getOperand(0), s);
-    Type t = typeFor(cast->getType());
-    if (failed)
-      return;
-    switch (cast->getOpcode()) {
-    case O::ZExt: return setS(b.createOrFold<arith::ExtUIOp>(loc, t, v));
-    case O::SExt: return setS(b.createOrFold<arith::ExtSIOp>(loc, t, v));
-    case O::Trunc: return setS(b.createOrFold<arith::TruncIOp>(loc, t, v));
-    case O::BitCast: return setS(v); // float <-> int: same bits
-    default: {
-      std::string fn = std::string(cast->getOpcodeName()) + "." +
-                       typeName(cast->getSrcTy()) + "." +
-                       typeName(cast->getDestTy());
-      return setS(floatOp(fn, {v}, t));
-    }
-    }
-  }
+  if (auto *cast = dyn_cast<llvm::CastInst>(&inst))
+    return execCast(cast, s);
   if (auto *fr = dyn_cast<llvm::FreezeInst>(&inst))
     return set(eval(fr->getOperand(0), s));
   if (isa<llvm::PHINode>(inst))
@@ -171,71 +66,12 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     p.obj = nextObj++;
     return set(p);
   }
-  if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(&inst)) {
-    SymVal p = eval(gep->getPointerOperand(), s);
-    if (!p.isPtr() || p.kind == SymVal::NullPtr)
-      return failed ? void() : fail("address computed from an unknown pointer");
-    const llvm::DataLayout &dl = f.getParent()->getDataLayout();
-    for (llvm::gep_type_iterator gi = llvm::gep_type_begin(gep),
-                                 ge = llvm::gep_type_end(gep);
-         gi != ge; ++gi) {
-      const llvm::Value *idx = gi.getOperand();
-      if (llvm::StructType *st = gi.getStructTypeOrNull()) {
-        unsigned field = cast<llvm::ConstantInt>(idx)->getZExtValue();
-        p.off.constant += dl.getStructLayout(st)->getElementOffset(field);
-        continue;
-      }
-      int64_t stride = gi.getSequentialElementStride(dl).getFixedValue();
-      if (auto *ci = dyn_cast<llvm::ConstantInt>(idx)) {
-        p.off.constant += ci->getSExtValue() * stride;
-        continue;
-      }
-      Value iv = toI64(evalScalar(idx, s));
-      if (failed)
-        return;
-      p.off.add(linearOf(iv), stride);
-    }
-    return set(p);
-  }
-  if (auto *ld = dyn_cast<llvm::LoadInst>(&inst)) {
-    if (ld->isAtomic())
-      return fail("atomic load");
-    SymVal p = eval(ld->getPointerOperand(), s);
-    if (p.kind == SymVal::PrivPtr)
-      return set(loadPrivate(p, ld->getType(), s));
-    if (p.kind == SymVal::ArrayPtr) {
-      if (ld->getType()->isPointerTy())
-        return fail("pointer loaded from shared/global memory");
-      return setS(loadArray(p.array, p.off, ld->getType(), s.guard));
-    }
-    return failed ? void() : fail("load through an unknown pointer");
-  }
-  if (auto *st = dyn_cast<llvm::StoreInst>(&inst)) {
-    if (st->isAtomic())
-      return fail("atomic store");
-    SymVal p = eval(st->getPointerOperand(), s);
-    SymVal v = eval(st->getValueOperand(), s);
-    if (failed)
-      return;
-    if (p.kind == SymVal::PrivPtr) {
-      const llvm::DataLayout &dl = f.getParent()->getDataLayout();
-      PrivStore ps;
-      ps.obj = p.obj;
-      ps.off = p.off;
-      ps.size = dl.getTypeStoreSize(st->getValueOperand()->getType());
-      ps.val = v;
-      ps.guard = s.guard;
-      s.stores.push_back(ps);
-      return;
-    }
-    if (p.kind == SymVal::ArrayPtr) {
-      if (v.kind != SymVal::Scalar)
-        return fail("pointer stored to shared/global memory");
-      return storeArray(p.array, p.off, v.scalar,
-                        st->getValueOperand()->getType(), s);
-    }
-    return fail("store through an unknown pointer");
-  }
+  if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(&inst))
+    return execGEP(gep, s);
+  if (auto *ld = dyn_cast<llvm::LoadInst>(&inst))
+    return execLoad(ld, s);
+  if (auto *st = dyn_cast<llvm::StoreInst>(&inst))
+    return execStore(st, s);
   if (auto *call = dyn_cast<llvm::CallBase>(&inst))
     return execCall(*call, s);
   if (isa<llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst, llvm::FenceInst>(inst))
@@ -492,3 +328,4 @@ mlir::FailureOr<KernelOp> lowerKernel(llvm::Function &f, mlir::ModuleOp module,
 }
 
 } // namespace kv
+

@@ -3,12 +3,15 @@
 // Memory of the symbolic execution: shared/global arrays (kernel pointer
 // parameters and global variables, as kv.kernel arguments), element
 // indices from byte offsets, kv.read/kv.write with the thread's own
-// writes forwarded, and private memory resolved through the state's stores.
+// writes forwarded, and private memory resolved through the state's stores;
+// the instructions that address and access memory: GEP (byte offsets as
+// linear forms), load and store.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
 
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/Module.h"
 
 namespace kv {
@@ -213,6 +216,77 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
   for (auto it = hits.rbegin(); it != hits.rend(); ++it)
     result = mergeVal(it->second, result, it->first);
   return result;
+}
+
+void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
+  auto set = [&](SymVal v) { s.vals[gep] = v; };
+  SymVal p = eval(gep->getPointerOperand(), s);
+  if (!p.isPtr() || p.kind == SymVal::NullPtr)
+    return failed ? void() : fail("address computed from an unknown pointer");
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  for (llvm::gep_type_iterator gi = llvm::gep_type_begin(gep),
+                               ge = llvm::gep_type_end(gep);
+       gi != ge; ++gi) {
+    const llvm::Value *idx = gi.getOperand();
+    if (llvm::StructType *st = gi.getStructTypeOrNull()) {
+      unsigned field = cast<llvm::ConstantInt>(idx)->getZExtValue();
+      p.off.constant += dl.getStructLayout(st)->getElementOffset(field);
+      continue;
+    }
+    int64_t stride = gi.getSequentialElementStride(dl).getFixedValue();
+    if (auto *ci = dyn_cast<llvm::ConstantInt>(idx)) {
+      p.off.constant += ci->getSExtValue() * stride;
+      continue;
+    }
+    Value iv = toI64(evalScalar(idx, s));
+    if (failed)
+      return;
+    p.off.add(linearOf(iv), stride);
+  }
+  return set(p);
+}
+
+void Lowerer::execLoad(const llvm::LoadInst *ld, State &s) {
+  auto set = [&](SymVal v) { s.vals[ld] = v; };
+  auto setS = [&](Value v) { s.vals[ld] = scalar(v); };
+  if (ld->isAtomic())
+    return fail("atomic load");
+  SymVal p = eval(ld->getPointerOperand(), s);
+  if (p.kind == SymVal::PrivPtr)
+    return set(loadPrivate(p, ld->getType(), s));
+  if (p.kind == SymVal::ArrayPtr) {
+    if (ld->getType()->isPointerTy())
+      return fail("pointer loaded from shared/global memory");
+    return setS(loadArray(p.array, p.off, ld->getType(), s.guard));
+  }
+  return failed ? void() : fail("load through an unknown pointer");
+}
+
+void Lowerer::execStore(const llvm::StoreInst *st, State &s) {
+  if (st->isAtomic())
+    return fail("atomic store");
+  SymVal p = eval(st->getPointerOperand(), s);
+  SymVal v = eval(st->getValueOperand(), s);
+  if (failed)
+    return;
+  if (p.kind == SymVal::PrivPtr) {
+    const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+    PrivStore ps;
+    ps.obj = p.obj;
+    ps.off = p.off;
+    ps.size = dl.getTypeStoreSize(st->getValueOperand()->getType());
+    ps.val = v;
+    ps.guard = s.guard;
+    s.stores.push_back(ps);
+    return;
+  }
+  if (p.kind == SymVal::ArrayPtr) {
+    if (v.kind != SymVal::Scalar)
+      return fail("pointer stored to shared/global memory");
+    return storeArray(p.array, p.off, v.scalar,
+                      st->getValueOperand()->getType(), s);
+  }
+  return fail("store through an unknown pointer");
 }
 
 } // namespace lowering

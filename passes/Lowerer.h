@@ -569,6 +569,14 @@ private:
   State merge(State &t, State &e, Value c, Value guard, size_t forkStores);
   SymVal mergeVal(const SymVal &t, const SymVal &e, Value c);
   void exec(const llvm::Instruction &inst, State &s);
+  // exec's cases for arithmetic (LowerValues.cpp) and memory accesses
+  // (LowerMemory.cpp).
+  void execBinary(const llvm::BinaryOperator *bo, State &s);
+  void execICmp(const llvm::ICmpInst *cmp, State &s);
+  void execCast(const llvm::CastInst *cast, State &s);
+  void execGEP(const llvm::GetElementPtrInst *gep, State &s);
+  void execLoad(const llvm::LoadInst *ld, State &s);
+  void execStore(const llvm::StoreInst *st, State &s);
   void execCall(const llvm::CallBase &call, State &s);
   /// With --unroll=N, the exit successor of a loop-exiting branch once the
   /// loop's header has been entered more than N times; else null.
