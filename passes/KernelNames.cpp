@@ -1,0 +1,323 @@
+//===- KernelNames.cpp - Names of kernels, parameters, places -------------===//
+//
+// How the lowering names things for the user: a kernel's source name, its
+// parameters' names (IR names, debug info, else the definition in the
+// source file), which parameters are unsigned, and source locations.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Lowerer.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+namespace kv {
+
+bool isKernel(const llvm::Function &f) {
+  return f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
+}
+
+std::string lowering::variableName(llvm::StringRef mangled) {
+  std::string d = llvm::demangle(mangled);
+  size_t colons = d.rfind("::");
+  return colons == std::string::npos ? d : d.substr(colons + 2);
+}
+
+std::string sourceName(llvm::StringRef mangled) {
+  llvm::ItaniumPartialDemangler d;
+  if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
+    return mangled.str();
+  char *buf = d.getFunctionName(nullptr, nullptr);
+  std::string s = buf ? buf : mangled.str();
+  std::free(buf);
+  return s;
+}
+
+std::vector<bool> lowering::unsignedParameters(const llvm::Function &f) {
+  std::vector<bool> out(f.arg_size(), false);
+  if (const llvm::DISubprogram *sp = f.getSubprogram())
+    if (const llvm::DISubroutineType *st = sp->getType()) {
+      llvm::DITypeRefArray types = st->getTypeArray();
+      // types[0] is the return type.
+      if (types.size() == f.arg_size() + 1) {
+        for (unsigned i = 0; i < f.arg_size(); ++i) {
+          const llvm::DIType *t = types[i + 1];
+          // Through typedefs (size_t) and const.
+          while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
+            if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
+                d->getTag() != llvm::dwarf::DW_TAG_const_type)
+              break;
+            t = d->getBaseType();
+          }
+          if (auto *bt = llvm::dyn_cast_or_null<llvm::DIBasicType>(t))
+            out[i] = bt->getEncoding() == llvm::dwarf::DW_ATE_unsigned ||
+                     bt->getEncoding() == llvm::dwarf::DW_ATE_unsigned_char;
+        }
+        return out;
+      }
+    }
+  llvm::ItaniumPartialDemangler d;
+  llvm::StringRef mangled = f.getName();
+  if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
+    return out;
+  char *buf = d.getFunctionParameters(nullptr, nullptr);
+  if (!buf)
+    return out;
+  // "(int*, unsigned int, Foo<a, b>)": split at top-level commas.
+  std::string list(buf);
+  std::free(buf);
+  std::vector<std::string> params;
+  std::string cur;
+  int depth = 0;
+  for (char c : llvm::StringRef(list).drop_front().drop_back()) {
+    if (c == '<' || c == '(' || c == '[')
+      ++depth;
+    else if (c == '>' || c == ')' || c == ']')
+      --depth;
+    if (c == ',' && depth == 0) {
+      params.push_back(llvm::StringRef(cur).trim().str());
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!llvm::StringRef(cur).trim().empty())
+    params.push_back(llvm::StringRef(cur).trim().str());
+  if (params.size() != f.arg_size())
+    return out;
+  for (unsigned i = 0; i < params.size(); ++i) {
+    llvm::StringRef p = params[i];
+    p.consume_back(" const");
+    out[i] = !p.contains('*') && !p.contains('&') &&
+             (p.starts_with("unsigned ") || p == "unsigned");
+  }
+  return out;
+}
+
+std::string describeLocation(const llvm::Instruction *inst, bool outermost) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (const llvm::DILocation *dl = inst->getDebugLoc().get()) {
+    // After inlining, the kernel's own line is the end of the inlinedAt chain.
+    if (outermost)
+      while (const llvm::DILocation *at = dl->getInlinedAt())
+        dl = at;
+    os << dl->getFilename() << ":" << dl->getLine() << ":" << dl->getColumn();
+    return s;
+  }
+  os << sourceName(inst->getFunction()->getName()) << ": `";
+  inst->print(os);
+  os << "`";
+  return s;
+}
+
+/// Source names of the parameters from debug info (clang discards IR value
+/// names by default): the DILocalVariables with an argument number, found in
+/// the subprogram's retained nodes (-O1 and up) or in debug records.
+static std::vector<std::string>
+parameterNamesFromDebugInfo(const llvm::Function &f) {
+  std::vector<std::string> names(f.arg_size());
+  auto note = [&](const llvm::DILocalVariable *v) {
+    if (v && v->getArg() >= 1 && v->getArg() <= names.size() &&
+        v->getScope() == f.getSubprogram())
+      names[v->getArg() - 1] = v->getName().str();
+  };
+  const llvm::DISubprogram *sp = f.getSubprogram();
+  if (!sp)
+    return names;
+  for (const llvm::DINode *n : sp->getRetainedNodes())
+    note(llvm::dyn_cast<llvm::DILocalVariable>(n));
+  for (const llvm::BasicBlock &bb : f)
+    for (const llvm::Instruction &i : bb)
+      for (const llvm::DbgVariableRecord &r :
+           llvm::filterDbgVars(i.getDbgRecordRange()))
+        note(r.getVariable());
+  return names;
+}
+
+/// The parameter names of the definition of \p name whose parameter list
+/// starts at or after \p from in \p text: `name (` ... `) {`, the list
+/// split at top-level commas, each parameter's last identifier (after
+/// dropping a default value and array bounds). Empty when the text has no
+/// such definition or a parameter has no name.
+static std::vector<std::string> namesInDefinition(llvm::StringRef text,
+                                                  llvm::StringRef name,
+                                                  size_t from, size_t &next) {
+  auto isId = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  next = llvm::StringRef::npos;
+  for (size_t at = text.find(name, from); at != llvm::StringRef::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && isId(text[at - 1])) ||
+        (end < text.size() && isId(text[end])))
+      continue;
+    size_t open = end;
+    while (open < text.size() && llvm::isSpace(text[open]))
+      ++open;
+    if (open >= text.size() || text[open] != '(')
+      continue;
+    // The list up to the matching parenthesis; comments become spaces.
+    std::string list;
+    std::vector<size_t> commas;
+    int depth = 0;
+    size_t i = open + 1;
+    for (; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+        i = text.find('\n', i);
+        if (i == llvm::StringRef::npos)
+          return {};
+        list += ' ';
+        continue;
+      }
+      if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+        i = text.find("*/", i + 2);
+        if (i == llvm::StringRef::npos)
+          return {};
+        ++i;
+        list += ' ';
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '<' || c == '{')
+        ++depth;
+      if (c == ')' || c == ']' || c == '>' || c == '}') {
+        if (depth == 0)
+          break;
+        --depth;
+      }
+      if (c == ',' && depth == 0)
+        commas.push_back(list.size());
+      list += c;
+    }
+    if (i >= text.size() || text[i] != ')')
+      continue;
+    // A definition: the body follows (a declaration or a call does not).
+    size_t body = i + 1;
+    while (body < text.size() && llvm::isSpace(text[body]))
+      ++body;
+    if (body >= text.size() || text[body] != '{')
+      continue;
+    next = body;
+    std::vector<std::string> names;
+    llvm::StringRef all(list);
+    if (all.trim().empty() || all.trim() == "void")
+      return names;
+    size_t start = 0;
+    commas.push_back(list.size());
+    for (size_t c : commas) {
+      llvm::StringRef param = all.slice(start, c);
+      start = c + 1;
+      param = param.take_front(param.find('=')).take_front(param.find('['));
+      param = param.rtrim();
+      size_t idEnd = param.size(), idStart = idEnd;
+      while (idStart > 0 && isId(param[idStart - 1]))
+        --idStart;
+      llvm::StringRef id = param.slice(idStart, idEnd);
+      // The name follows a type: `int n`, `int *out`, `T &x`.
+      llvm::StringRef before = param.take_front(idStart).rtrim();
+      if (id.empty() || llvm::isDigit(id[0]) || before.empty() ||
+          !(isId(before.back()) || before.back() == '*' ||
+            before.back() == '&'))
+        return {};
+      names.push_back(id.str());
+    }
+    return names;
+  }
+  return {};
+}
+
+/// Source names of the parameters read from the kernel's definition in its
+/// source file, for IR without value names or debug variables (clang's
+/// default): at the subprogram's line when there is debug info (-g, or the
+/// locations -Rpass asks for), else the one definition of that name in the
+/// module's main file. Empty when that is not found, ambiguous, or does not
+/// match the IR's parameter count (a macro-made parameter list).
+static std::vector<std::string>
+parameterNamesFromSource(const llvm::Function &f) {
+  std::string path;
+  unsigned line = 0;
+  if (const llvm::DISubprogram *sp = f.getSubprogram()) {
+    llvm::SmallString<256> p(sp->getFilename());
+    if (!llvm::sys::path::is_absolute(p) && !sp->getDirectory().empty()) {
+      p = sp->getDirectory();
+      llvm::sys::path::append(p, sp->getFilename());
+    }
+    path = p.str().str();
+    line = sp->getLine();
+  } else if (f.getParent()) {
+    path = f.getParent()->getSourceFileName();
+  }
+  if (path.empty())
+    return {};
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf || (*buf)->getBufferSize() > (64u << 20))
+    return {};
+  llvm::StringRef text = (*buf)->getBuffer();
+  std::string full = sourceName(f.getName());
+  llvm::StringRef name(full);
+  name = name.take_front(name.find('<'));
+  name = name.substr(name.rfind(':') + 1);
+  if (name.empty())
+    return {};
+  auto fits = [&](const std::vector<std::string> &v) {
+    std::set<std::string> unique(v.begin(), v.end());
+    return v.size() == f.arg_size() && unique.size() == v.size();
+  };
+  size_t next = 0;
+  if (line) {
+    size_t from = 0;
+    for (unsigned l = 1; l < line && from != llvm::StringRef::npos; ++l) {
+      from = text.find('\n', from);
+      if (from != llvm::StringRef::npos)
+        ++from;
+    }
+    if (from == llvm::StringRef::npos)
+      return {};
+    std::vector<std::string> v = namesInDefinition(text, name, from, next);
+    return fits(v) ? v : std::vector<std::string>();
+  }
+  // Without a line: every definition of the name must agree.
+  std::optional<std::vector<std::string>> found;
+  for (size_t from = 0; from != llvm::StringRef::npos; from = next) {
+    std::vector<std::string> v = namesInDefinition(text, name, from, next);
+    if (next == llvm::StringRef::npos)
+      break;
+    if (!fits(v))
+      continue;
+    if (found && *found != v)
+      return {};
+    found = v;
+  }
+  return found ? *found : std::vector<std::string>();
+}
+
+std::vector<std::string> parameterNames(const llvm::Function &f) {
+  std::vector<std::string> names = parameterNamesFromDebugInfo(f);
+  bool unnamed = llvm::any_of(f.args(), [&](const llvm::Argument &a) {
+    return a.getName().empty() && names[a.getArgNo()].empty();
+  });
+  if (unnamed) {
+    std::vector<std::string> fromSource = parameterNamesFromSource(f);
+    for (size_t i = 0; i < fromSource.size(); ++i)
+      if (names[i].empty())
+        names[i] = fromSource[i];
+  }
+  for (const llvm::Argument &a : f.args()) {
+    std::string &name = names[a.getArgNo()];
+    if (!a.getName().empty())
+      name = a.getName().str();
+    if (name.empty())
+      name = "arg" + std::to_string(a.getArgNo());
+  }
+  return names;
+}
+
+} // namespace kv

@@ -1,0 +1,282 @@
+//===- LowerControlFlow.cpp - Blocks, branches and joins ------------------===//
+//
+// Control flow of the symbolic execution: running basic blocks, following
+// branches whose condition folds, forking at a symbolic branch and merging
+// the two states at its immediate post-dominator, phis on edges, and the
+// loop exits that --unroll bounds or a case split stops at.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Lowerer.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+
+namespace kv {
+namespace lowering {
+
+SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
+  if (t == e)
+    return t;
+  if (t.kind == SymVal::Scalar && e.kind == SymVal::Scalar) {
+    if (t.scalar.getType() != e.scalar.getType()) {
+      fail("values of different types merged");
+      return t;
+    }
+    return scalar(select(c, t.scalar, e.scalar));
+  }
+  if (t.kind == e.kind && t.obj == e.obj && t.array == e.array &&
+      t.isPtr()) {
+    SymVal r = t;
+    r.off = linearOf(select(c, materialize(t.off), materialize(e.off)));
+    return r;
+  }
+  if (t.kind == SymVal::LoopResult || e.kind == SymVal::LoopResult) {
+    SymVal r;
+    r.kind = SymVal::LoopResult;
+    return r;
+  }
+  if (t.kind == SymVal::None)
+    return e;
+  if (e.kind == SymVal::None)
+    return t;
+  // A pointer that may point into two different objects: give up.
+  SymVal bad;
+  bad.kind = SymVal::None;
+  return bad;
+}
+
+State Lowerer::merge(State &t, State &e, Value c, Value guard,
+                     size_t forkStores) {
+  if (t.dead)
+    return std::move(e);
+  if (e.dead)
+    return std::move(t);
+  State m;
+  m.guard = guard;
+  m.vals = t.vals;
+  for (auto &[k, ev] : e.vals) {
+    auto it = m.vals.find(k);
+    if (it == m.vals.end())
+      m.vals[k] = ev;
+    else
+      it->second = mergeVal(it->second, ev, c);
+  }
+  m.stores = std::move(t.stores);
+  m.stores.insert(m.stores.end(), e.stores.begin() + forkStores,
+                  e.stores.end());
+  m.ret = mergeVal(t.ret, e.ret, c);
+  return m;
+}
+
+void Lowerer::takeEdge(const llvm::BasicBlock *from,
+                       const llvm::BasicBlock *to, State &s) {
+  llvm::SmallVector<std::pair<const llvm::PHINode *, SymVal>> phis;
+  for (const llvm::PHINode &phi : to->phis())
+    phis.push_back({&phi, eval(phi.getIncomingValueForBlock(from), s)});
+  for (auto &[phi, v] : phis)
+    s.vals[phi] = v;
+}
+
+const llvm::BasicBlock *Lowerer::boundedExit(const llvm::BasicBlock *bb,
+                                             const llvm::BasicBlock *succ0,
+                                             const llvm::BasicBlock *succ1) {
+  if (!opts.unrollBound)
+    return nullptr;
+  llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+  if (!l || visits[l->getHeader()] <= opts.unrollBound)
+    return nullptr;
+  bool in0 = l->contains(succ0), in1 = l->contains(succ1);
+  if (in0 == in1)
+    return nullptr;
+  return in0 ? succ1 : succ0;
+}
+
+bool Lowerer::splitLoopExit(const llvm::BasicBlock *bb,
+                            const llvm::BasicBlock *succ0,
+                            const llvm::BasicBlock *succ1, Value c) {
+  if (!opts.reportSplit)
+    return false;
+  llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+  if (!l || l->contains(succ0) == l->contains(succ1))
+    return false;
+  std::set<std::string> names;
+  if (!splitNames(c, names))
+    return false;
+  why.splitOn.assign(names.begin(), names.end());
+  fail("loop whose trip count depends on " + llvm::join(why.splitOn, ", "));
+  return true;
+}
+
+void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
+                        const llvm::BasicBlock *stopAt,
+                        const llvm::BasicBlock *from, bool entered) {
+  while (bb && !failed) {
+    if (!entered) {
+      llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+      if (l && l->getHeader() == bb && (!from || !l->contains(from)))
+        return enterLoop(l, bb, s, stopAt, from);
+    }
+    entered = false;
+    if (++visits[bb] > opts.maxBlockVisits) {
+      curInst = bb->getTerminator();
+      fail("loop whose trip count is not a constant (unrolled " +
+           llvm::Twine(opts.maxBlockVisits) +
+           " times; --unroll=N gives a bounded check)");
+      return;
+    }
+    for (const llvm::Instruction &inst : *bb) {
+      if (isa<llvm::PHINode>(inst))
+        continue;
+      if (inst.isTerminator())
+        break;
+      exec(inst, s);
+      if (failed || s.dead)
+        return;
+    }
+    const llvm::Instruction *term = bb->getTerminator();
+    curInst = term;
+    if (term->getDebugLoc())
+      loc = FileLineColLoc::get(ctx, term->getDebugLoc()->getFilename(),
+                                term->getDebugLoc().getLine(),
+                                term->getDebugLoc().getCol());
+    if (auto *ret = dyn_cast<llvm::ReturnInst>(term)) {
+      if (ret->getReturnValue())
+        s.ret = eval(ret->getReturnValue(), s);
+      return;
+    }
+    if (isa<llvm::UnreachableInst>(term)) {
+      s.dead = true;
+      return;
+    }
+    // A two-way branch: a br, or a switch with two distinct targets (as in
+    // clang's cleanup code for an early return).
+    const llvm::BasicBlock *succ0 = nullptr, *succ1 = nullptr;
+    Value c;
+    bool uncond = false;
+    if (auto *br = dyn_cast<llvm::BranchInst>(term)) {
+      uncond = br->isUnconditional();
+      succ0 = br->getSuccessor(0);
+      if (!uncond) {
+        succ1 = br->getSuccessor(1);
+        c = evalScalar(br->getCondition(), s);
+      }
+    } else if (auto *sw = dyn_cast<llvm::SwitchInst>(term)) {
+      Value v = evalScalar(sw->getCondition(), s);
+      llvm::SmallPtrSet<const llvm::BasicBlock *, 4> targets;
+      for (unsigned i = 0; i < sw->getNumSuccessors(); ++i)
+        targets.insert(sw->getSuccessor(i));
+      if (targets.size() > 2) {
+        fail("switch with more than two targets");
+        return;
+      }
+      // c: the value selects one of the case blocks of succ0.
+      succ0 = sw->case_begin() != sw->case_end()
+                  ? sw->case_begin()->getCaseSuccessor()
+                  : sw->getDefaultDest();
+      c = i1(sw->getDefaultDest() == succ0);
+      for (auto &cs : sw->cases()) {
+        Value hit = eq(v, arith::ConstantOp::create(
+                              b, loc, v.getType(),
+                              IntegerAttr::get(v.getType(),
+                                               cs.getCaseValue()->getValue())));
+        if (cs.getCaseSuccessor() == succ0)
+          c = b.createOrFold<arith::OrIOp>(loc, c, hit);
+        else if (sw->getDefaultDest() == succ0)
+          c = andI1(c, notI1(hit));
+      }
+      for (const llvm::BasicBlock *t : targets)
+        if (t != succ0)
+          succ1 = t;
+      if (!succ1)
+        uncond = true;
+    } else {
+      fail(llvm::Twine("terminator '") + term->getOpcodeName() + "'");
+      return;
+    }
+    const llvm::BasicBlock *next = nullptr;
+    llvm::Loop *exitsLoop = nullptr;
+    if (!uncond && succ0 != succ1) {
+      llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+      if (l && l->contains(succ0) != l->contains(succ1))
+        exitsLoop = l;
+    }
+    bool k;
+    if (exitsLoop && !symLoops.empty() && symLoops.back().loop == exitsLoop) {
+      // The exit test of the loop being modelled: the iteration goes on;
+      // the test becomes the kv.iter's condition.
+      SymLoop &m = symLoops.back();
+      if (bb != m.exiting || m.cond) {
+        fail("loop with several exit tests");
+        return;
+      }
+      m.cond = c;
+      m.stayOnTrue = exitsLoop->contains(succ0);
+      if (bb == exitsLoop->getHeader() && bb != exitsLoop->getLoopLatch())
+        for (Operation &op :
+             llvm::make_range(std::next(m.startMark->getIterator()),
+                              kernel.getBlock().end()))
+          if (isa<WriteOp>(op)) {
+            fail("loop whose exit test follows a write in the loop header");
+            return;
+          }
+      next = m.stayOnTrue ? succ0 : succ1;
+    } else if (exitsLoop && !constBool(c, k) && !noModel.contains(exitsLoop) &&
+               !loopEntries.empty() && loopEntries.back().loop == exitsLoop &&
+               visits[exitsLoop->getHeader()] ==
+                   loopEntries.back().headerVisits + 1) {
+      // A symbolic exit test in the first iteration: go back to the loop's
+      // entry and model it (enterLoop).
+      restartLoop = exitsLoop;
+      failed = true;
+      return;
+    } else if (uncond) {
+      next = succ0;
+    } else {
+      if (constBool(c, k)) {
+        next = k ? succ0 : succ1;
+      } else if (succ0 == succ1) {
+        next = succ0;
+      } else if (const llvm::BasicBlock *exit = boundedExit(bb, succ0, succ1)) {
+        // --unroll: the loop has run its bound; executions that stay in it
+        // longer are assumed away (a bounded verdict), this one leaves.
+        Value stay = exit == succ0 ? notI1(c) : c;
+        AssumeOp::create(b, loc, notI1(andI1(s.guard, stay)))
+            ->setAttr("bound", b.getI64IntegerAttr(opts.unrollBound));
+        next = exit;
+      } else if (splitLoopExit(bb, succ0, succ1, c)) {
+        return;
+      } else {
+        const llvm::BasicBlock *join =
+            pdt(*bb->getParent()).getNode(bb)->getIDom()->getBlock();
+        size_t forkStores = s.stores.size();
+        State t = s, e = s;
+        t.guard = andI1(s.guard, c);
+        e.guard = andI1(s.guard, notI1(c));
+        for (auto [st, succ] :
+             {std::pair<State *, const llvm::BasicBlock *>{&t, succ0},
+              {&e, succ1}}) {
+          takeEdge(bb, succ, *st);
+          if (succ != join)
+            runBlocks(succ, *st, join, bb);
+        }
+        if (failed)
+          return;
+        s = merge(t, e, c, s.guard, forkStores);
+        if (!join || join == stopAt || s.dead)
+          return;
+        from = bb;
+        bb = join;
+        continue;
+      }
+    }
+    takeEdge(bb, next, s);
+    if (next == stopAt)
+      return;
+    from = bb;
+    bb = next;
+  }
+}
+
+} // namespace lowering
+} // namespace kv

@@ -1,0 +1,331 @@
+//===- LowerKernel.cpp - Entry point and instructions ---------------------===//
+//
+// The entry point lowerKernel: the kv.kernel and its arguments, the run of
+// the kernel's entry block, and the clean-up after it; and the execution
+// of one instruction (exec, which hands arithmetic to LowerValues.cpp and
+// memory accesses to LowerMemory.cpp), calls and inlining.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Lowerer.h"
+
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+
+namespace kv {
+namespace lowering {
+
+void Lowerer::exec(const llvm::Instruction &inst, State &s) {
+  curInst = &inst;
+  if (const llvm::DebugLoc &dl = inst.getDebugLoc())
+    loc = FileLineColLoc::get(ctx, dl->getFilename(), dl.getLine(),
+                              dl.getCol());
+  if (inst.getType()->isVectorTy()) {
+    fail("vector operation");
+    return;
+  }
+  auto set = [&](SymVal v) { s.vals[&inst] = v; };
+  auto setS = [&](Value v) { s.vals[&inst] = scalar(v); };
+
+  if (auto *bo = dyn_cast<llvm::BinaryOperator>(&inst))
+    return execBinary(bo, s);
+  if (auto *un = dyn_cast<llvm::UnaryOperator>(&inst)) {
+    Value v = evalScalar(un->getOperand(0), s);
+    if (un->getOpcode() == llvm::Instruction::FNeg)
+      return setS(floatOp("fneg", {v}, v.getType()));
+    return fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
+  }
+  if (auto *cmp = dyn_cast<llvm::ICmpInst>(&inst))
+    return execICmp(cmp, s);
+  if (auto *fc = dyn_cast<llvm::FCmpInst>(&inst)) {
+    Value l = evalScalar(fc->getOperand(0), s);
+    Value r = evalScalar(fc->getOperand(1), s);
+    std::string fn = ("fcmp." + llvm::CmpInst::getPredicateName(
+                                    fc->getPredicate()))
+                         .str();
+    return setS(floatOp(fn, {l, r}, b.getI1Type()));
+  }
+  if (auto *sel = dyn_cast<llvm::SelectInst>(&inst)) {
+    Value c = evalScalar(sel->getCondition(), s);
+    SymVal t = eval(sel->getTrueValue(), s), e = eval(sel->getFalseValue(), s);
+    SymVal r = mergeVal(t, e, c);
+    if (r.kind == SymVal::None && !failed)
+      return fail("select between pointers into different objects");
+    return set(r);
+  }
+  if (auto *cast = dyn_cast<llvm::CastInst>(&inst))
+    return execCast(cast, s);
+  if (auto *fr = dyn_cast<llvm::FreezeInst>(&inst))
+    return set(eval(fr->getOperand(0), s));
+  if (isa<llvm::PHINode>(inst))
+    return; // resolved on the edge
+  if (isa<llvm::AllocaInst>(inst)) {
+    SymVal p;
+    p.kind = SymVal::PrivPtr;
+    p.obj = nextObj++;
+    return set(p);
+  }
+  if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(&inst))
+    return execGEP(gep, s);
+  if (auto *ld = dyn_cast<llvm::LoadInst>(&inst))
+    return execLoad(ld, s);
+  if (auto *st = dyn_cast<llvm::StoreInst>(&inst))
+    return execStore(st, s);
+  if (auto *call = dyn_cast<llvm::CallBase>(&inst))
+    return execCall(*call, s);
+  if (isa<llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst, llvm::FenceInst>(inst))
+    return fail(llvm::Twine("atomic operation '") + inst.getOpcodeName() + "'");
+  fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
+}
+
+void Lowerer::execCall(const llvm::CallBase &call, State &s) {
+  const llvm::Function *callee = call.getCalledFunction();
+  if (!callee)
+    return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
+  llvm::StringRef name = callee->getName();
+  auto setS = [&](Value v) { s.vals[&call] = scalar(v); };
+  if (callee->isIntrinsic()) {
+    llvm::Intrinsic::ID id = callee->getIntrinsicID();
+    if (name.starts_with("llvm.nvvm.read.ptx.sreg.")) {
+      llvm::StringRef reg = name.drop_front(strlen("llvm.nvvm.read.ptx.sreg."));
+      static const std::pair<const char *, const char *> map[] = {
+          {"tid.", "tid."},
+          {"ntid.", "bdim."},
+          {"ctaid.", "bid."},
+          {"nctaid.", "gdim."}};
+      for (auto [from, to] : map)
+        if (reg.starts_with(from) && reg.size() == strlen(from) + 1)
+          return setS(sreg((llvm::Twine(to) + reg.take_back(1)).str()));
+      if (reg == "warpsize")
+        return setS(cst(b.getI32Type(), 32));
+      return fail("special register '" + reg + "'");
+    }
+    switch (id) {
+    case llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all:
+    case llvm::Intrinsic::nvvm_barrier_cta_sync_all: {
+      auto *id = dyn_cast<llvm::ConstantInt>(call.getArgOperand(0));
+      if (!id || !id->isZero())
+        return fail("named barrier (barrier id other than 0)");
+      // A condition is kept: the checker shows the block agrees on it, or
+      // reports barrier divergence.
+      if (!symLoops.empty())
+        return stageBarrier(s);
+      BarrierOp::create(b, loc, isTrue(s.guard) ? Value() : s.guard);
+      ownWrites.clear();
+      loopWritten.clear();
+      return;
+    }
+    case llvm::Intrinsic::lifetime_start:
+    case llvm::Intrinsic::lifetime_end:
+    case llvm::Intrinsic::dbg_declare:
+    case llvm::Intrinsic::dbg_value:
+    case llvm::Intrinsic::dbg_label:
+    case llvm::Intrinsic::donothing:
+    case llvm::Intrinsic::experimental_noalias_scope_decl:
+      return;
+    case llvm::Intrinsic::assume: {
+      Value c = evalScalar(call.getArgOperand(0), s);
+      if (failed)
+        return;
+      // Holds on this path: guard => c.
+      Value implied = b.createOrFold<arith::OrIOp>(loc, notI1(s.guard), c);
+      if (!isTrue(implied))
+        AssumeOp::create(b, loc, implied);
+      return;
+    }
+    case llvm::Intrinsic::smax:
+    case llvm::Intrinsic::smin:
+    case llvm::Intrinsic::umax:
+    case llvm::Intrinsic::umin: {
+      Value l = evalScalar(call.getArgOperand(0), s);
+      Value r = evalScalar(call.getArgOperand(1), s);
+      if (failed)
+        return;
+      if (id == llvm::Intrinsic::smax)
+        return setS(b.createOrFold<arith::MaxSIOp>(loc, l, r));
+      if (id == llvm::Intrinsic::smin)
+        return setS(b.createOrFold<arith::MinSIOp>(loc, l, r));
+      if (id == llvm::Intrinsic::umax)
+        return setS(b.createOrFold<arith::MaxUIOp>(loc, l, r));
+      return setS(b.createOrFold<arith::MinUIOp>(loc, l, r));
+    }
+    case llvm::Intrinsic::abs: {
+      Value v = evalScalar(call.getArgOperand(0), s);
+      Value zero = cst(v.getType(), 0);
+      Value neg = b.createOrFold<arith::SubIOp>(loc, zero, v);
+      Value lt = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                               v, zero);
+      return setS(select(lt, neg, v));
+    }
+    default:
+      break;
+    }
+    // Pure floating-point math intrinsics stay uninterpreted.
+    if (callee->doesNotAccessMemory() && !call.getType()->isVoidTy() &&
+        call.getType()->isFloatingPointTy()) {
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      return setS(floatOp(name, ops, typeFor(call.getType())));
+    }
+    return fail("intrinsic '" + name + "'");
+  }
+  if (callee->isDeclaration()) {
+    // A pure external function (e.g. libdevice math) is deterministic:
+    // keep it uninterpreted.
+    if (callee->doesNotAccessMemory() && !call.getType()->isVoidTy() &&
+        !call.getType()->isPointerTy()) {
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      return setS(floatOp(name, ops, typeFor(call.getType())));
+    }
+    return fail("call to external function '" + sourceName(name) + "'");
+  }
+  SymVal r = callFunction(*callee, call, s);
+  if (!call.getType()->isVoidTy())
+    s.vals[&call] = r;
+}
+
+SymVal Lowerer::callFunction(const llvm::Function &callee,
+                             const llvm::CallBase &call, State &s) {
+  if (++depth > opts.maxInlineDepth) {
+    fail("call nesting deeper than " + llvm::Twine(opts.maxInlineDepth) +
+         " (recursion?)");
+    return {};
+  }
+  const llvm::Instruction *site = curInst;
+  callStack.push_back(&call);
+  for (unsigned i = 0; i < callee.arg_size(); ++i)
+    s.vals[callee.getArg(i)] = eval(call.getArgOperand(i), s);
+  s.ret = SymVal();
+  // Block visit counts are per call: a helper called in an unrolled loop is
+  // entered once per iteration.
+  auto savedVisits = std::move(visits);
+  visits.clear();
+  runBlocks(&callee.getEntryBlock(), s, nullptr);
+  visits = std::move(savedVisits);
+  curInst = site;
+  callStack.pop_back();
+  --depth;
+  if (s.dead && !failed)
+    fail("call to '" + sourceName(callee.getName()) +
+         "' never returns normally");
+  return s.ret;
+}
+
+FailureOr<KernelOp> Lowerer::run() {
+  b.setInsertionPointToEnd(module.getBody());
+  std::string sym = f.getName().str();
+  kernel = KernelOp::create(b, UnknownLoc::get(ctx), b.getStringAttr(sym),
+                            b.getStrArrayAttr({}), StringAttr(), ArrayAttr());
+  kernel.setSourceNameAttr(b.getStringAttr(sourceName(f.getName())));
+  Block *blk = new Block();
+  kernel.getBody().push_back(blk);
+  b.setInsertionPointToEnd(blk);
+
+  std::vector<std::string> names = parameterNames(f);
+  std::vector<bool> isUnsigned = unsignedParameters(f);
+  llvm::SmallVector<llvm::StringRef> unsignedNames;
+  for (const llvm::Argument &a : f.args())
+    if (isUnsigned[a.getArgNo()] && a.getType()->isIntegerTy())
+      unsignedNames.push_back(names[a.getArgNo()]);
+  if (!unsignedNames.empty())
+    kernel.setUnsignedParamsAttr(b.getStrArrayAttr(unsignedNames));
+  for (const llvm::Argument &a : f.args()) {
+    const std::string &name = names[a.getArgNo()];
+    if (a.getType()->isPointerTy()) {
+      if (a.hasByValAttr()) {
+        curInst = nullptr;
+        fail("by-value struct parameter '" + name + "'");
+        break;
+      }
+      Value arr = blk->addArgument(GlobalArrayType::get(ctx, b.getI8Type()),
+                                   UnknownLoc::get(ctx));
+      argArrays[&a] = arr;
+      SymVal p;
+      p.kind = SymVal::ArrayPtr;
+      p.array = arr;
+      paramVals[&a] = p;
+    } else if (a.getType()->isIntegerTy() ||
+               a.getType()->isFloatingPointTy()) {
+      Value v = blk->addArgument(typeFor(a.getType()), UnknownLoc::get(ctx));
+      auto pin = opts.pins.find(name);
+      if (pin != opts.pins.end() && a.getType()->isIntegerTy())
+        v = arith::ConstantOp::create(
+            b, UnknownLoc::get(ctx), v.getType(),
+            IntegerAttr::get(v.getType(),
+                             llvm::APInt(a.getType()->getIntegerBitWidth(),
+                                         (uint64_t)pin->second, true)));
+      paramVals[&a] = scalar(v);
+    } else {
+      fail("parameter '" + name + "' of type " + typeName(a.getType()));
+      break;
+    }
+    argNames.push_back(name);
+  }
+  if (!failed) {
+    State s;
+    s.guard = i1(true);
+    runBlocks(&f.getEntryBlock(), s, nullptr);
+  }
+  // Arrays never accessed keep a placeholder element type; give them i32.
+  for (BlockArgument a : blk->getArguments())
+    if (getArrayElementType(a.getType()) == b.getI8Type() &&
+        !arrayElemSize.count(a))
+      a.setType(isa<SharedArrayType>(a.getType())
+                    ? Type(SharedArrayType::get(ctx, b.getI32Type(), 0))
+                    : Type(GlobalArrayType::get(ctx, b.getI32Type())));
+  // Shared arrays get their size in elements from the global's type.
+  for (auto &[base, arr] : argArrays) {
+    auto *gv = dyn_cast<llvm::GlobalVariable>(base);
+    auto sh = dyn_cast<SharedArrayType>(arr.getType());
+    if (!gv || !sh)
+      continue;
+    uint64_t bytes =
+        f.getParent()->getDataLayout().getTypeAllocSize(gv->getValueType());
+    uint64_t es = arrayElemSize.count(arr) ? arrayElemSize[arr] : 4;
+    arr.setType(SharedArrayType::get(ctx, sh.getElementType(),
+                                     (int64_t)(bytes / es)));
+  }
+  kernel.setArgNamesAttr(b.getStrArrayAttr(
+      llvm::SmallVector<llvm::StringRef>(argNames.begin(), argNames.end())));
+  if (failed) {
+    if (why.splitOn.empty()) {
+      kernel.erase();
+      return mlir::failure();
+    }
+    // Keep the parameters: the caller enumerates the split's cases over
+    // them.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*blk))) {
+      op.dropAllUses();
+      op.erase();
+    }
+    why.signature = kernel;
+    return mlir::failure();
+  }
+  // Drop expression ops nobody uses (constant folding leaves some behind).
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*blk)))
+      if (op.use_empty() && isPure(&op)) {
+        op.erase();
+        changed = true;
+      }
+  }
+  return kernel;
+}
+
+} // namespace lowering
+
+mlir::FailureOr<KernelOp> lowerKernel(llvm::Function &f, mlir::ModuleOp module,
+                                      Unsupported &why,
+                                      const LowerOptions &opts) {
+  lowering::Lowerer l(f, module, why, opts);
+  return l.run();
+}
+
+} // namespace kv
+

@@ -1,0 +1,293 @@
+//===- LowerMemory.cpp - Private memory and shared/global arrays ----------===//
+//
+// Memory of the symbolic execution: shared/global arrays (kernel pointer
+// parameters and global variables, as kv.kernel arguments), element
+// indices from byte offsets, kv.read/kv.write with the thread's own
+// writes forwarded, and private memory resolved through the state's stores;
+// the instructions that address and access memory: GEP (byte offsets as
+// linear forms), load and store.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Lowerer.h"
+
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/Module.h"
+
+namespace kv {
+namespace lowering {
+
+Value Lowerer::arrayFor(const llvm::Value *base) {
+  auto it = argArrays.find(base);
+  if (it != argArrays.end())
+    return it->second;
+  auto *gv = dyn_cast<llvm::GlobalVariable>(base);
+  if (!gv)
+    return {};
+  // A global variable: shared memory (addrspace 3) or a __device__ /
+  // __constant__ variable, which acts as a global-memory array.
+  Block &blk = kernel.getBlock();
+  std::string name = variableName(gv->getName());
+  // Element type and size are fixed at the first access.
+  Type placeholder;
+  if (gv->getAddressSpace() == 3)
+    placeholder = SharedArrayType::get(ctx, b.getI8Type(), 0);
+  else
+    placeholder = GlobalArrayType::get(ctx, b.getI8Type());
+  unsigned pos = blk.getNumArguments();
+  if (!isa<SharedArrayType>(placeholder)) {
+    // Global arrays come before shared arrays.
+    pos = 0;
+    while (pos < blk.getNumArguments() &&
+           !isa<SharedArrayType>(blk.getArgument(pos).getType()))
+      ++pos;
+  }
+  Value a = blk.insertArgument(pos, placeholder, UnknownLoc::get(ctx));
+  argNames.insert(argNames.begin() + pos, name);
+  argArrays[base] = a;
+  return a;
+}
+
+Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
+  Type et = typeFor(ty);
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  // The element type of an array is fixed by its first access.
+  Type cur = getArrayElementType(array.getType());
+  auto sizeIt = arrayElemSize.find(array);
+  if (sizeIt == arrayElemSize.end()) {
+    arrayElemSize[array] = size;
+    if (auto sh = dyn_cast<SharedArrayType>(array.getType())) {
+      int64_t n = sh.getSize();
+      array.setType(SharedArrayType::get(ctx, et, n));
+    } else {
+      array.setType(GlobalArrayType::get(ctx, et));
+    }
+  } else if (cur != et) {
+    fail("array accessed with two element types (" + typeName(ty) + ")");
+    return cst(b.getI64Type(), 0);
+  }
+  Linear idx;
+  if (off.constant % (int64_t)size) {
+    fail("unaligned access into an array");
+    return cst(b.getI64Type(), 0);
+  }
+  idx.constant = off.constant / (int64_t)size;
+  for (auto &[v, c] : off.terms) {
+    if (c % (int64_t)size) {
+      fail("array index not a multiple of the element size");
+      return cst(b.getI64Type(), 0);
+    }
+    idx.addTerm(v, c / (int64_t)size);
+  }
+  return materialize(idx);
+}
+
+Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
+                          Value guard) {
+  Value idx = elementIndex(array, off, ty);
+  if (failed)
+    return cst(typeFor(ty), 0);
+  if (stagedDone.contains(array)) {
+    fail("read of a shared array after a barrier loop that stages it (the "
+         "model does not keep its contents past the loop)");
+    return cst(typeFor(ty), 0);
+  }
+  for (SymLoop &l : symLoops) {
+    auto st = l.staged.find(array);
+    if (st == l.staged.end())
+      continue;
+    if (st->second == l.phase) {
+      fail("read of a shared array in the barrier interval in which a loop "
+           "with a symbolic trip count writes it");
+      return cst(typeFor(ty), 0);
+    }
+    l.stagedReads.push_back({array, l.phase});
+    // Resolved when the loop's body is complete: the private variables it
+    // does not change are then their values before it (thread ids, say).
+    auto ph = UnrealizedConversionCastOp::create(
+        b, loc, TypeRange{typeFor(ty)}, ValueRange{idx, guard});
+    l.pending.push_back({ph, array});
+    return ph.getResult(0);
+  }
+  if (loopWritten.contains(array)) {
+    fail("read of an array that a loop with a symbolic trip count writes "
+         "in the same barrier interval");
+    return cst(typeFor(ty), 0);
+  }
+  for (SymLoop &l : symLoops)
+    l.read[array].push_back(idx);
+  Value v = ReadOp::create(b, loc, typeFor(ty), array, idx, guard);
+  // Forward this thread's own earlier writes in the barrier interval: a
+  // kv.read sees the array as it stood when the interval began.
+  for (const OwnWrite &w : ownWrites) {
+    if (w.array != array)
+      continue;
+    Value hit = andI1(w.guard, eq(w.index, idx));
+    v = select(hit, w.value, v);
+  }
+  return v;
+}
+
+void Lowerer::storeArray(Value array, const Linear &off, Value val,
+                         llvm::Type *ty, State &s) {
+  Value idx = elementIndex(array, off, ty);
+  if (failed)
+    return;
+  if (isFalse(s.guard))
+    return;
+  for (SymLoop &l : symLoops)
+    if (l.staged.contains(array))
+      return fail("write to a shared array that a barrier loop stages, in "
+                  "another of its barrier intervals");
+  auto write = WriteOp::create(b, loc, array, idx, val, s.guard);
+  if (!symLoops.empty()) {
+    SymLoop &l = symLoops.back();
+    if (isa<SharedArrayType>(array.getType()))
+      l.sharedWrites[array].push_back({idx, val, s.guard, write, l.phase});
+    else
+      l.globalWrite = true;
+    // Written once per iteration: a later read cannot be forwarded.
+    for (SymLoop &l : symLoops)
+      l.written[array].push_back(idx);
+    loopWritten.insert(array);
+    return;
+  }
+  ownWrites.push_back({array, idx, val, s.guard});
+}
+
+SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  // Walk the stores to this object from the latest; an exact hit under a
+  // true guard ends the walk.
+  std::vector<std::pair<Value, SymVal>> hits; // condition, value
+  bool complete = false;
+  for (auto it = s.stores.rbegin(); it != s.stores.rend(); ++it) {
+    if (it->obj != p.obj)
+      continue;
+    Linear diff = it->off;
+    diff.add(p.off, -1);
+    if (diff.terms.empty()) {
+      int64_t d = diff.constant;
+      if (d == 0 && it->size == size) {
+        hits.push_back({it->guard, it->val});
+        // A store of the loop body at its top level is unconditional
+        // within the iteration, and one made under the reading path's own
+        // guard happened on that path (a counter inside an if stays a
+        // constant, so a loop there keeps its constant trip count).
+        if (isTrue(it->guard) || it->guard == s.guard ||
+            (!symLoops.empty() && it->guard == symLoops.back().guard)) {
+          complete = true;
+          break;
+        }
+        continue;
+      }
+      // Disjoint byte ranges do not matter.
+      if (d >= (int64_t)size || -d >= (int64_t)it->size)
+        continue;
+      fail("private memory accessed with overlapping sizes");
+      return scalar(cst(b.getI32Type(), 0));
+    }
+    if (it->size != size) {
+      fail("private memory accessed with overlapping sizes");
+      return scalar(cst(b.getI32Type(), 0));
+    }
+    Value same = eq(materialize(it->off), materialize(p.off));
+    hits.push_back({andI1(it->guard, same), it->val});
+  }
+  SymVal result;
+  if (complete) {
+    result = hits.back().second;
+    hits.pop_back();
+  } else if (!hits.empty()) {
+    // Reading a private location on a path where it may be uninitialized:
+    // its content is indeterminate, so any value (here the oldest store) is
+    // a valid refinement.
+    result = hits.back().second;
+    hits.pop_back();
+  } else {
+    if (ty->isPointerTy()) {
+      fail("read of an uninitialized private pointer");
+      return scalar(cst(b.getI32Type(), 0));
+    }
+    result = scalar(cst(typeFor(ty), 0));
+  }
+  for (auto it = hits.rbegin(); it != hits.rend(); ++it)
+    result = mergeVal(it->second, result, it->first);
+  return result;
+}
+
+void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
+  auto set = [&](SymVal v) { s.vals[gep] = v; };
+  SymVal p = eval(gep->getPointerOperand(), s);
+  if (!p.isPtr() || p.kind == SymVal::NullPtr)
+    return failed ? void() : fail("address computed from an unknown pointer");
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  for (llvm::gep_type_iterator gi = llvm::gep_type_begin(gep),
+                               ge = llvm::gep_type_end(gep);
+       gi != ge; ++gi) {
+    const llvm::Value *idx = gi.getOperand();
+    if (llvm::StructType *st = gi.getStructTypeOrNull()) {
+      unsigned field = cast<llvm::ConstantInt>(idx)->getZExtValue();
+      p.off.constant += dl.getStructLayout(st)->getElementOffset(field);
+      continue;
+    }
+    int64_t stride = gi.getSequentialElementStride(dl).getFixedValue();
+    if (auto *ci = dyn_cast<llvm::ConstantInt>(idx)) {
+      p.off.constant += ci->getSExtValue() * stride;
+      continue;
+    }
+    Value iv = toI64(evalScalar(idx, s));
+    if (failed)
+      return;
+    p.off.add(linearOf(iv), stride);
+  }
+  return set(p);
+}
+
+void Lowerer::execLoad(const llvm::LoadInst *ld, State &s) {
+  auto set = [&](SymVal v) { s.vals[ld] = v; };
+  auto setS = [&](Value v) { s.vals[ld] = scalar(v); };
+  if (ld->isAtomic())
+    return fail("atomic load");
+  SymVal p = eval(ld->getPointerOperand(), s);
+  if (p.kind == SymVal::PrivPtr)
+    return set(loadPrivate(p, ld->getType(), s));
+  if (p.kind == SymVal::ArrayPtr) {
+    if (ld->getType()->isPointerTy())
+      return fail("pointer loaded from shared/global memory");
+    return setS(loadArray(p.array, p.off, ld->getType(), s.guard));
+  }
+  return failed ? void() : fail("load through an unknown pointer");
+}
+
+void Lowerer::execStore(const llvm::StoreInst *st, State &s) {
+  if (st->isAtomic())
+    return fail("atomic store");
+  SymVal p = eval(st->getPointerOperand(), s);
+  SymVal v = eval(st->getValueOperand(), s);
+  if (failed)
+    return;
+  if (p.kind == SymVal::PrivPtr) {
+    const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+    PrivStore ps;
+    ps.obj = p.obj;
+    ps.off = p.off;
+    ps.size = dl.getTypeStoreSize(st->getValueOperand()->getType());
+    ps.val = v;
+    ps.guard = s.guard;
+    s.stores.push_back(ps);
+    return;
+  }
+  if (p.kind == SymVal::ArrayPtr) {
+    if (v.kind != SymVal::Scalar)
+      return fail("pointer stored to shared/global memory");
+    return storeArray(p.array, p.off, v.scalar,
+                      st->getValueOperand()->getType(), s);
+  }
+  return fail("store through an unknown pointer");
+}
+
+} // namespace lowering
+} // namespace kv

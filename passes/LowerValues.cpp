@@ -1,0 +1,204 @@
+//===- LowerValues.cpp - Scalar values and constants ----------------------===//
+//
+// Values of the symbolic execution: LLVM constants (integers, floats as
+// their bits, null, undef, globals, constant expressions), the lookup of a
+// value in the state, and the instructions that compute scalars: integer
+// and floating-point arithmetic, comparisons and casts.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Lowerer.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kv {
+namespace lowering {
+
+SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
+  if (auto *ci = dyn_cast<llvm::ConstantInt>(c)) {
+    Type t = b.getIntegerType(ci->getBitWidth());
+    return scalar(arith::ConstantOp::create(
+        b, loc, t, IntegerAttr::get(t, ci->getValue())));
+  }
+  if (auto *cf = dyn_cast<llvm::ConstantFP>(c)) {
+    llvm::APInt bits = cf->getValueAPF().bitcastToAPInt();
+    Type t = b.getIntegerType(bits.getBitWidth());
+    return scalar(
+        arith::ConstantOp::create(b, loc, t, IntegerAttr::get(t, bits)));
+  }
+  if (isa<llvm::ConstantPointerNull>(c)) {
+    SymVal n;
+    n.kind = SymVal::NullPtr;
+    return n;
+  }
+  if (isa<llvm::UndefValue>(c) && !c->getType()->isPointerTy()) {
+    // undef/poison: any value is a refinement; 0 is one of them.
+    Type t = typeFor(c->getType());
+    return scalar(cst(t, 0));
+  }
+  if (auto *gv = dyn_cast<llvm::GlobalVariable>(c)) {
+    Value a = arrayFor(gv);
+    SymVal p;
+    p.kind = SymVal::ArrayPtr;
+    p.array = a;
+    return p;
+  }
+  if (auto *ce = dyn_cast<llvm::ConstantExpr>(c)) {
+    // Evaluate the expression as an instruction would be.
+    llvm::Instruction *inst = ce->getAsInstruction();
+    const llvm::Instruction *site = curInst;
+    Location siteLoc = loc;
+    State tmp = s;
+    for (unsigned i = 0; i < inst->getNumOperands(); ++i)
+      tmp.vals[inst->getOperand(i)] = eval(inst->getOperand(i), s);
+    exec(*inst, tmp);
+    SymVal r = tmp.vals.lookup(inst);
+    inst->deleteValue();
+    curInst = site;
+    loc = siteLoc;
+    return r;
+  }
+  fail("constant `" + [&] {
+    std::string str;
+    llvm::raw_string_ostream os(str);
+    c->print(os);
+    return str;
+  }() + "`");
+  return scalar(cst(b.getI32Type(), 0));
+}
+
+SymVal Lowerer::eval(const llvm::Value *v, State &s) {
+  auto it = s.vals.find(v);
+  if (it != s.vals.end())
+    return it->second;
+  auto pit = paramVals.find(v);
+  if (pit != paramVals.end())
+    return pit->second;
+  if (auto *c = dyn_cast<llvm::Constant>(v))
+    return evalConstant(c, s);
+  fail("value used before it is defined");
+  return scalar(cst(b.getI32Type(), 0));
+}
+
+void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
+  auto setS = [&](Value v) { s.vals[bo] = scalar(v); };
+  Value l = evalScalar(bo->getOperand(0), s);
+  Value r = evalScalar(bo->getOperand(1), s);
+  if (failed)
+    return;
+  using O = llvm::Instruction::BinaryOps;
+  if (opts.assumeNoSignedOverflow && isa<llvm::OverflowingBinaryOperator>(bo) &&
+      bo->hasNoSignedWrap() && !isFalse(s.guard)) {
+    const char *kind = bo->getOpcode() == O::Add   ? "add"
+                       : bo->getOpcode() == O::Sub ? "sub"
+                       : bo->getOpcode() == O::Mul ? "mul"
+                                                   : nullptr;
+    if (kind) {
+      Value ok =
+          NoWrapOp::create(b, loc, b.getI1Type(), b.getStringAttr(kind), l, r);
+      Value implied = b.createOrFold<arith::OrIOp>(loc, notI1(s.guard), ok);
+      if (!isTrue(implied))
+        AssumeOp::create(b, loc, implied)->setAttr("ub", b.getUnitAttr());
+    }
+  }
+  switch (bo->getOpcode()) {
+  case O::Add: return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
+  case O::Sub: return setS(b.createOrFold<arith::SubIOp>(loc, l, r));
+  case O::Mul: return setS(b.createOrFold<arith::MulIOp>(loc, l, r));
+  case O::UDiv: return setS(b.createOrFold<arith::DivUIOp>(loc, l, r));
+  case O::SDiv: return setS(b.createOrFold<arith::DivSIOp>(loc, l, r));
+  case O::URem: return setS(b.createOrFold<arith::RemUIOp>(loc, l, r));
+  case O::SRem: return setS(b.createOrFold<arith::RemSIOp>(loc, l, r));
+  case O::Shl: {
+    // x << c is x * 2^c: the checker's index reasoning (solving for a
+    // coordinate, the mixed-radix lemmas) knows products, and -O2 turns
+    // the source's `blockIdx.x * 16` into a shift.
+    if (auto *c = dyn_cast<llvm::ConstantInt>(bo->getOperand(1));
+        c && c->getValue().ult(c->getBitWidth()))
+      return setS(b.createOrFold<arith::MulIOp>(
+          loc, l,
+          arith::ConstantOp::create(
+              b, loc, l.getType(),
+              IntegerAttr::get(l.getType(),
+                               llvm::APInt::getOneBitSet(
+                                   c->getBitWidth(), c->getZExtValue())))));
+    return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
+  }
+  case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
+  case O::AShr: return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
+  case O::And: return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
+  case O::Or:
+    // `or disjoint` is an add (an unrolled body's `k | 1` for k + 1), as
+    // the index reasoning knows it. Overlapping bits would make it
+    // poison, which, like the target's other poison flags, is not
+    // modelled.
+    if (cast<llvm::PossiblyDisjointInst>(bo)->isDisjoint())
+      return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
+    return setS(b.createOrFold<arith::OrIOp>(loc, l, r));
+  case O::Xor: return setS(b.createOrFold<arith::XOrIOp>(loc, l, r));
+  case O::FAdd: return setS(floatOp("fadd", {l, r}, l.getType()));
+  case O::FSub: return setS(floatOp("fsub", {l, r}, l.getType()));
+  case O::FMul: return setS(floatOp("fmul", {l, r}, l.getType()));
+  case O::FDiv: return setS(floatOp("fdiv", {l, r}, l.getType()));
+  case O::FRem: return setS(floatOp("frem", {l, r}, l.getType()));
+  default:
+    return fail(llvm::Twine("instruction '") + bo->getOpcodeName() + "'");
+  }
+}
+
+void Lowerer::execICmp(const llvm::ICmpInst *cmp, State &s) {
+  auto setS = [&](Value v) { s.vals[cmp] = scalar(v); };
+  if (cmp->getOperand(0)->getType()->isPointerTy())
+    return fail("pointer comparison");
+  Value l = evalScalar(cmp->getOperand(0), s);
+  Value r = evalScalar(cmp->getOperand(1), s);
+  if (failed)
+    return;
+  using P = llvm::CmpInst::Predicate;
+  arith::CmpIPredicate p;
+  switch (cmp->getPredicate()) {
+  case P::ICMP_EQ: p = arith::CmpIPredicate::eq; break;
+  case P::ICMP_NE: p = arith::CmpIPredicate::ne; break;
+  case P::ICMP_SLT: p = arith::CmpIPredicate::slt; break;
+  case P::ICMP_SLE: p = arith::CmpIPredicate::sle; break;
+  case P::ICMP_SGT: p = arith::CmpIPredicate::sgt; break;
+  case P::ICMP_SGE: p = arith::CmpIPredicate::sge; break;
+  case P::ICMP_ULT: p = arith::CmpIPredicate::ult; break;
+  case P::ICMP_ULE: p = arith::CmpIPredicate::ule; break;
+  case P::ICMP_UGT: p = arith::CmpIPredicate::ugt; break;
+  default: p = arith::CmpIPredicate::uge; break;
+  }
+  return setS(b.createOrFold<arith::CmpIOp>(loc, p, l, r));
+}
+
+void Lowerer::execCast(const llvm::CastInst *cast, State &s) {
+  auto set = [&](SymVal v) { s.vals[cast] = v; };
+  auto setS = [&](Value v) { s.vals[cast] = scalar(v); };
+  using O = llvm::Instruction::CastOps;
+  if (cast->getOpcode() == O::AddrSpaceCast ||
+      (cast->getOpcode() == O::BitCast && cast->getType()->isPointerTy()))
+    return set(eval(cast->getOperand(0), s));
+  if (cast->getOpcode() == O::PtrToInt || cast->getOpcode() == O::IntToPtr)
+    return fail("pointer/integer cast");
+  Value v = evalScalar(cast->getOperand(0), s);
+  Type t = typeFor(cast->getType());
+  if (failed)
+    return;
+  switch (cast->getOpcode()) {
+  case O::ZExt: return setS(b.createOrFold<arith::ExtUIOp>(loc, t, v));
+  case O::SExt: return setS(b.createOrFold<arith::ExtSIOp>(loc, t, v));
+  case O::Trunc: return setS(b.createOrFold<arith::TruncIOp>(loc, t, v));
+  case O::BitCast: return setS(v); // float <-> int: same bits
+  default: {
+    std::string fn = std::string(cast->getOpcodeName()) + "." +
+                     typeName(cast->getSrcTy()) + "." +
+                     typeName(cast->getDestTy());
+    return setS(floatOp(fn, {v}, t));
+  }
+  }
+}
+
+} // namespace lowering
+} // namespace kv
