@@ -108,31 +108,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   Thread &host = enc.freshThread(nullptr, 0);
   enc.host = &host;
   z3::expr vs(ctx), vt(ctx);
-  if (mode == Mode::AllCells) {
-    // The writers of out[k] in both kernels anchor the candidate search.
-    Thread &ws = enc.freshThread(nullptr, 0);
-    Thread &wt = enc.freshThread(nullptr, 0);
-    enc.anchors = {&ws, &wt};
-    vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0, &ws);
-    vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0, &wt);
-  } else {
-    // Only the cells one kernel writes (in its single interval writing the
-    // array), by a symbolic thread w: the other kernel's writer is searched
-    // among threads derived from w.
-    bool afterWrites = mode == Mode::AfterWrites;
-    KernelModel &km = afterWrites ? kt : ks, &other = afterWrites ? ks : kt;
-    unsigned iv = km.writes[arg].begin()->first;
-    Thread &w = enc.freshThread(nullptr, 0);
-    enc.anchors = {&w};
-    z3::expr hit = enc.hitAny(km, arg, iv, k, w);
-    enc.side.push_back(hit);
-    z3::expr mine = enc.writeChain(
-        km, arg, iv, k, w, enc.arrayValue(km, arg, (int)iv - 1, k, host, 0));
-    z3::expr theirs = enc.arrayValue(other, arg, other.numIntervals - 1, k,
-                                     host, 0, nullptr, hit);
-    vs = afterWrites ? theirs : mine;
-    vt = afterWrites ? mine : theirs;
-  }
+  encodeValues(enc, ks, kt, arg, mode, k, host, vs, vt);
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
   // For the threads the query is about (the writers of the cell compared,
@@ -210,39 +186,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   z3::check_result r = checkRefined(enc, s, replaysEarly);
   if (r == z3::unsat)
     return true;
-  // Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
-  // readable counterexamples that replay fast.
-  auto limitLaunch = [&](uint64_t lim) {
-    unsigned w = modelWidth(32, opts.bits);
-    for (int i = 0; i < 3; ++i) {
-      s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
-      s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
-    }
-  };
   if (r == z3::sat && early.replayed) {
-    // The first model that replayed may have any launch: look for a small
-    // one the same way (abstract products, replay as the test), a few
-    // seconds per try, for a counterexample one can check by hand.
-    for (uint64_t lim : {4, 64}) {
-      s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
-                                        std::chrono::seconds(5)));
-      s.push();
-      limitLaunch(lim);
-      Counterexample found = early;
-      early = Counterexample();
-      bool small = checkRefined(enc, s, replaysEarly) == z3::sat &&
-                   early.replayed;
-      s.pop();
-      if (!small)
-        early = found;
-      if (small)
-        break;
-    }
-    s.setRemaining([this] { return remainingMs(); });
-    result.verdict = Verdict::NotEquivalent;
-    result.counterexample = early;
-    result.reason =
-        "the kernels write different values to '" + early.mismatchArray + "'";
+    reportReplayed(enc, s, early, replaysEarly);
     return false;
   }
   if (r == z3::unknown) {
@@ -258,9 +203,111 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // difference than a spurious one: its reason is the one reported, whichever
   // model the solvers' race happened to return last.
   std::string unrunnable;
-  // Returns true when a model replayed (verdict set). Blocked launches are
-  // popped afterwards: they only steer the search.
-  auto findReplaying = [&]() {
+  if (findReplaying(enc, s, ks, kt, arg, k, vs, vt, why, unrunnable))
+    return false;
+  // The model may be spurious because a "no other thread wrote here"
+  // obligation was only instantiated. Stated as quantified formulas, the
+  // obligations make the query exact (under race freedom): unsat is then a
+  // proof and a model is a real candidate.
+  z3::expr_vector quantified = enc.quantifiedObligations();
+  if (quantified.size()) {
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << "retrying with " << quantified.size()
+                   << " quantified obligations\n";
+    s.add(quantified);
+    // Quantifiers may keep the solver busy: this retry gets 30 s at most.
+    s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                      std::chrono::seconds(30)));
+    z3::check_result qr = checkRefined(enc, s);
+    if (qr == z3::unsat)
+      return true;
+    if (qr == z3::sat &&
+        findReplaying(enc, s, ks, kt, arg, k, vs, vt, why, unrunnable))
+      return false;
+    if (qr == z3::unknown)
+      why += "; with the quantified obligations the solver returned unknown";
+  }
+  result.verdict = Verdict::Unknown;
+  result.reason = "array '" + enc.paramNames[arg] + "': " + why;
+  return false;
+}
+
+void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
+                             unsigned arg, Mode mode, const z3::expr &k,
+                             Thread &host, z3::expr &vs, z3::expr &vt) {
+  if (mode == Mode::AllCells) {
+    // The writers of out[k] in both kernels anchor the candidate search.
+    Thread &ws = enc.freshThread(nullptr, 0);
+    Thread &wt = enc.freshThread(nullptr, 0);
+    enc.anchors = {&ws, &wt};
+    vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0, &ws);
+    vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0, &wt);
+  } else {
+    // Only the cells one kernel writes (in its single interval writing the
+    // array), by a symbolic thread w: the other kernel's writer is searched
+    // among threads derived from w.
+    bool afterWrites = mode == Mode::AfterWrites;
+    KernelModel &km = afterWrites ? kt : ks, &other = afterWrites ? ks : kt;
+    unsigned iv = km.writes[arg].begin()->first;
+    Thread &w = enc.freshThread(nullptr, 0);
+    enc.anchors = {&w};
+    z3::expr hit = enc.hitAny(km, arg, iv, k, w);
+    enc.side.push_back(hit);
+    z3::expr mine = enc.writeChain(
+        km, arg, iv, k, w, enc.arrayValue(km, arg, (int)iv - 1, k, host, 0));
+    z3::expr theirs = enc.arrayValue(other, arg, other.numIntervals - 1, k,
+                                     host, 0, nullptr, hit);
+    vs = afterWrites ? theirs : mine;
+    vt = afterWrites ? mine : theirs;
+  }
+}
+
+// Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
+// readable counterexamples that replay fast.
+void PairCheck::limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim) {
+  z3::context &ctx = enc.ctx;
+  unsigned w = modelWidth(32, opts.bits);
+  for (int i = 0; i < 3; ++i) {
+    s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
+    s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
+  }
+}
+
+void PairCheck::reportReplayed(
+    Encoder &enc, Portfolio &s, Counterexample &early,
+    const std::function<bool(const z3::model &)> &replaysEarly) {
+  // The first model that replayed may have any launch: look for a small
+  // one the same way (abstract products, replay as the test), a few
+  // seconds per try, for a counterexample one can check by hand.
+  for (uint64_t lim : {4, 64}) {
+    s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                      std::chrono::seconds(5)));
+    s.push();
+    limitLaunch(enc, s, lim);
+    Counterexample found = early;
+    early = Counterexample();
+    bool small = checkRefined(enc, s, replaysEarly) == z3::sat &&
+                 early.replayed;
+    s.pop();
+    if (!small)
+      early = found;
+    if (small)
+      break;
+  }
+  s.setRemaining([this] { return remainingMs(); });
+  result.verdict = Verdict::NotEquivalent;
+  result.counterexample = early;
+  result.reason =
+      "the kernels write different values to '" + early.mismatchArray + "'";
+}
+
+// Returns true when a model replayed (verdict set). Blocked launches are
+// popped afterwards: they only steer the search.
+bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
+                              KernelModel &kt, unsigned arg, const z3::expr &k,
+                              const z3::expr &vs, const z3::expr &vt,
+                              std::string &why, std::string &unrunnable) {
+  z3::context &ctx = enc.ctx;
   s.push();
   // A replay runs every thread: the before kernel's preconditions on data
   // (no overflow in in[i] * k) must hold for the deeper candidate threads
@@ -287,7 +334,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
          {std::pair<uint64_t, bool>{4, true}, {4, false}, {64, true},
           {64, false}}) {
       s.push();
-      limitLaunch(lim);
+      limitLaunch(enc, s, lim);
       for (auto &prm : enc.params)
         if (smallScalars && prm && !prm->is_array() &&
             prm->get_sort().bv_size() > 8) {
@@ -338,33 +385,6 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   s.pop();
   if (!unrunnable.empty())
     why = unrunnable;
-  return false;
-  };
-  if (findReplaying())
-    return false;
-  // The model may be spurious because a "no other thread wrote here"
-  // obligation was only instantiated. Stated as quantified formulas, the
-  // obligations make the query exact (under race freedom): unsat is then a
-  // proof and a model is a real candidate.
-  z3::expr_vector quantified = enc.quantifiedObligations();
-  if (quantified.size()) {
-    if (getenv("KV_DEBUG"))
-      llvm::errs() << "retrying with " << quantified.size()
-                   << " quantified obligations\n";
-    s.add(quantified);
-    // Quantifiers may keep the solver busy: this retry gets 30 s at most.
-    s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
-                                      std::chrono::seconds(30)));
-    z3::check_result qr = checkRefined(enc, s);
-    if (qr == z3::unsat)
-      return true;
-    if (qr == z3::sat && findReplaying())
-      return false;
-    if (qr == z3::unknown)
-      why += "; with the quantified obligations the solver returned unknown";
-  }
-  result.verdict = Verdict::Unknown;
-  result.reason = "array '" + enc.paramNames[arg] + "': " + why;
   return false;
 }
 

@@ -62,6 +62,24 @@ struct PairCheck {
   /// Check one output array; returns false when the verdict is settled
   /// (not-equivalent, unknown, error).
   bool checkArray(unsigned arg, Mode mode);
+  /// The values \p vs and \p vt of cell \p k of array \p arg after the
+  /// before and the after kernel, as thread \p host sees them (in \p mode,
+  /// for the cells one kernel writes).
+  void encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
+                    unsigned arg, Mode mode, const z3::expr &k, Thread &host,
+                    z3::expr &vs, z3::expr &vt);
+  /// Adds to \p s a bound \p lim on the launch.
+  void limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim);
+  /// Sets the not-equivalent verdict with \p early, the counterexample of a
+  /// model that replayed, or a smaller one \p replaysEarly finds.
+  void reportReplayed(
+      Encoder &enc, Portfolio &s, Counterexample &early,
+      const std::function<bool(const z3::model &)> &replaysEarly);
+  /// Looks for a model of \p s that replays (\p why: why none did).
+  bool findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
+                     KernelModel &kt, unsigned arg, const z3::expr &k,
+                     const z3::expr &vs, const z3::expr &vt, std::string &why,
+                     std::string &unrunnable);
   bool replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
               const z3::model &m, unsigned arg, const z3::expr &k,
               Counterexample &cex, std::string &why, bool zeroUnread,
