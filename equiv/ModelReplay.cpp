@@ -89,6 +89,87 @@ private:
   std::optional<z3::expr> fallback;
   bool exact = false;
 };
+
+/// The launch, the cell, the threads and both kernels' writes of a replay
+/// (KV_DEBUG).
+void dumpReplay(Encoder &enc, const z3::model &m, const LaunchConfig &cfg,
+                const z3::expr &k, ExecResult &rs, ExecResult &rt,
+                unsigned arg) {
+  llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
+               << cfg.grid[2] << " block " << cfg.block[0] << ","
+               << cfg.block[1] << "," << cfg.block[2] << " k="
+               << m.eval(k, true).to_string();
+  PairCheck::dumpModel(enc, m);
+  for (const Thread &t : enc.threads) {
+    llvm::errs() << "  t" << t.id << ": tid";
+    for (auto &c : t.tid)
+      llvm::errs() << " " << m.eval(c, true).to_string();
+    llvm::errs() << " bid";
+    for (auto &c : t.bid)
+      llvm::errs() << " " << m.eval(c, true).to_string();
+    llvm::errs() << "\n";
+  }
+  for (auto *r : {&rs, &rt})
+    for (auto &[i, v] : r->written[arg])
+      llvm::errs() << "  " << (r == &rs ? "before" : "after") << "[" << i
+                   << "] = " << v << "\n";
+}
+
+/// Fills \p cex with the first cell of array \p arg where the runs \p rs
+/// and \p rt differ (the solver's cell \p k first), if there is one.
+bool firstMismatch(
+    Encoder &enc, KernelModel &ks, const z3::model &m, unsigned arg,
+    const z3::expr &k, ExecResult &rs, ExecResult &rt,
+    const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &inputsRead,
+    Counterexample &cex) {
+  z3::context &ctx = enc.ctx;
+  // Compare every cell either kernel wrote; prefer the solver's cell.
+  Type et = getArrayElementType(ks.op.getBlock().getArgument(arg).getType());
+  unsigned ew = enc.widthOf(et);
+  auto cell = [&](ExecResult &r, uint64_t idx) {
+    auto it = r.written[arg].find(idx);
+    if (it != r.written[arg].end())
+      return it->second;
+    return numeralOf(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, Encoder::indexBits)),
+                          true),
+                   ew);
+  };
+  std::vector<uint64_t> order;
+  order.push_back(
+      numeralOf(m.eval(k, true), Encoder::indexBits).getZExtValue());
+  for (auto &[i, v] : rs.written[arg])
+    order.push_back(i);
+  for (auto &[i, v] : rt.written[arg])
+    order.push_back(i);
+  for (uint64_t idx : order) {
+    llvm::APInt a = cell(rs, idx), b = cell(rt, idx);
+    if (a == b)
+      continue;
+    cex.mismatchArray = enc.paramNames[arg];
+    cex.mismatchIndex = (int64_t)idx;
+    cex.before = a.getSExtValue();
+    cex.after = b.getSExtValue();
+    cex.replayed = true;
+    for (unsigned i = 0; i < enc.params.size(); ++i)
+      if (enc.params[i] && !enc.params[i]->is_array()) {
+        Type t = ks.op.getBlock().getArgument(i).getType();
+        llvm::APInt v =
+            numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
+        cex.scalars.push_back(
+            {enc.paramNames[i], enc.paramUnsigned[i]
+                                    ? (int64_t)v.getZExtValue()
+                                    : v.getSExtValue()});
+      }
+    unsigned shown = 0;
+    for (auto &[key, v] : inputsRead)
+      if (shown++ < 4096)
+        cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
+            v.getSExtValue();
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
@@ -214,26 +295,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   ExecResult rt = rs.ok ? execute(kt.op, cfg, inputsFor(kt), maxReplayThreads,
                                   maxReplaySteps)
                         : ExecResult();
-  if (getenv("KV_DEBUG")) {
-    llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
-                 << cfg.grid[2] << " block " << cfg.block[0] << ","
-                 << cfg.block[1] << "," << cfg.block[2] << " k="
-                 << m.eval(k, true).to_string();
-    dumpModel(enc, m);
-    for (const Thread &t : enc.threads) {
-      llvm::errs() << "  t" << t.id << ": tid";
-      for (auto &c : t.tid)
-        llvm::errs() << " " << m.eval(c, true).to_string();
-      llvm::errs() << " bid";
-      for (auto &c : t.bid)
-        llvm::errs() << " " << m.eval(c, true).to_string();
-      llvm::errs() << "\n";
-    }
-    for (auto *r : {&rs, &rt})
-      for (auto &[i, v] : r->written[arg])
-        llvm::errs() << "  " << (r == &rs ? "before" : "after") << "[" << i
-                     << "] = " << v << "\n";
-  }
+  if (getenv("KV_DEBUG"))
+    dumpReplay(enc, m, cfg, k, rs, rt, arg);
   if (!rs.ok || !rt.ok) {
     why = "the counterexample could not be replayed: " +
           (!rs.ok ? rs.error : rt.error);
@@ -248,50 +311,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
           "precondition of the before kernel";
     return false;
   }
-  // Compare every cell either kernel wrote; prefer the solver's cell.
-  Type et = getArrayElementType(ks.op.getBlock().getArgument(arg).getType());
-  unsigned ew = enc.widthOf(et);
-  auto cell = [&](ExecResult &r, uint64_t idx) {
-    auto it = r.written[arg].find(idx);
-    if (it != r.written[arg].end())
-      return it->second;
-    return numeralOf(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, Encoder::indexBits)),
-                          true),
-                   ew);
-  };
-  std::vector<uint64_t> order;
-  order.push_back(
-      numeralOf(m.eval(k, true), Encoder::indexBits).getZExtValue());
-  for (auto &[i, v] : rs.written[arg])
-    order.push_back(i);
-  for (auto &[i, v] : rt.written[arg])
-    order.push_back(i);
-  for (uint64_t idx : order) {
-    llvm::APInt a = cell(rs, idx), b = cell(rt, idx);
-    if (a == b)
-      continue;
-    cex.mismatchArray = enc.paramNames[arg];
-    cex.mismatchIndex = (int64_t)idx;
-    cex.before = a.getSExtValue();
-    cex.after = b.getSExtValue();
-    cex.replayed = true;
-    for (unsigned i = 0; i < enc.params.size(); ++i)
-      if (enc.params[i] && !enc.params[i]->is_array()) {
-        Type t = ks.op.getBlock().getArgument(i).getType();
-        llvm::APInt v =
-            numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
-        cex.scalars.push_back(
-            {enc.paramNames[i], enc.paramUnsigned[i]
-                                    ? (int64_t)v.getZExtValue()
-                                    : v.getSExtValue()});
-      }
-    unsigned shown = 0;
-    for (auto &[key, v] : inputsRead)
-      if (shown++ < 4096)
-        cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
-            v.getSExtValue();
+  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex))
     return true;
-  }
   why = "the solver's counterexample does not replay (an obligation the "
         "encoding could not discharge)";
   return false;
