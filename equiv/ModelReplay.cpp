@@ -130,9 +130,10 @@ bool firstMismatch(
     auto it = r.written[arg].find(idx);
     if (it != r.written[arg].end())
       return it->second;
-    return numeralOf(m.eval(z3::select(*enc.params[arg], ctx.bv_val(idx, Encoder::indexBits)),
-                          true),
-                   ew);
+    return numeralOf(m.eval(z3::select(*enc.params[arg],
+                                       ctx.bv_val(idx, Encoder::indexBits)),
+                            true),
+                     ew);
   };
   std::vector<uint64_t> order;
   order.push_back(
@@ -261,7 +262,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
         t.push_back(ctx.bv_val(0, w32));
       }
       Thread &th = enc.makeThread(t, b, 2);
-      z3::expr v = enc.arrayValue(*km, a, -1, ctx.bv_val(idx, Encoder::indexBits), th, 2);
+      z3::expr v = enc.arrayValue(*km, a, -1,
+                                  ctx.bv_val(idx, Encoder::indexBits), th, 2);
       Type et = getArrayElementType(km->op.getBlock().getArgument(a).getType());
       return numeralOf(m.eval(v, true), enc.widthOf(et));
     };

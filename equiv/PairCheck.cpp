@@ -88,8 +88,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // A chain of reads goes back one barrier interval per step: candidates
   // down to the first interval keep deep chains (a tree reduction's)
   // quantifier-free.
-  enc.maxCandidateDepth =
-      std::max(enc.maxCandidateDepth, std::max(ks.numIntervals, kt.numIntervals));
+  enc.maxCandidateDepth = std::max(enc.maxCandidateDepth,
+                                   std::max(ks.numIntervals, kt.numIntervals));
   enc.bounded = &kt;
   enc.hugeGrids = opts.hugeGrids;
   enc.facts = enc.launchConstraints();

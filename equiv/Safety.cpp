@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/Safety.h"
-#include "equiv/SafetyCheck.h"
 #include "equiv/Portfolio.h"
+#include "equiv/SafetyCheck.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
@@ -102,7 +102,9 @@ z3::check_result Query::solve(const z3::expr &cond,
   z3::check_result r = s.checkRefined(enc.abstracted);
   if (getenv("KV_DEBUG"))
     llvm::errs() << km.label << " safety query: "
-                 << (r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown")
+                 << (r == z3::sat     ? "sat"
+                     : r == z3::unsat ? "unsat"
+                                      : "unknown")
                  << " after "
                  << std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - t0)

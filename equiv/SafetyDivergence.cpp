@@ -17,8 +17,8 @@ bool SafetyCheck::checkDivergence() {
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
-    z3::expr c = q.enc.sameBlock(*q.t1, *q.t2) && q.guard(b.getGuard(), *q.t1) &&
-                 !q.guard(b.getGuard(), *q.t2);
+    z3::expr c = q.enc.sameBlock(*q.t1, *q.t2) &&
+                 q.guard(b.getGuard(), *q.t1) && !q.guard(b.getGuard(), *q.t2);
     z3::check_result r = q.solve(c, budget());
     if (r == z3::unknown) {
       if (!undecided(q, "no barrier divergence"))

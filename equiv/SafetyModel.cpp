@@ -30,7 +30,8 @@ bool SafetyCheck::checkLoops() {
       return z3::sext(q.enc.value(q.km, x, t), 64); // 128 bits: exact
     };
     bool sgn = it.isSigned();
-    z3::expr lb = v(it.getLb()), step = v(it.getStep()), bound = v(it.getBound());
+    z3::expr lb = v(it.getLb()), step = v(it.getStep()),
+             bound = v(it.getBound());
     if (!sgn) {
       auto u = [&](Value x) { return z3::zext(q.enc.value(q.km, x, t), 64); };
       lb = u(it.getLb());
@@ -62,7 +63,8 @@ bool SafetyCheck::checkLoops() {
                             : llvm::APInt::getMaxValue(bitsW);
       z3::expr min = sgn ? -q.ctx.bv_val(uint64_t(1) << (bitsW - 1), 128)
                          : zero;
-      z3::expr past = bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
+      z3::expr past =
+          bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
       z3::expr top = q.ctx.bv_val(max.getZExtValue(), 128);
       bad = bad || past > top || first < min || first > top;
       what += ", no wraparound";
@@ -71,7 +73,8 @@ bool SafetyCheck::checkLoops() {
     z3::check_result r = q.solve((g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) &&
                                      bad,
                                  budget());
-    std::string site = "a countable loop at " + locationOf(it) + " (" + what + ")";
+    std::string site =
+        "a countable loop at " + locationOf(it) + " (" + what + ")";
     if (r == z3::unknown && !undecided(q, site))
       return false;
     if (r == z3::unsat)
@@ -132,7 +135,8 @@ bool SafetyCheck::checkModelConditions() {
       return false;
     }
   }
-  for (auto [from, to] : {std::pair{&provedAt, &proved}, {&assumedAt, &assumed}})
+  for (auto [from, to] :
+       {std::pair{&provedAt, &proved}, {&assumedAt, &assumed}})
     for (auto &[what, locs] : *from)
       to->push_back(what + " at " + llvm::join(locs, ", "));
   return true;
