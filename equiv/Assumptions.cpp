@@ -1,0 +1,363 @@
+//===- Assumptions.cpp - what the verdicts assume -------------------------===//
+//
+// The --assume parser (C expressions over launch dimensions and scalar
+// parameters, straight to Z3), and the list of assumptions a verdict of
+// checkEquivalence rests on.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/Assumptions.h"
+#include "equiv/Safety.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace kv {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// --assume: a small C expression parser straight to Z3.
+//===----------------------------------------------------------------------===//
+
+class AssumeParser {
+public:
+  AssumeParser(Encoder &enc, llvm::StringRef text) : enc(enc), text(text) {}
+
+  /// The assumption as a Z3 boolean, or an error message.
+  std::optional<z3::expr> parse(std::string &error) {
+    pos = 0;
+    std::optional<z3::expr> e = parseBinary(0);
+    skipSpace();
+    if (e && pos != text.size())
+      err("unexpected '" + text.substr(pos, 1).str() + "'");
+    if (!msg.empty()) {
+      error = msg;
+      return std::nullopt;
+    }
+    return toBool(*e);
+  }
+
+private:
+  Encoder &enc;
+  llvm::StringRef text;
+  size_t pos = 0;
+  std::string msg;
+
+  unsigned width() { return modelWidth(32, enc.bits); }
+  /// Terms of type unsigned int in C (blockDim, gridDim and arithmetic on
+  /// them): comparisons, division and shifts involving one are unsigned, as
+  /// C's usual arithmetic conversions make them. It matters below 32 bits,
+  /// where gridDim.x may have its top bit set.
+  std::set<unsigned> unsignedTerms;
+  z3::expr markUnsigned(const z3::expr &e) {
+    unsignedTerms.insert(e.id());
+    return e;
+  }
+  bool isUnsigned(const z3::expr &e) { return unsignedTerms.count(e.id()); }
+  void err(const std::string &m) {
+    if (msg.empty())
+      msg = "column " + std::to_string(pos + 1) + ": " + m;
+  }
+  void skipSpace() {
+    while (pos < text.size() && isspace((unsigned char)text[pos]))
+      ++pos;
+  }
+  bool eat(llvm::StringRef tok) {
+    skipSpace();
+    if (!text.substr(pos).starts_with(tok))
+      return false;
+    // Do not split "<=" into "<" "=", "&&" into "&" "&", and so on.
+    static const char *longer[] = {"<=", ">=", "==", "!=", "&&", "||", "<<",
+                                   ">>"};
+    if (tok.size() == 1)
+      for (const char *l : longer)
+        if (text.substr(pos).starts_with(l) && l[0] == tok[0])
+          return false;
+    pos += tok.size();
+    return true;
+  }
+  z3::expr toBv(const z3::expr &e) {
+    if (e.is_bool())
+      return z3::ite(e, enc.ctx.bv_val(1, width()), enc.ctx.bv_val(0, width()));
+    return enc.resize(e, width(), true);
+  }
+  z3::expr toBool(const z3::expr &e) {
+    return e.is_bool() ? e : e != enc.ctx.bv_val(0, e.get_sort().bv_size());
+  }
+
+  std::optional<z3::expr> parsePrimary() {
+    skipSpace();
+    if (pos >= text.size()) {
+      err("expression expected");
+      return std::nullopt;
+    }
+    char c = text[pos];
+    if (eat("(")) {
+      auto e = parseBinary(0);
+      if (!eat(")"))
+        err("')' expected");
+      return e;
+    }
+    if (eat("!")) {
+      auto e = parsePrimary();
+      return e ? std::optional<z3::expr>(!toBool(*e)) : std::nullopt;
+    }
+    if (eat("-")) {
+      auto e = parsePrimary();
+      return e ? std::optional<z3::expr>(-toBv(*e)) : std::nullopt;
+    }
+    if (eat("~")) {
+      auto e = parsePrimary();
+      return e ? std::optional<z3::expr>(~toBv(*e)) : std::nullopt;
+    }
+    if (isdigit((unsigned char)c)) {
+      size_t start = pos;
+      while (pos < text.size() && isalnum((unsigned char)text[pos]))
+        ++pos;
+      llvm::StringRef lit = text.slice(start, pos);
+      uint64_t v;
+      if (lit.getAsInteger(0, v)) {
+        pos = start;
+        err("bad integer '" + lit.str() + "'");
+        return std::nullopt;
+      }
+      // A literal wider than the word would silently wrap (and could make
+      // the assumptions vacuous); say so instead.
+      if (width() < 64 && v >> width()) {
+        pos = start;
+        err("integer " + lit.str() + " does not fit in a " +
+            std::to_string(width()) + "-bit word (--bits)");
+        return std::nullopt;
+      }
+      return enc.ctx.bv_val(v, width());
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+      size_t start = pos;
+      while (pos < text.size() &&
+             (isalnum((unsigned char)text[pos]) || text[pos] == '_' ||
+              text[pos] == '.'))
+        ++pos;
+      llvm::StringRef id = text.slice(start, pos);
+      for (int i = 0; i < 3; ++i) {
+        std::string ax = std::string(".") + "xyz"[i];
+        if (id == "blockDim" + ax)
+          return markUnsigned(enc.bdim[i]);
+        if (id == "gridDim" + ax)
+          return markUnsigned(enc.gdim[i]);
+      }
+      for (unsigned i = 0; i < enc.paramNames.size(); ++i)
+        if (enc.paramNames[i] == id && enc.params[i] &&
+            !enc.params[i]->is_array()) {
+          if (enc.paramUnsigned[i])
+            return markUnsigned(enc.resize(*enc.params[i], width(), false));
+          return toBv(*enc.params[i]);
+        }
+      pos = start;
+      std::string known = "blockDim.{x,y,z}, gridDim.{x,y,z}";
+      for (unsigned i = 0; i < enc.paramNames.size(); ++i)
+        if (enc.params[i] && !enc.params[i]->is_array())
+          known += ", " + enc.paramNames[i];
+      std::string hint;
+      for (unsigned i = 0; i < enc.paramNames.size(); ++i)
+        if (enc.paramNames[i] == "arg" + std::to_string(i))
+          hint = "; the IR has no parameter names: compile with "
+                 "-fno-discard-value-names, or use argN";
+      err("unknown name '" + id.str() + "' (known: " + known + ")" + hint);
+      return std::nullopt;
+    }
+    err("unexpected '" + std::string(1, c) + "'");
+    return std::nullopt;
+  }
+
+  // Precedence climbing over C's binary operators.
+  std::optional<z3::expr> parseBinary(int minPrec) {
+    auto lhs = parsePrimary();
+    while (lhs && msg.empty()) {
+      static const std::pair<const char *, int> ops[] = {
+          {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},
+          {"==", 6}, {"!=", 6}, {"<=", 7}, {">=", 7}, {"<<", 8},
+          {">>", 8}, {"<", 7},  {">", 7},  {"+", 9},  {"-", 9},
+          {"*", 10}, {"/", 10}, {"%", 10}};
+      const char *op = nullptr;
+      int prec = 0;
+      size_t save = pos;
+      for (auto [o, p] : ops)
+        if (p >= minPrec && eat(o)) {
+          op = o;
+          prec = p;
+          break;
+        }
+      if (!op) {
+        pos = save;
+        break;
+      }
+      auto rhs = parseBinary(prec + 1);
+      if (!rhs)
+        return std::nullopt;
+      z3::expr l = *lhs, r = *rhs;
+      llvm::StringRef o(op);
+      if (o == "||")
+        lhs = toBool(l) || toBool(r);
+      else if (o == "&&")
+        lhs = toBool(l) && toBool(r);
+      else {
+        bool u = isUnsigned(l) || isUnsigned(r);
+        l = toBv(l);
+        r = toBv(r);
+        if (o == "|") lhs = l | r;
+        else if (o == "^") lhs = l ^ r;
+        else if (o == "&") lhs = l & r;
+        else if (o == "==") lhs = l == r;
+        else if (o == "!=") lhs = l != r;
+        else if (o == "<=") lhs = u ? z3::ule(l, r) : l <= r;
+        else if (o == ">=") lhs = u ? z3::uge(l, r) : l >= r;
+        else if (o == "<") lhs = u ? z3::ult(l, r) : l < r;
+        else if (o == ">") lhs = u ? z3::ugt(l, r) : l > r;
+        else if (o == "<<") lhs = z3::shl(l, r);
+        else if (o == ">>") lhs = u ? z3::lshr(l, r) : z3::ashr(l, r);
+        else if (o == "+") lhs = l + r;
+        else if (o == "-") lhs = l - r;
+        // The kernels' products are abstracted alike: gridDim.x * blockDim.x
+        // here is the same term as a grid-stride loop's step.
+        else if (o == "*") lhs = enc.mulTerm(l, r);
+        else if (o == "/") lhs = u ? z3::udiv(l, r) : l / r;
+        else lhs = u ? z3::urem(l, r) : z3::srem(l, r);
+        if (u && !lhs->is_bool())
+          markUnsigned(*lhs);
+      }
+    }
+    return lhs;
+  }
+};
+
+} // namespace
+
+std::optional<z3::expr> parseAssumption(Encoder &enc, llvm::StringRef text,
+                                        std::string &error) {
+  AssumeParser parser(enc, text);
+  return parser.parse(error);
+}
+
+std::optional<z3::expr> parseAssumptions(Encoder &enc,
+                                         const CheckOptions &opts,
+                                         std::string &err) {
+  z3::expr f = enc.ctx.bool_val(true);
+  for (const std::string &a : opts.assumptions) {
+    AssumeParser parser(enc, a);
+    auto e = parser.parse(err);
+    if (!e) {
+      err = "cannot parse --assume='" + a + "': " + err;
+      return std::nullopt;
+    }
+    f = f && *e;
+  }
+  return f;
+}
+
+void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
+                     CheckResult &result, bool &bounded, int64_t &bound) {
+  std::vector<std::string> arrays;
+  bool hasApply = false;
+  for (KernelOp k : {before, after}) {
+    KernelModel km(k, "");
+    hasApply |= km.hasApply;
+  }
+  for (BlockArgument a : before.getBlock().getArguments())
+    if (isa<GlobalArrayType>(a.getType()))
+      arrays.push_back(before.getArgName(a.getArgNumber()).str());
+  if (arrays.size() > 1)
+    result.assumptions.push_back("pointer parameters " +
+                                 llvm::join(arrays, ", ") +
+                                 " point to distinct, non-overlapping arrays");
+  result.assumptions.push_back(
+      "launch within CUDA limits: blockDim <= (1024, 1024, 64) with at most "
+      "1024 threads per block, gridDim <= (2^31-1, 65535, 65535)");
+  if (!opts.hugeGrids)
+    result.assumptions.push_back(
+        "global thread indices fit in an int: gridDim.d * blockDim.d <= "
+        "2^31-1 for d = x, y, z (--huge-grids drops this)");
+  // At 32 bits the model is exact (64-bit values always are); narrower
+  // words are the paper's bounded-width abstraction.
+  if (opts.bits < 32)
+    result.assumptions.push_back(
+        "integers are " + std::to_string(opts.bits) +
+        "-bit words (int and unsigned taken modulo 2^" +
+        std::to_string(opts.bits) + "; 64-bit addresses are exact)");
+  for (const std::string &a : opts.assumptions)
+    result.assumptions.push_back(a + " (--assume)");
+  KernelModel kb(before, "");
+  bool noOverflow = false;
+  for (KernelOp k : {before, after})
+    k.walk([&](AssumeOp a) {
+      if (auto n = a->getAttrOfType<IntegerAttr>("bound")) {
+        bounded = true;
+        bound = std::max(bound, n.getInt());
+      }
+    });
+  if (bounded)
+    result.assumptions.push_back(
+        "bounded: loops with a symbolic trip count run at most " +
+        std::to_string(bound) +
+        " iterations (--unroll; longer executions are not considered)");
+  for (AssumeOp a : kb.assumes) {
+    if (a->hasAttr("bound"))
+      continue;
+    if (a->hasAttr("ub")) {
+      noOverflow = true;
+      continue;
+    }
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "__builtin_assume in the before kernel at ";
+    if (auto l = dyn_cast<FileLineColLoc>(a.getLoc()))
+      os << l.getFilename() << ":" << l.getLine() << ":" << l.getColumn();
+    else
+      os << a.getLoc();
+    result.assumptions.push_back(s);
+  }
+  if (noOverflow)
+    result.assumptions.push_back(
+        "the before kernel has no signed integer overflow (undefined "
+        "behaviour in C++)");
+  if (hasApply)
+    result.assumptions.push_back(
+        "floating-point and other uninterpreted operations give equal results "
+        "on equal operands (nothing else is assumed about them)");
+}
+
+bool admitsLaunch(KernelOp before, const CheckOptions &opts,
+                  CheckResult &result) {
+  try {
+    z3::context ctx;
+    Encoder enc(ctx, opts.bits, before);
+    enc.hugeGrids = opts.hugeGrids;
+    std::string err;
+    std::optional<z3::expr> a = parseAssumptions(enc, opts, err);
+    if (!a) {
+      result.verdict = Verdict::Error;
+      result.reason = err;
+      return false;
+    }
+    z3::solver s(ctx);
+    s.add(enc.launchConstraints() && *a);
+    if (s.check() == z3::unsat) {
+      result.verdict = Verdict::Error;
+      result.reason = "the assumptions admit no launch configuration within "
+                      "the CUDA limits (nothing to prove)";
+      return false;
+    }
+  } catch (z3::exception &e) {
+    result.verdict = Verdict::Unknown;
+    result.reason = std::string("solver error: ") + e.msg();
+    return false;
+  }
+  return true;
+}
+
+} // namespace kv

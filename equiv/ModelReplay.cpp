@@ -1,0 +1,323 @@
+//===- ModelReplay.cpp - a solver model run on the executor ---------------===//
+//
+// PairCheck::replay: the launch, scalars and input cells of a model of the
+// per-array query, run concretely on both kernels; a counterexample is only
+// reported when the runs really differ.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/PairCheck.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+using namespace mlir;
+
+namespace kv {
+
+//===----------------------------------------------------------------------===//
+// Model -> concrete values
+//===----------------------------------------------------------------------===//
+
+void PairCheck::dumpModel(Encoder &enc, const z3::model &m) {
+  for (auto &prm : enc.params)
+    if (prm && !prm->is_array())
+      llvm::errs() << " " << prm->to_string() << "="
+                   << m.eval(*prm, true).to_string();
+  llvm::errs() << "\n";
+  enc.dumpSums(m);
+}
+
+namespace {
+/// A model's value of an array as a table: its stores and its default,
+/// read from the term Z3 gives (stores over a constant array, or a function
+/// interpretation). Evaluating `select` in the model per cell costs
+/// microseconds; a replay may read millions of cells.
+class ModelArray {
+public:
+  ModelArray(const z3::model &m, const z3::expr &array) : m(m), array(array) {
+    z3::expr v = m.eval(array, true);
+    while (v.is_app() && v.decl().decl_kind() == Z3_OP_STORE) {
+      if (!v.arg(1).is_numeral() || !v.arg(2).is_numeral())
+        return;
+      cells.emplace(v.arg(1).get_numeral_uint64(), v.arg(2));
+      v = v.arg(0);
+    }
+    if (v.is_app() && v.decl().decl_kind() == Z3_OP_CONST_ARRAY &&
+        v.arg(0).is_numeral()) {
+      fallback = v.arg(0);
+      exact = true;
+      return;
+    }
+    if (v.is_app() && v.decl().decl_kind() == Z3_OP_AS_ARRAY) {
+      z3::func_decl f(v.ctx(), Z3_get_as_array_func_decl(v.ctx(), v));
+      if (!m.has_interp(f))
+        return;
+      z3::func_interp fi = m.get_func_interp(f);
+      for (unsigned i = 0; i < fi.num_entries(); ++i) {
+        z3::func_entry e = fi.entry(i);
+        if (e.num_args() != 1 || !e.arg(0).is_numeral() ||
+            !e.value().is_numeral())
+          return;
+        cells.emplace(e.arg(0).get_numeral_uint64(), e.value());
+      }
+      if (!fi.else_value().is_numeral())
+        return;
+      fallback = fi.else_value();
+      exact = true;
+    }
+  }
+  z3::expr at(uint64_t index) {
+    if (exact) {
+      auto it = cells.find(index);
+      return it != cells.end() ? it->second : *fallback;
+    }
+    return m.eval(
+        z3::select(array, array.ctx().bv_val(index, Encoder::indexBits)), true);
+  }
+
+private:
+  const z3::model &m;
+  z3::expr array;
+  // Outer stores first: emplace keeps the first (the one a select sees).
+  std::map<uint64_t, z3::expr> cells;
+  std::optional<z3::expr> fallback;
+  bool exact = false;
+};
+
+/// The launch, the cell, the threads and both kernels' writes of a replay
+/// (KV_DEBUG).
+void dumpReplay(Encoder &enc, const z3::model &m, const LaunchConfig &cfg,
+                const z3::expr &k, ExecResult &rs, ExecResult &rt,
+                unsigned arg) {
+  llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
+               << cfg.grid[2] << " block " << cfg.block[0] << ","
+               << cfg.block[1] << "," << cfg.block[2] << " k="
+               << m.eval(k, true).to_string();
+  PairCheck::dumpModel(enc, m);
+  for (const Thread &t : enc.threads) {
+    llvm::errs() << "  t" << t.id << ": tid";
+    for (auto &c : t.tid)
+      llvm::errs() << " " << m.eval(c, true).to_string();
+    llvm::errs() << " bid";
+    for (auto &c : t.bid)
+      llvm::errs() << " " << m.eval(c, true).to_string();
+    llvm::errs() << "\n";
+  }
+  for (auto *r : {&rs, &rt})
+    for (auto &[i, v] : r->written[arg])
+      llvm::errs() << "  " << (r == &rs ? "before" : "after") << "[" << i
+                   << "] = " << v << "\n";
+}
+
+/// Fills \p cex with the first cell of array \p arg where the runs \p rs
+/// and \p rt differ (the solver's cell \p k first), if there is one.
+bool firstMismatch(
+    Encoder &enc, KernelModel &ks, const z3::model &m, unsigned arg,
+    const z3::expr &k, ExecResult &rs, ExecResult &rt,
+    const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &inputsRead,
+    Counterexample &cex) {
+  z3::context &ctx = enc.ctx;
+  // Compare every cell either kernel wrote; prefer the solver's cell.
+  Type et = getArrayElementType(ks.op.getBlock().getArgument(arg).getType());
+  unsigned ew = enc.widthOf(et);
+  auto cell = [&](ExecResult &r, uint64_t idx) {
+    auto it = r.written[arg].find(idx);
+    if (it != r.written[arg].end())
+      return it->second;
+    return numeralOf(m.eval(z3::select(*enc.params[arg],
+                                       ctx.bv_val(idx, Encoder::indexBits)),
+                            true),
+                     ew);
+  };
+  std::vector<uint64_t> order;
+  order.push_back(
+      numeralOf(m.eval(k, true), Encoder::indexBits).getZExtValue());
+  for (auto &[i, v] : rs.written[arg])
+    order.push_back(i);
+  for (auto &[i, v] : rt.written[arg])
+    order.push_back(i);
+  for (uint64_t idx : order) {
+    llvm::APInt a = cell(rs, idx), b = cell(rt, idx);
+    if (a == b)
+      continue;
+    cex.mismatchArray = enc.paramNames[arg];
+    cex.mismatchIndex = (int64_t)idx;
+    cex.before = a.getSExtValue();
+    cex.after = b.getSExtValue();
+    cex.replayed = true;
+    for (unsigned i = 0; i < enc.params.size(); ++i)
+      if (enc.params[i] && !enc.params[i]->is_array()) {
+        Type t = ks.op.getBlock().getArgument(i).getType();
+        llvm::APInt v =
+            numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
+        cex.scalars.push_back(
+            {enc.paramNames[i], enc.paramUnsigned[i]
+                                    ? (int64_t)v.getZExtValue()
+                                    : v.getSExtValue()});
+      }
+    unsigned shown = 0;
+    for (auto &[key, v] : inputsRead)
+      if (shown++ < 4096)
+        cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
+            v.getSExtValue();
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
+                       const z3::model &m, unsigned arg, const z3::expr &k,
+                       Counterexample &cex, std::string &why,
+                       bool zeroUnread, bool smallInputs) {
+  // The input cells the query constrains; with zeroUnread every other cell
+  // is 0 (the model's default value may break the before kernel's
+  // preconditions in threads the query never looked at).
+  z3::context &ctx = enc.ctx;
+  // (Keeps the previous attempt's reason.)
+  if (smallInputs && !zeroUnread && (ks.hasApply || kt.hasApply))
+    return false;
+  LaunchConfig cfg;
+  unsigned w32 = modelWidth(32, enc.bits);
+  for (int i = 0; i < 3; ++i) {
+    cfg.grid[i] = numeralOf(m.eval(enc.gdim[i], true), w32).getZExtValue();
+    cfg.block[i] = numeralOf(m.eval(enc.bdim[i], true), w32).getZExtValue();
+    cex.gridDim[i] = cfg.grid[i];
+    cex.blockDim[i] = cfg.block[i];
+  }
+  // The work a replay does hardly depends on the input cells: a launch
+  // and scalars that ran into the work limit are not run again with other
+  // inputs.
+  std::string workKey;
+  for (int i = 0; i < 3; ++i)
+    workKey +=
+        std::to_string(cfg.grid[i]) + "," + std::to_string(cfg.block[i]) + ",";
+  for (auto &prm : enc.params)
+    if (prm && !prm->is_array())
+      workKey += m.eval(*prm, true).to_string() + ",";
+  if (workKey == tooMuchWork) {
+    why = "the counterexample could not be replayed: the run exceeds the "
+          "replay's work limit";
+    return false;
+  }
+  std::map<std::pair<unsigned, uint64_t>, llvm::APInt> inputsRead;
+  std::set<std::pair<unsigned, uint64_t>> constrained;
+  // Only reads of threads that exist in the model's launch: a candidate
+  // out of range may "read" a cell whose value some real thread's
+  // precondition forbids.
+  for (auto &[a, idx, live] : enc.initialReads)
+    if (m.eval(live, true).is_true())
+      constrained.insert(
+        {a, numeralOf(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
+  std::map<unsigned, ModelArray> tables;
+  auto inputsFor = [&](KernelModel &km) {
+    ExecInputs in;
+    in.bits = enc.bits;
+    in.scalar = [&](unsigned a) {
+      Type t = km.op.getBlock().getArgument(a).getType();
+      return numeralOf(m.eval(*enc.params[a], true), enc.widthOf(t));
+    };
+    in.initial = [&](unsigned a, uint64_t idx) {
+      Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
+      bool isConstrained = constrained.count({a, idx});
+      if (zeroUnread && !isConstrained)
+        return llvm::APInt(enc.widthOf(et), 0);
+      // Cells no query read spelled out (those inside sums): small values
+      // 1..7 that vary with the index, so that sums over ranges that differ
+      // usually differ too (a constant default may be 0 everywhere). Only
+      // for integer kernels: as float bit patterns these are tiny numbers,
+      // and negative ones would be NaNs, whose payloads the executor does
+      // not model as hardware does.
+      if (smallInputs && !isConstrained && !zeroUnread) {
+        uint64_t h = (idx + 1 + a * 0x51ed27ull) * 0x9e3779b97f4a7c15ull;
+        llvm::APInt v(enc.widthOf(et), (h >> 33) % 7 + 1);
+        inputsRead.emplace(std::make_pair(a, idx), v);
+        return v;
+      }
+      auto table = tables.find(a);
+      if (table == tables.end())
+        table = tables.try_emplace(a, m, *enc.params[a]).first;
+      llvm::APInt v = numeralOf(table->second.at(idx), enc.widthOf(et));
+      // Small values keep products and sums of a model found with
+      // uninterpreted products clear of overflow (the before kernel's
+      // no-overflow assumption), and usually keep the difference.
+      if (smallInputs)
+        v = llvm::APInt(v.getBitWidth(), (int64_t)v.urem(7) - 3,
+                        /*isSigned=*/true);
+      inputsRead.emplace(std::make_pair(a, idx), v);
+      return v;
+    };
+    in.sharedInitial = [&, km = &km](unsigned a, const uint64_t bid[3],
+                                      uint64_t idx) {
+      std::vector<z3::expr> b, t;
+      for (int i = 0; i < 3; ++i) {
+        b.push_back(ctx.bv_val(bid[i], w32));
+        t.push_back(ctx.bv_val(0, w32));
+      }
+      Thread &th = enc.makeThread(t, b, 2);
+      z3::expr v = enc.arrayValue(*km, a, -1,
+                                  ctx.bv_val(idx, Encoder::indexBits), th, 2);
+      Type et = getArrayElementType(km->op.getBlock().getArgument(a).getType());
+      return numeralOf(m.eval(v, true), enc.widthOf(et));
+    };
+    in.apply = [&](llvm::StringRef fn, llvm::ArrayRef<llvm::APInt> args,
+                   unsigned width) -> std::optional<llvm::APInt> {
+      z3::sort_vector dom(ctx);
+      z3::expr_vector vals(ctx);
+      for (const llvm::APInt &a : args) {
+        dom.push_back(ctx.bv_sort(a.getBitWidth()));
+        vals.push_back(ctx.bv_val(llvm::toString(a, 10, false).c_str(),
+                                  a.getBitWidth()));
+      }
+      z3::expr r = enc.uf("uf." + fn.str(), dom, width)(vals);
+      return numeralOf(m.eval(r, true), width);
+    };
+    return in;
+  };
+  // The interpreter runs every thread: a launch larger than this is not
+  // replayed (it would take minutes and blow the time budget).
+  const uint64_t maxReplayThreads = 1u << 16;
+  if (hasDeadline && remainingMs() <= 1) {
+    why = "the time budget ran out before the counterexample was replayed";
+    return false;
+  }
+  // And a limit on the work: a model with a long loop in every thread
+  // (n = 8192 over 16k threads) would take a minute; a smaller one is
+  // searched for instead. 2^30 instructions run in about five seconds.
+  const uint64_t maxReplaySteps = uint64_t(1) << 30;
+  ExecResult rs =
+      execute(ks.op, cfg, inputsFor(ks), maxReplayThreads, maxReplaySteps);
+  ExecResult rt = rs.ok ? execute(kt.op, cfg, inputsFor(kt), maxReplayThreads,
+                                  maxReplaySteps)
+                        : ExecResult();
+  if (getenv("KV_DEBUG"))
+    dumpReplay(enc, m, cfg, k, rs, rt, arg);
+  if (!rs.ok || !rt.ok) {
+    why = "the counterexample could not be replayed: " +
+          (!rs.ok ? rs.error : rt.error);
+    if ((!rs.ok ? rs : rt).tooMuchWork)
+      tooMuchWork = workKey;
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << "replay failed: " << why << "\n";
+    return false;
+  }
+  if (rs.assumeViolated) {
+    why = "the counterexample violates a __builtin_assume or the no-overflow "
+          "precondition of the before kernel";
+    return false;
+  }
+  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex))
+    return true;
+  why = "the solver's counterexample does not replay (an obligation the "
+        "encoding could not discharge)";
+  return false;
+}
+
+} // namespace kv

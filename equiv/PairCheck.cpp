@@ -1,0 +1,391 @@
+//===- PairCheck.cpp - the query per output array -------------------------===//
+//
+// PairCheck::checkArray: is there a launch, an input and a cell k of one
+// output array where the two kernels' final values differ? With the proof
+// once per thread of a fixed block (proveByThread) and the search for a
+// model that replays.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/PairCheck.h"
+#include "equiv/Assumptions.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <functional>
+
+using namespace mlir;
+
+namespace kv {
+
+namespace {
+
+/// The per-thread cases' deterministic limit (checkSmall), about what
+/// 5 s cost.
+unsigned perThreadRlimit = 30000000;
+
+} // namespace
+
+bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
+                              const Thread &w) {
+  z3::context &ctx = enc.ctx;
+  uint64_t dims[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!enc.bdim[i].is_numeral() || !w.tid[i].is_const() ||
+        w.tid[i].is_numeral())
+      return false;
+    dims[i] = enc.bdim[i].get_numeral_uint64();
+  }
+  if (dims[0] * dims[1] * dims[2] > 1024)
+    return false;
+  z3::tactic prep = z3::tactic(ctx, "simplify") &
+                    z3::tactic(ctx, "propagate-values") &
+                    z3::tactic(ctx, "solve-eqs") &
+                    z3::tactic(ctx, "simplify");
+  for (uint64_t z = 0; z < dims[2]; ++z)
+    for (uint64_t y = 0; y < dims[1]; ++y)
+      for (uint64_t x = 0; x < dims[0]; ++x) {
+        if (hasDeadline && remainingMs() <= 1)
+          return false;
+        z3::expr_vector from(ctx), to(ctx);
+        uint64_t c[3] = {x, y, z};
+        for (int i = 0; i < 3; ++i) {
+          from.push_back(w.tid[i]);
+          to.push_back(ctx.bv_val(c[i], w.tid[i].get_sort().bv_size()));
+        }
+        z3::goal g(ctx);
+        for (z3::expr e : all)
+          g.add(e.substitute(from, to));
+        z3::apply_result ar = prep(g);
+        for (unsigned i = 0; i < ar.size(); ++i) {
+          if (ar[i].is_decided_unsat())
+            continue;
+          z3::solver s(ctx);
+          s.add(ar[i].as_expr());
+          if (checkSmall(s, "per-thread case", perThreadRlimit, 60000) !=
+              z3::unsat)
+            return false;
+        }
+      }
+  if (getenv("KV_DEBUG"))
+    llvm::errs() << "proved once per thread of the block\n";
+  return true;
+}
+
+bool PairCheck::checkArray(unsigned arg, Mode mode) {
+  auto t0 = std::chrono::steady_clock::now();
+  z3::context ctx;
+  Encoder enc(ctx, opts.bits, before);
+  enc.regroupCache = &regrouped;
+  if (hasDeadline)
+    enc.deadline = deadline;
+  // KV_PRECISE=1 (a debugging aid) starts with precise products.
+  enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
+  KernelModel ks(before, "before"), kt(after, "after");
+  enc.trusted = &ks;
+  // A chain of reads goes back one barrier interval per step: candidates
+  // down to the first interval keep deep chains (a tree reduction's)
+  // quantifier-free.
+  enc.maxCandidateDepth = std::max(enc.maxCandidateDepth,
+                                   std::max(ks.numIntervals, kt.numIntervals));
+  enc.bounded = &kt;
+  enc.hugeGrids = opts.hugeGrids;
+  enc.facts = enc.launchConstraints();
+  for (const std::string &a : opts.assumptions) {
+    std::string err;
+    auto e = parseAssumption(enc, a, err);
+    if (!e) {
+      result.verdict = Verdict::Error;
+      result.reason = "cannot parse --assume='" + a + "': " + err;
+      return false;
+    }
+    enc.facts = enc.facts && *e;
+  }
+  enc.pinDetermined();
+  z3::expr k = ctx.bv_const("k", Encoder::indexBits);
+  Thread &host = enc.freshThread(nullptr, 0);
+  enc.host = &host;
+  z3::expr vs(ctx), vt(ctx);
+  encodeValues(enc, ks, kt, arg, mode, k, host, vs, vt);
+  // The before kernel's preconditions and absence of undefined behaviour
+  // hold for every thread.
+  // For the threads the query is about (the writers of the cell compared,
+  // the host, and the candidate writers of the cell), also the facts about
+  // data, such as no overflow in in[i] * k, where their reads are encoded
+  // already: cheap, and without it a model may break the before kernel's
+  // preconditions.
+  size_t top = enc.threads.size();
+  for (size_t i = 0; i < top; ++i)
+    if (enc.threads[i].depth <= 1)
+      enc.side.push_back(enc.dataFacts(enc.threads[i], /*onlyEncoded=*/true));
+  for (size_t i = 0; i < enc.threads.size(); ++i) {
+    enc.side.push_back(enc.threadFacts(enc.threads[i]));
+    enc.side.push_back(enc.globalIndexFacts(enc.threads[i]));
+  }
+  enc.side.push_back(vs != vt);
+  z3::expr_vector lemmas = enc.indexLemmas(enc.side);
+  enc.side.pop_back();
+  if (!enc.unsupported.empty()) {
+    result.verdict = Verdict::Unsupported;
+    result.reason = "kv construct without an encoding: " + enc.unsupported;
+    return false;
+  }
+
+  Portfolio s(ctx, [this] { return remainingMs(); });
+  s.add(enc.facts);
+  s.add(enc.side);
+  s.add(lemmas);
+  s.add(vs != vt);
+  if (const char *dump = getenv("KV_DUMP_SMT")) {
+    std::string path = std::string(dump) + "." + enc.paramNames[arg] + ".smt2";
+    if (FILE *f = fopen(path.c_str(), "w")) {
+      fputs(s.to_smt2().c_str(), f);
+      fclose(f);
+    }
+  }
+  if (getenv("KV_DEBUG"))
+    llvm::errs() << "array " << enc.paramNames[arg] << ": "
+                 << enc.threads.size() << " threads, " << enc.side.size()
+                 << " side conditions, " << lemmas.size()
+                 << " index lemmas, encoded after "
+                 << std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count()
+                 << " ms\n";
+  if (mode != Mode::AllCells && enc.perThreadCases) {
+    z3::expr_vector all(ctx);
+    all.push_back(enc.facts);
+    for (const z3::expr &e : enc.side)
+      all.push_back(e);
+    for (const z3::expr &e : lemmas)
+      all.push_back(e);
+    all.push_back(vs != vt);
+    if (proveByThread(enc, all, *enc.anchors[0]))
+      return true;
+  }
+  // A model of the abstracted query (products uninterpreted) is replayed
+  // as it comes: the executor multiplies exactly and checks the before
+  // kernel's assumptions (no overflow included), so a model that replays is
+  // a real counterexample, found without the exact products' bit-blasting.
+  Counterexample early;
+  auto replaysEarly = [&](const z3::model &m) {
+    std::string ignored;
+    Counterexample c;
+    if (!replay(enc, ks, kt, m, arg, k, c, ignored, true) &&
+        !replay(enc, ks, kt, m, arg, k, c = Counterexample(), ignored, false) &&
+        !replay(enc, ks, kt, m, arg, k, c = Counterexample(), ignored, true,
+                /*smallInputs=*/true) &&
+        !replay(enc, ks, kt, m, arg, k, c = Counterexample(), ignored, false,
+                /*smallInputs=*/true))
+      return false;
+    early = c;
+    return true;
+  };
+  z3::check_result r = checkRefined(enc, s, replaysEarly);
+  if (r == z3::unsat)
+    return true;
+  if (r == z3::sat && early.replayed) {
+    reportReplayed(enc, s, early, replaysEarly);
+    return false;
+  }
+  if (r == z3::unknown) {
+    result.verdict = Verdict::Unknown;
+    result.reason = "solver returned unknown for array '" +
+                    enc.paramNames[arg] + "': " + s.reason_unknown();
+    return false;
+  }
+  // Look for a model that replays: prefer a small launch (readable, fast to
+  // run); a model that does not replay has its launch and scalars blocked.
+  std::string why;
+  // A model the executor cannot run (too many threads) is a likelier real
+  // difference than a spurious one: its reason is the one reported, whichever
+  // model the solvers' race happened to return last.
+  std::string unrunnable;
+  if (findReplaying(enc, s, ks, kt, arg, k, vs, vt, why, unrunnable))
+    return false;
+  // The model may be spurious because a "no other thread wrote here"
+  // obligation was only instantiated. Stated as quantified formulas, the
+  // obligations make the query exact (under race freedom): unsat is then a
+  // proof and a model is a real candidate.
+  z3::expr_vector quantified = enc.quantifiedObligations();
+  if (quantified.size()) {
+    if (getenv("KV_DEBUG"))
+      llvm::errs() << "retrying with " << quantified.size()
+                   << " quantified obligations\n";
+    s.add(quantified);
+    // Quantifiers may keep the solver busy: this retry gets 30 s at most.
+    s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                      std::chrono::seconds(30)));
+    z3::check_result qr = checkRefined(enc, s);
+    if (qr == z3::unsat)
+      return true;
+    if (qr == z3::sat &&
+        findReplaying(enc, s, ks, kt, arg, k, vs, vt, why, unrunnable))
+      return false;
+    if (qr == z3::unknown)
+      why += "; with the quantified obligations the solver returned unknown";
+  }
+  result.verdict = Verdict::Unknown;
+  result.reason = "array '" + enc.paramNames[arg] + "': " + why;
+  return false;
+}
+
+void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
+                             unsigned arg, Mode mode, const z3::expr &k,
+                             Thread &host, z3::expr &vs, z3::expr &vt) {
+  if (mode == Mode::AllCells) {
+    // The writers of out[k] in both kernels anchor the candidate search.
+    Thread &ws = enc.freshThread(nullptr, 0);
+    Thread &wt = enc.freshThread(nullptr, 0);
+    enc.anchors = {&ws, &wt};
+    vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0, &ws);
+    vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0, &wt);
+  } else {
+    // Only the cells one kernel writes (in its single interval writing the
+    // array), by a symbolic thread w: the other kernel's writer is searched
+    // among threads derived from w.
+    bool afterWrites = mode == Mode::AfterWrites;
+    KernelModel &km = afterWrites ? kt : ks, &other = afterWrites ? ks : kt;
+    unsigned iv = km.writes[arg].begin()->first;
+    Thread &w = enc.freshThread(nullptr, 0);
+    enc.anchors = {&w};
+    z3::expr hit = enc.hitAny(km, arg, iv, k, w);
+    enc.side.push_back(hit);
+    z3::expr mine = enc.writeChain(
+        km, arg, iv, k, w, enc.arrayValue(km, arg, (int)iv - 1, k, host, 0));
+    z3::expr theirs = enc.arrayValue(other, arg, other.numIntervals - 1, k,
+                                     host, 0, nullptr, hit);
+    vs = afterWrites ? theirs : mine;
+    vt = afterWrites ? mine : theirs;
+  }
+}
+
+// Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
+// readable counterexamples that replay fast.
+void PairCheck::limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim) {
+  z3::context &ctx = enc.ctx;
+  unsigned w = modelWidth(32, opts.bits);
+  for (int i = 0; i < 3; ++i) {
+    s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
+    s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
+  }
+}
+
+void PairCheck::reportReplayed(
+    Encoder &enc, Portfolio &s, Counterexample &early,
+    const std::function<bool(const z3::model &)> &replaysEarly) {
+  // The first model that replayed may have any launch: look for a small
+  // one the same way (abstract products, replay as the test), a few
+  // seconds per try, for a counterexample one can check by hand.
+  for (uint64_t lim : {4, 64}) {
+    s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                      std::chrono::seconds(5)));
+    s.push();
+    limitLaunch(enc, s, lim);
+    Counterexample found = early;
+    early = Counterexample();
+    bool small = checkRefined(enc, s, replaysEarly) == z3::sat &&
+                 early.replayed;
+    s.pop();
+    if (!small)
+      early = found;
+    if (small)
+      break;
+  }
+  s.setRemaining([this] { return remainingMs(); });
+  result.verdict = Verdict::NotEquivalent;
+  result.counterexample = early;
+  result.reason =
+      "the kernels write different values to '" + early.mismatchArray + "'";
+}
+
+// Returns true when a model replayed (verdict set). Blocked launches are
+// popped afterwards: they only steer the search.
+bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
+                              KernelModel &kt, unsigned arg, const z3::expr &k,
+                              const z3::expr &vs, const z3::expr &vt,
+                              std::string &why, std::string &unrunnable) {
+  z3::context &ctx = enc.ctx;
+  s.push();
+  // A replay runs every thread: the before kernel's preconditions on data
+  // (no overflow in in[i] * k) must hold for the deeper candidate threads
+  // too, or the model's inputs break them there.
+  {
+    z3::expr_vector deep(ctx);
+    size_t n = enc.threads.size();
+    for (size_t i = 0; i < n; ++i)
+      if (enc.threads[i].depth > 1)
+        deep.push_back(enc.dataFacts(enc.threads[i]));
+    if (deep.size()) {
+      s.add(deep);
+      if (checkRefined(enc, s) != z3::sat) {
+        s.pop();
+        return false;
+      }
+    }
+  }
+  for (unsigned attempt = 0; attempt < 6; ++attempt) {
+    z3::model m = s.get_model();
+    // Small launches first, with small scalars, then with any scalars (a
+    // difference may need, say, n == INT_MIN).
+    for (auto [lim, smallScalars] :
+         {std::pair<uint64_t, bool>{4, true}, {4, false}, {64, true},
+          {64, false}}) {
+      s.push();
+      limitLaunch(enc, s, lim);
+      for (auto &prm : enc.params)
+        if (smallScalars && prm && !prm->is_array() &&
+            prm->get_sort().bv_size() > 8) {
+          unsigned pw = prm->get_sort().bv_size();
+          s.add(*prm >= ctx.bv_val(-64, pw) &&
+                *prm <= ctx.bv_val(64 * lim, pw));
+        }
+      bool found = checkRefined(enc, s) == z3::sat;
+      if (found)
+        m = s.get_model();
+      s.pop();
+      if (found)
+        break;
+    }
+    if (getenv("KV_DEBUG")) {
+      llvm::errs() << "model: before " << m.eval(vs, true).to_string()
+                   << " after " << m.eval(vt, true).to_string();
+      dumpModel(enc, m);
+    }
+    Counterexample cex;
+    if (replay(enc, ks, kt, m, arg, k, cex, why, true) ||
+        replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false) ||
+        replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false,
+               /*smallInputs=*/true)) {
+      result.verdict = Verdict::NotEquivalent;
+      result.counterexample = cex;
+      result.reason = "the kernels write different values to '" +
+                      cex.mismatchArray + "'";
+      s.pop();
+      return true;
+    }
+    if (unrunnable.empty() &&
+        StringRef(why).starts_with("the counterexample could not be replayed"))
+      unrunnable = why;
+    z3::expr same = ctx.bool_val(true);
+    for (int i = 0; i < 3; ++i)
+      same = same && enc.gdim[i] == m.eval(enc.gdim[i], true) &&
+             enc.bdim[i] == m.eval(enc.bdim[i], true);
+    for (auto &prm : enc.params)
+      if (prm && !prm->is_array())
+        same = same && *prm == m.eval(*prm, true);
+    s.add(!same);
+    // Blocking launches only steers the search for a replaying model: an
+    // unsat answer now proves nothing about the launches blocked.
+    if (checkRefined(enc, s) != z3::sat)
+      break;
+  }
+  s.pop();
+  if (!unrunnable.empty())
+    why = unrunnable;
+  return false;
+}
+
+} // namespace kv

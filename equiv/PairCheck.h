@@ -1,0 +1,95 @@
+//===- PairCheck.h - the query per output array ----------------*- C++ -*-===//
+//
+// Internal to equiv/: what checkEquivalence keeps for one pair of kernels,
+// and its query per output array. The query is in PairCheck.cpp, the replay
+// of the solver's models on the executor in ModelReplay.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_PAIRCHECK_H
+#define KV_EQUIV_PAIRCHECK_H
+
+#include "equiv/Checker.h"
+#include "equiv/Portfolio.h"
+#include "smt-encode/Encoder.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <z3++.h>
+
+namespace kv {
+
+/// One pair of kernels under check: the options, the result being built and
+/// the time budget, shared by the queries for its output arrays.
+struct PairCheck {
+  KernelOp before, after;
+  const CheckOptions &opts;
+  CheckResult &result;
+  std::chrono::steady_clock::time_point deadline;
+  bool hasDeadline;
+  /// Regroupings of sums proved for this pair, shared by its queries.
+  RegroupCache regrouped = {};
+
+  unsigned remainingMs() {
+    if (!hasDeadline)
+      return 0;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    return left <= 1 ? 1 : (unsigned)left;
+  }
+
+  z3::check_result
+  checkRefined(Encoder &enc, Portfolio &s,
+               const std::function<bool(const z3::model &)> &accept = {}) {
+    if (!enc.abstractNonlinear)
+      return s.check();
+    return s.checkRefined(enc.abstracted, getenv("KV_DEBUG") != nullptr,
+                          accept);
+  }
+
+  /// In a block of fixed shape, \p all (the negated equivalence of a cell
+  /// that thread \p w writes) is refuted once per thread id of w, each
+  /// instance simplified first: sums built in different orders (a scan's
+  /// tree against its steps) become equal terms, where one query over all
+  /// ids bit-blasts adders. False if an instance is not refuted (the full
+  /// query then decides).
+  bool proveByThread(Encoder &enc, const z3::expr_vector &all,
+                     const Thread &w);
+
+  enum class Mode { AllCells, AfterWrites, BeforeWrites };
+  /// Check one output array; returns false when the verdict is settled
+  /// (not-equivalent, unknown, error).
+  bool checkArray(unsigned arg, Mode mode);
+  /// The values \p vs and \p vt of cell \p k of array \p arg after the
+  /// before and the after kernel, as thread \p host sees them (in \p mode,
+  /// for the cells one kernel writes).
+  void encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
+                    unsigned arg, Mode mode, const z3::expr &k, Thread &host,
+                    z3::expr &vs, z3::expr &vt);
+  /// Adds to \p s a bound \p lim on the launch.
+  void limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim);
+  /// Sets the not-equivalent verdict with \p early, the counterexample of a
+  /// model that replayed, or a smaller one \p replaysEarly finds.
+  void reportReplayed(
+      Encoder &enc, Portfolio &s, Counterexample &early,
+      const std::function<bool(const z3::model &)> &replaysEarly);
+  /// Looks for a model of \p s that replays (\p why: why none did).
+  bool findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
+                     KernelModel &kt, unsigned arg, const z3::expr &k,
+                     const z3::expr &vs, const z3::expr &vt, std::string &why,
+                     std::string &unrunnable);
+  bool replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
+              const z3::model &m, unsigned arg, const z3::expr &k,
+              Counterexample &cex, std::string &why, bool zeroUnread,
+              bool smallInputs = false);
+  /// The model's scalars (ending the line) and sums (KV_DEBUG).
+  static void dumpModel(Encoder &enc, const z3::model &m);
+  /// The launch and scalars of the last replay that hit the work limit.
+  std::string tooMuchWork;
+};
+
+} // namespace kv
+
+#endif

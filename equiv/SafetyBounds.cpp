@@ -1,0 +1,61 @@
+//===- SafetyBounds.cpp - out-of-bounds shared accesses -------------------===//
+//
+// The first safety check: an access to a fixed-size shared array outside
+// its bounds, by one thread.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/SafetyCheck.h"
+#include "smt-encode/Encoder.h"
+
+using namespace mlir;
+
+namespace kv {
+namespace safety {
+
+bool SafetyCheck::checkBounds() {
+  Query q(k, paramSource, label, bits);
+  q.enc.assumeInBounds = false;
+  if (!start(q))
+    return false;
+  std::vector<std::pair<const Access *, z3::expr>> conds;
+  z3::expr any = q.ctx.bool_val(false);
+  for (const Access &a : accesses) {
+    auto sh = dyn_cast<SharedArrayType>(
+        k.getBlock().getArgument(a.arg).getType());
+    if (!sh || sh.getSize() <= 0)
+      continue;
+    z3::expr c = q.access(a.op, *q.t1) &&
+                 z3::uge(q.index(a.index, *q.t1),
+                         q.ctx.bv_val((uint64_t)sh.getSize(),
+                                      Encoder::indexBits));
+    conds.push_back({&a, c});
+    any = any || c;
+  }
+  if (!conds.empty()) {
+    z3::check_result r = q.solve(any, budget());
+    if (r == z3::unknown && !undecided(q, "in-bounds shared-array accesses"))
+      return false;
+    if (r == z3::unsat)
+      proved.push_back("in-bounds shared-array accesses");
+    if (r == z3::sat)
+      for (auto &[a, c] : conds) {
+        if (!q.model->eval(c, true).is_true())
+          continue;
+        auto sh = cast<SharedArrayType>(
+            k.getBlock().getArgument(a->arg).getType());
+        Defect d;
+        d.kind = "out-of-bounds " + std::string(a->write ? "write" : "read") +
+                 " (the array has " + std::to_string(sh.getSize()) +
+                 " elements)";
+        d.array = k.getArgName(a->arg).str();
+        d.index = evalS(*q.model, q.index(a->index, *q.t1));
+        d.sites.push_back(q.site(*q.t1, a->op, a->write ? "writes" : "reads"));
+        bool dep = overApprox(a->index, "") || overApprox(a->guard, "");
+        return report(q, Verdict::OutOfBounds, std::move(d), dep);
+      }
+  }
+  return true;
+}
+
+} // namespace safety
+} // namespace kv

@@ -1,0 +1,150 @@
+//===- SafetyCheck.h - the checks of checkSafety ----------------*- C++ -*-===//
+//
+// Internal to equiv/: the two-thread query of the safety checks and the state
+// checkSafety shares between them. Safety.cpp holds the query and the setup,
+// SafetyBounds.cpp, SafetyDivergence.cpp, SafetyModel.cpp and SafetyRaces.cpp
+// one check each.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_SAFETYCHECK_H
+#define KV_EQUIV_SAFETYCHECK_H
+
+#include "equiv/Checker.h"
+#include "equiv/Safety.h"
+#include "smt-encode/Encoder.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+#include <z3++.h>
+
+namespace kv {
+namespace safety {
+
+struct Access {
+  mlir::Operation *op;
+  unsigned arg;
+  bool write;
+  unsigned interval;
+  mlir::Value index, guard;
+};
+
+std::string locationOf(mlir::Operation *op);
+uint64_t evalU(const z3::model &m, const z3::expr &e);
+int64_t evalS(const z3::model &m, const z3::expr &e);
+
+/// One check: its own context and encoder, two threads t1 and t2.
+struct Query {
+  z3::context ctx;
+  Encoder enc;
+  KernelModel km;
+  Thread *t1 = nullptr, *t2 = nullptr;
+  std::optional<z3::model> model;
+
+  KernelModel before;
+
+  Query(KernelOp k, KernelOp paramSource, const char *label, unsigned bits)
+      : enc(ctx, bits, paramSource), km(k, label),
+        before(paramSource, "before") {
+    // As in the equivalence query, the before kernel's preconditions and
+    // absence of undefined behaviour hold for every thread: facts about the
+    // launch, valid for the after kernel's threads too.
+    enc.trusted = &before;
+    enc.bounded = &km;
+    // Products as uninterpreted functions with index lemmas, refined where
+    // a model needs them: `unsat` stays a proof, a model is exact.
+    enc.abstractNonlinear = true;
+  }
+
+  z3::expr asBool(const z3::expr &e) {
+    return e.is_bool() ? e : e == ctx.bv_val(1, e.get_sort().bv_size());
+  }
+  z3::expr guard(mlir::Value g, const Thread &t) {
+    return asBool(enc.value(km, g, t));
+  }
+  /// The guard of access \p op, with the loops it is in.
+  z3::expr access(mlir::Operation *op, const Thread &t) {
+    return enc.accessGuard(km, op, t);
+  }
+  z3::expr index(mlir::Value i, const Thread &t) {
+    return enc.toIndex(enc.value(km, i, t));
+  }
+
+  z3::check_result solve(const z3::expr &cond,
+                         const std::function<unsigned()> &remainingMs);
+
+  void fillLaunch(Defect &d);
+  Defect::Site site(const Thread &t, mlir::Operation *op,
+                    std::string access);
+};
+
+/// Whether the encoding of \p v may over-approximate (Safety.cpp).
+bool overApproxIn(KernelOp k, mlir::Value v);
+
+/// A defect in words: kernel, kind, cell, threads, launch and scalars.
+std::string describe(const Defect &d);
+
+/// checkSafety on one kernel: its arguments, the properties proved or
+/// assumed so far, and the kernel's accesses and guarded barriers. Each
+/// check returns false when checkSafety stops there (\p result set).
+struct SafetyCheck {
+  KernelOp k, paramSource;
+  const char *label;
+  unsigned bits;
+  const FactsFn &facts;
+  const std::function<unsigned()> &remainingMs;
+  CheckResult &result;
+  bool loopsOnly;
+  // A check the solver cannot decide within its budget leaves its property
+  // as a stated assumption; a construct without an encoding stops.
+  std::vector<std::string> proved, assumed;
+  std::vector<Access> accesses;
+  std::vector<BarrierOp> guardedBarriers;
+
+  /// Sets up query \p q: launch facts, deadline, threads t1 and t2.
+  bool start(Query &q);
+  bool undecided(Query &q, const std::string &what);
+  // A defect seen only through values read from arrays may be an artefact
+  // of the over-approximated reads.
+  bool report(Query &q, Verdict v, Defect d, bool dataDependent);
+  // Each query gets a few seconds (within the overall deadline).
+  std::function<unsigned()> budget();
+  /// The kernel's reads and writes, and its barriers under a condition.
+  void collectAccesses();
+  bool overApprox(mlir::Value v, llvm::StringRef);
+  bool isShared(unsigned arg);
+  /// Adds what was proved and what assumed to the result's assumptions.
+  void listProperties();
+
+  /// Out-of-bounds accesses to fixed-size shared arrays (SafetyBounds.cpp).
+  bool checkBounds();
+  /// Barrier divergence (SafetyDivergence.cpp).
+  bool checkDivergence();
+  /// Loops with a symbolic trip count that the kv.iter model counts
+  /// (SafetyModel.cpp).
+  bool checkLoops();
+  /// The kv.prove conditions of the lowering's model (SafetyModel.cpp).
+  bool checkModelConditions();
+
+  /// Data races (SafetyRaces.cpp).
+  bool checkRaces();
+  struct Pair {
+    const Access *a, *b;
+    z3::expr cond;
+  };
+  // Two accesses of threads t1 and t2 that conflict: same cell, one a
+  // write, not ordered by a barrier or program order.
+  std::vector<Pair> conflicts(Query &q);
+  // The conflicts that remain when two writes of the same value are
+  // tolerated (GPUVerify's benign races: a 1-D kernel launched with
+  // y > 1 is no defect).
+  static z3::expr harmful(Query &q, std::vector<Pair> &pairs);
+};
+
+} // namespace safety
+} // namespace kv
+
+#endif

@@ -1,0 +1,52 @@
+//===- SafetyDivergence.cpp - barrier divergence --------------------------===//
+//
+// The second safety check: two threads of a block that disagree on a
+// barrier's condition, and a condition a whole block may skip.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/SafetyCheck.h"
+#include "smt-encode/Encoder.h"
+
+using namespace mlir;
+
+namespace kv {
+namespace safety {
+
+bool SafetyCheck::checkDivergence() {
+  for (BarrierOp b : loopsOnly ? std::vector<BarrierOp>() : guardedBarriers) {
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    z3::expr c = q.enc.sameBlock(*q.t1, *q.t2) &&
+                 q.guard(b.getGuard(), *q.t1) && !q.guard(b.getGuard(), *q.t2);
+    z3::check_result r = q.solve(c, budget());
+    if (r == z3::unknown) {
+      if (!undecided(q, "no barrier divergence"))
+        return false;
+      continue;
+    }
+    if (r == z3::sat) {
+      Defect d;
+      d.kind = "barrier divergence";
+      d.sites.push_back(q.site(*q.t1, b, "reaches the barrier"));
+      d.sites.push_back(q.site(*q.t2, b, "does not reach the barrier"));
+      return report(q, Verdict::Divergence, std::move(d),
+                    overApprox(b.getGuard(), ""));
+    }
+    Query all(k, paramSource, label, bits);
+    if (!start(all))
+      return false;
+    r = all.solve(!all.guard(b.getGuard(), *all.t1), budget());
+    if (r != z3::unsat) {
+      result.verdict = Verdict::Unsupported;
+      result.reason = std::string(label) + " kernel: " + locationOf(b) +
+                      ": __syncthreads() under a condition that a whole block "
+                      "may skip";
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace safety
+} // namespace kv

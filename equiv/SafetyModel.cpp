@@ -1,0 +1,146 @@
+//===- SafetyModel.cpp - conditions of the model --------------------------===//
+//
+// The conditions under which the kv model is the kernel, checked even where
+// safety is assumed: loops with a symbolic trip count (kv.iter) that the
+// model counts, and the lowering's kv.prove conditions.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/SafetyCheck.h"
+#include "smt-encode/Encoder.h"
+
+#include "llvm/ADT/APInt.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace kv {
+namespace safety {
+
+bool SafetyCheck::checkLoops() {
+  for (Operation &o : k.getBlock()) {
+    auto it = dyn_cast<IterOp>(o);
+    if (!it)
+      continue;
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    const Thread &t = *q.t1;
+    auto v = [&](Value x) {
+      return z3::sext(q.enc.value(q.km, x, t), 64); // 128 bits: exact
+    };
+    bool sgn = it.isSigned();
+    z3::expr lb = v(it.getLb()), step = v(it.getStep()),
+             bound = v(it.getBound());
+    if (!sgn) {
+      auto u = [&](Value x) { return z3::zext(q.enc.value(q.km, x, t), 64); };
+      lb = u(it.getLb());
+      step = u(it.getStep());
+      bound = u(it.getBound());
+    }
+    auto pred = [&](const z3::expr &x) {
+      return it.isStrict() ? (sgn ? x < bound : z3::ult(x, bound))
+                           : (sgn ? x <= bound : z3::ule(x, bound));
+    };
+    z3::expr zero = q.ctx.bv_val(0, 128);
+    z3::expr bad = step <= zero ||
+                   pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
+    std::string what = "positive step, fewer than 2^31 iterations";
+    // The first value tested (iteration 1's for a do-while).
+    z3::expr first = it.getDoWhile() ? lb + step : lb;
+    if (it.getFromNe()) {
+      // The source tests x != bound: the first value tested is at most
+      // bound, which the steps reach exactly.
+      bad = bad || first > bound || z3::urem(bound - first, step) != zero;
+      what += ", reaching its bound exactly (x != bound)";
+    }
+    if (auto w = it.getWidth()) {
+      // The first value past the bound still fits in the variable, and so
+      // does the first value tested: the model's 64-bit test is then the
+      // program's w-bit one.
+      uint64_t bitsW = *w;
+      llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
+                            : llvm::APInt::getMaxValue(bitsW);
+      z3::expr min = sgn ? -q.ctx.bv_val(uint64_t(1) << (bitsW - 1), 128)
+                         : zero;
+      z3::expr past =
+          bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
+      z3::expr top = q.ctx.bv_val(max.getZExtValue(), 128);
+      bad = bad || past > top || first < min || first > top;
+      what += ", no wraparound";
+    }
+    z3::expr g = q.enc.value(q.km, it.getGuard(), t);
+    z3::check_result r = q.solve((g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) &&
+                                     bad,
+                                 budget());
+    std::string site =
+        "a countable loop at " + locationOf(it) + " (" + what + ")";
+    if (r == z3::unknown && !undecided(q, site))
+      return false;
+    if (r == z3::unsat)
+      proved.push_back(site);
+    if (r == z3::sat) {
+      Defect d;
+      d.kernel = label;
+      q.fillLaunch(d);
+      d.kind = "loop that the model cannot count";
+      d.sites.push_back(q.site(t, it, "enters it"));
+      result.verdict = Verdict::Unsupported;
+      result.reason = describe(d) + "; the model needs a " + what +
+                      " (an --assume that bounds the loop helps)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SafetyCheck::checkModelConditions() {
+  // One entry per condition, with its distinct source locations.
+  using Sites = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  Sites provedAt, assumedAt;
+  auto note = [](Sites &to, std::string what, std::string where) {
+    auto it = llvm::find_if(to, [&](auto &e) { return e.first == what; });
+    if (it == to.end())
+      it = to.insert(to.end(), {what, {}});
+    if (!llvm::is_contained(it->second, where))
+      it->second.push_back(where);
+  };
+  for (Operation &o : k.getBlock()) {
+    auto pr = dyn_cast<ProveOp>(o);
+    if (!pr)
+      continue;
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    const Thread &t = *q.t1;
+    z3::expr c = q.enc.value(q.km, pr.getCond(), t);
+    if (!c.is_bool())
+      c = c == q.ctx.bv_val(1, 1);
+    z3::check_result r = q.solve(!c, budget());
+    if (r == z3::unknown) {
+      if (!q.enc.unsupported.empty())
+        return undecided(q, pr.getWhat().str());
+      note(assumedAt, pr.getWhat().str(), locationOf(pr));
+    }
+    if (r == z3::unsat)
+      note(provedAt, pr.getWhat().str(), locationOf(pr));
+    if (r == z3::sat) {
+      Defect d;
+      d.kernel = label;
+      q.fillLaunch(d);
+      d.kind = "model condition that fails";
+      d.sites.push_back(q.site(t, pr, "breaks it"));
+      result.verdict = Verdict::Unsupported;
+      result.reason = describe(d) + ": " + pr.getWhat().str();
+      return false;
+    }
+  }
+  for (auto [from, to] :
+       {std::pair{&provedAt, &proved}, {&assumedAt, &assumed}})
+    for (auto &[what, locs] : *from)
+      to->push_back(what + " at " + llvm::join(locs, ", "));
+  return true;
+}
+
+} // namespace safety
+} // namespace kv
