@@ -12,7 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
-#include <z3++.h>
+#include "smt-encode/Solver.h"
 
 namespace kv {
 

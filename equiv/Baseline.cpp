@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/Checker.h"
-#include "equiv/Portfolio.h"
+#include "smt-encode/Solver.h"
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
@@ -186,7 +186,7 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
                       deadline - std::chrono::steady_clock::now())
                       .count();
       return left <= 1 ? 1 : (unsigned)left;
-    });
+    }, SolverSettings{opts.solver, opts.seed});
     s.add(facts);
     s.add(enc.side);
     // The before kernel's preconditions for every thread of the launch.

@@ -19,7 +19,7 @@
 #include "equiv/Assumptions.h"
 #include "equiv/Lockstep.h"
 #include "equiv/PairCheck.h"
-#include "equiv/Portfolio.h"
+#include "smt-encode/Solver.h"
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
@@ -112,8 +112,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   if (opts.assumeSafe)
     result.assumptions.push_back(
         "both kernels are free of data races, barrier divergence and "
-        "out-of-bounds shared accesses (not checked here; the CLI checks "
-        "them)");
+        "out-of-bounds shared accesses (assumed: the safety checks are off, "
+        "as in the plugin by default)");
   // A defect seen only through over-approximated reads is not confirmed:
   // the equivalence check still runs, since a replayed counterexample is a
   // definite answer; "equivalent" is not (it rests on race freedom).
@@ -122,7 +122,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}}) {
       if (checkSafety(k, before, label, opts.bits, facts,
                       [&] { return pc.remainingMs(); }, result,
-                      /*loopsOnly=*/opts.assumeSafe))
+                      /*loopsOnly=*/opts.assumeSafe,
+                      SolverSettings{opts.solver, opts.seed}))
         continue;
       if (!result.possibleDefect)
         return finish();

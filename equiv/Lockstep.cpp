@@ -1,5 +1,6 @@
 //===- Lockstep.cpp - interval-by-interval proofs ---------------*- C++ -*-===//
 
+#include "smt-encode/Debug.h"
 #include "equiv/Lockstep.h"
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
@@ -45,7 +46,7 @@ bool hasLoopModel(KernelOp k) {
 bool proveLockstep(
     KernelOp before, KernelOp after, const CheckOptions &opts,
     std::optional<std::chrono::steady_clock::time_point> deadline) {
-  if (getenv("KV_NO_LOCKSTEP"))
+  if (!opts.lockstep)
     return false;
   if (!sameSignature(before, after) || hasLoopModel(before) ||
       hasLoopModel(after))
@@ -136,7 +137,7 @@ bool proveLockstep(
     bool proved = true;
     for (auto &[what, pair] : pairs) {
       bool same = refuted(pair, "lockstep");
-      if (getenv("KV_DEBUG"))
+      if (debugEnabled("lockstep"))
         llvm::errs() << "lockstep: " << what << ": "
                      << (same ? "same" : "may differ") << "\n";
       if (!(proved = same))

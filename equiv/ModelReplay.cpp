@@ -5,6 +5,7 @@
 // reported when the runs really differ.
 //
 //===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
 #include "equiv/PairCheck.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
@@ -297,14 +298,14 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   ExecResult rt = rs.ok ? execute(kt.op, cfg, inputsFor(kt), maxReplayThreads,
                                   maxReplaySteps)
                         : ExecResult();
-  if (getenv("KV_DEBUG"))
+  if (debugEnabled("checker"))
     dumpReplay(enc, m, cfg, k, rs, rt, arg);
   if (!rs.ok || !rt.ok) {
     why = "the counterexample could not be replayed: " +
           (!rs.ok ? rs.error : rt.error);
     if ((!rs.ok ? rs : rt).tooMuchWork)
       tooMuchWork = workKey;
-    if (getenv("KV_DEBUG"))
+    if (debugEnabled("checker"))
       llvm::errs() << "replay failed: " << why << "\n";
     return false;
   }

@@ -6,6 +6,7 @@
 // model that replays.
 //
 //===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
 #include "equiv/PairCheck.h"
 #include "equiv/Assumptions.h"
 #include "smt-encode/Encoder.h"
@@ -69,7 +70,7 @@ bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
             return false;
         }
       }
-  if (getenv("KV_DEBUG"))
+  if (debugEnabled("checker"))
     llvm::errs() << "proved once per thread of the block\n";
   return true;
 }
@@ -82,7 +83,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   if (hasDeadline)
     enc.deadline = deadline;
   // KV_PRECISE=1 (a debugging aid) starts with precise products.
-  enc.abstractNonlinear = getenv("KV_PRECISE") == nullptr;
+  enc.abstractNonlinear = !opts.preciseProducts;
   KernelModel ks(before, "before"), kt(after, "after");
   enc.trusted = &ks;
   // A chain of reads goes back one barrier interval per step: candidates
@@ -133,19 +134,16 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     return false;
   }
 
-  Portfolio s(ctx, [this] { return remainingMs(); });
+  Portfolio s(ctx, [this] { return remainingMs(); },
+              SolverSettings{opts.solver, opts.seed});
   s.add(enc.facts);
   s.add(enc.side);
   s.add(lemmas);
   s.add(vs != vt);
-  if (const char *dump = getenv("KV_DUMP_SMT")) {
-    std::string path = std::string(dump) + "." + enc.paramNames[arg] + ".smt2";
-    if (FILE *f = fopen(path.c_str(), "w")) {
-      fputs(s.to_smt2().c_str(), f);
-      fclose(f);
-    }
-  }
-  if (getenv("KV_DEBUG"))
+  if (std::string path = dumpPath("query", enc.paramNames[arg]);
+      !path.empty())
+    dumpTo(path, s.to_smt2());
+  if (debugEnabled("checker"))
     llvm::errs() << "array " << enc.paramNames[arg] << ": "
                  << enc.threads.size() << " threads, " << enc.side.size()
                  << " side conditions, " << lemmas.size()
@@ -211,7 +209,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // proof and a model is a real candidate.
   z3::expr_vector quantified = enc.quantifiedObligations();
   if (quantified.size()) {
-    if (getenv("KV_DEBUG"))
+    if (debugEnabled("checker"))
       llvm::errs() << "retrying with " << quantified.size()
                    << " quantified obligations\n";
     s.add(quantified);
@@ -349,7 +347,7 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
       if (found)
         break;
     }
-    if (getenv("KV_DEBUG")) {
+    if (debugEnabled("checker")) {
       llvm::errs() << "model: before " << m.eval(vs, true).to_string()
                    << " after " << m.eval(vt, true).to_string();
       dumpModel(enc, m);

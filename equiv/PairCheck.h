@@ -8,15 +8,16 @@
 #ifndef KV_EQUIV_PAIRCHECK_H
 #define KV_EQUIV_PAIRCHECK_H
 
+#include "smt-encode/Debug.h"
 #include "equiv/Checker.h"
-#include "equiv/Portfolio.h"
+#include "smt-encode/Solver.h"
 #include "smt-encode/Encoder.h"
 
 #include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include <z3++.h>
+#include "smt-encode/Solver.h"
 
 namespace kv {
 
@@ -45,8 +46,7 @@ struct PairCheck {
                const std::function<bool(const z3::model &)> &accept = {}) {
     if (!enc.abstractNonlinear)
       return s.check();
-    return s.checkRefined(enc.abstracted, getenv("KV_DEBUG") != nullptr,
-                          accept);
+    return s.checkRefined(enc.abstracted, accept);
   }
 
   /// In a block of fixed shape, \p all (the negated equivalence of a cell

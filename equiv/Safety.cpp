@@ -13,8 +13,9 @@
 // a certain one; a defect proved absent is absent.
 //
 //===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
 #include "equiv/Safety.h"
-#include "equiv/Portfolio.h"
+#include "smt-encode/Solver.h"
 #include "equiv/SafetyCheck.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
@@ -71,7 +72,7 @@ int64_t evalS(const z3::model &m, const z3::expr &e) {
 
 z3::check_result Query::solve(const z3::expr &cond,
                               const std::function<unsigned()> &remainingMs) {
-  Portfolio s(ctx, remainingMs);
+  Portfolio s(ctx, remainingMs, solver);
   s.rlimit = safetyRlimit;
   s.add(enc.facts);
   s.add(cond);
@@ -88,19 +89,11 @@ z3::check_result Query::solve(const z3::expr &cond,
   s.add(enc.indexLemmas(all, /*exactFits=*/true));
   if (!enc.unsupported.empty())
     return z3::unknown;
-  if (const char *dump = getenv("KV_DUMP_SAFETY")) {
-    static int n = 0;
-    z3::solver d(ctx);
-    d.add(s.assertions());
-    std::string path = std::string(dump) + std::to_string(n++) + ".smt2";
-    if (FILE *f = fopen(path.c_str(), "w")) {
-      fputs(d.to_smt2().c_str(), f);
-      fclose(f);
-    }
-  }
+  if (std::string path = dumpPath("safety"); !path.empty())
+    dumpTo(path, s.to_smt2());
   auto t0 = std::chrono::steady_clock::now();
   z3::check_result r = s.checkRefined(enc.abstracted);
-  if (getenv("KV_DEBUG"))
+  if (debugEnabled("safety"))
     llvm::errs() << km.label << " safety query: "
                  << (r == z3::sat     ? "sat"
                      : r == z3::unsat ? "unsat"
@@ -208,6 +201,7 @@ std::string describe(const Defect &d) {
 }
 
 bool SafetyCheck::start(Query &q) {
+  q.solver = solver;
   std::string err;
   std::optional<z3::expr> f = facts(q.enc, err);
   if (!f) {
@@ -306,9 +300,10 @@ void SafetyCheck::listProperties() {
 bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
-                 CheckResult &result, bool loopsOnly) {
-  safety::SafetyCheck sc{k,      paramSource, label,  bits,
-                         facts,  remainingMs, result, loopsOnly};
+                 CheckResult &result, bool loopsOnly,
+                 const SolverSettings &solver) {
+  safety::SafetyCheck sc{k,           paramSource, label,     bits,  facts,
+                         remainingMs, result,      loopsOnly, solver};
   sc.collectAccesses();
 
   // 1. Out-of-bounds accesses to fixed-size shared arrays.

@@ -10,7 +10,7 @@
 
 #include "equiv/Checker.h"
 #include <functional>
-#include <z3++.h>
+#include "smt-encode/Solver.h"
 
 namespace kv {
 
@@ -44,7 +44,8 @@ extern unsigned safetyBudgetMs;
 bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
-                 CheckResult &result, bool loopsOnly = false);
+                 CheckResult &result, bool loopsOnly = false,
+                 const SolverSettings &solver = {});
 
 } // namespace kv
 

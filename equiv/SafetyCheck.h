@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include <z3++.h>
+#include "smt-encode/Solver.h"
 
 namespace kv {
 namespace safety {
@@ -43,6 +43,7 @@ struct Query {
   KernelModel km;
   Thread *t1 = nullptr, *t2 = nullptr;
   std::optional<z3::model> model;
+  SolverSettings solver;
 
   KernelModel before;
 
@@ -98,6 +99,7 @@ struct SafetyCheck {
   const std::function<unsigned()> &remainingMs;
   CheckResult &result;
   bool loopsOnly;
+  const SolverSettings &solver;
   // A check the solver cannot decide within its budget leaves its property
   // as a stated assumption; a construct without an encoding stops.
   std::vector<std::string> proved, assumed;

@@ -3,13 +3,13 @@
 // intervals, each read with several candidate writers. The encoder stops
 // at the deadline, so clang finishes about when the budget ends (the outer
 // `timeout` only guards against a hang), reports `unknown` with the reason,
-// and emits the same PTX as without the plugin. (KV_NO_LOCKSTEP turns off
-// the interval-by-interval proof, which settles this kernel at once:
+// and emits the same PTX as without the plugin. (-kvalidate-no-lockstep turns
+// off the interval-by-interval proof, which settles this kernel at once:
 // remark-lockstep.cu.)
 //
 // RUN: %clang-cuda -O2 -S %inputs/defects.cu -o %t.without.s
-// RUN: env KV_NO_LOCKSTEP=1 timeout 120 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
-// RUN:   -mllvm -kvalidate-timeout=2 -mllvm -kvalidate-kernel=sum_barrier \
+// RUN: timeout 120 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-no-lockstep -mllvm -kvalidate-timeout=2 -mllvm -kvalidate-kernel=sum_barrier \
 // RUN:   %inputs/defects.cu -o %t.with.s 2>&1 | FileCheck %s
 // RUN: cmp %t.without.s %t.with.s
 // CHECK: defects.cu:18:17: warning: kvalidate: kernel 'sum_barrier': unknown: timeout: the time budget ran out while encoding the query, before the solver ran

@@ -1,0 +1,189 @@
+//===- Solver.cpp - the solver layer: Z3 strategies in parallel -----------===//
+
+#include "smt-encode/Solver.h"
+#include "smt-encode/Debug.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <thread>
+
+namespace kv {
+
+/// printf-style debug line on stderr.
+template <typename... Ts> static void kvDebugf(const char *fmt, Ts... args) {
+  llvm::errs() << llvm::format(fmt, args...);
+}
+
+z3::check_result Portfolio::check() {
+  unsigned left = remainingMs(); // 0: no deadline
+  // Both solvers get contexts of their own: an interrupt that lands just
+  // after a check returned stays pending in its context, and would cancel
+  // whatever runs next there (the encoder's own context included).
+  z3::context ctx1, ctx2;
+  z3::solver s1(ctx1);
+  z3::solver s2 = (z3::tactic(ctx2, "simplify") &
+                   z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
+                      .mk_solver();
+  unsigned seed = settings.seed;
+  if (left || rlimit || seed) {
+    z3::params p1(ctx1), p2(ctx2);
+    if (seed) {
+      p1.set("random_seed", seed);
+      p2.set("random_seed", seed);
+    }
+    if (left) {
+      p1.set("timeout", left);
+      p2.set("timeout", left);
+    }
+    if (rlimit) {
+      p1.set("rlimit", rlimit);
+      p2.set("rlimit", rlimit);
+    }
+    s1.set(p1);
+    s2.set(p2);
+  }
+  for (unsigned i = 0; i < asserts.size(); ++i) {
+    s1.add(z3::expr(ctx1, Z3_translate(ctx, asserts[i], ctx1)));
+    s2.add(z3::expr(ctx2, Z3_translate(ctx, asserts[i], ctx2)));
+  }
+  // An interrupt that arrives before the other check starts is lost, so
+  // the winner keeps interrupting until the loser has returned.
+  std::atomic<bool> mainDone{false}, otherDone{false};
+  auto stop = [](z3::context &c, std::atomic<bool> &until) {
+    while (!until.load()) {
+      c.interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
+  // --solver=default or =eqs runs one strategy alone (to reproduce what
+  // the race can return).
+  bool run1 = settings.only != "eqs";
+  bool run2 = settings.only != "default";
+  z3::check_result r2 = z3::unknown;
+  std::thread other([&] {
+    try {
+      if (run2)
+        r2 = s2.check();
+    } catch (z3::exception &) {
+      r2 = z3::unknown;
+    }
+    otherDone = true;
+    if (r2 != z3::unknown)
+      stop(ctx1, mainDone);
+  });
+  z3::check_result r1 = z3::unknown;
+  try {
+    if (run1)
+      r1 = s1.check();
+  } catch (z3::exception &) {
+    r1 = z3::unknown;
+  }
+  mainDone = true;
+  if (r1 != z3::unknown)
+    stop(ctx2, otherDone);
+  other.join();
+  KV_DEBUG("rlimit", {
+    auto count = [](z3::solver &s) {
+      z3::stats st = s.statistics();
+      for (unsigned i = 0; i < st.size(); ++i)
+        if (st.key(i) == "rlimit count")
+          return st.uint_value(i);
+      return 0u;
+    };
+    llvm::errs() << "rlimit count: " << count(s1) << " / " << count(s2) << "\n";
+  });
+  model.reset();
+  // The winner's interrupt can land in the other context just after its
+  // check returned `sat`; it then cancels taking the model, on loaded
+  // machines. The check once more (no race now) takes it.
+  auto take = [&](z3::solver &s, z3::context &c) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      try {
+        if (attempt && s.check() != z3::sat)
+          return false;
+        z3::model m = s.get_model();
+        Z3_model t = Z3_model_translate(c, m, ctx);
+        c.check_error();
+        model = std::make_unique<z3::model>(ctx, t);
+        return true;
+      } catch (z3::exception &) {
+      }
+    }
+    return false;
+  };
+  if (r1 != z3::unknown) {
+    if (r1 == z3::sat && !take(s1, ctx1) &&
+        !(r2 == z3::sat && take(s2, ctx2))) {
+      reason = "canceled";
+      return z3::unknown;
+    }
+    return r1;
+  }
+  if (r2 != z3::unknown) {
+    if (r2 == z3::sat && !take(s2, ctx2)) {
+      reason = "canceled";
+      return z3::unknown;
+    }
+    return r2;
+  }
+  reason = s1.reason_unknown();
+  return z3::unknown;
+}
+z3::check_result Portfolio::checkRefined(
+    const std::vector<std::pair<z3::expr, z3::expr>> &abstracted,
+    const std::function<bool(const z3::model &)> &accept) {
+  bool debug = debugEnabled("checker");
+  auto t0 = std::chrono::steady_clock::now();
+  auto ms = [&] {
+    return (long)std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now() - t0)
+        .count();
+  };
+  z3::check_result r = check();
+  if (debug)
+    kvDebugf("check: %s after %ld ms\n",
+             r == z3::sat     ? "sat"
+             : r == z3::unsat ? "unsat"
+                              : "unknown",
+             ms());
+  std::vector<bool> exact(abstracted.size());
+  for (unsigned round = 0; r == z3::sat; ++round) {
+    if (accept && accept(*model)) {
+      if (debug)
+        kvDebugf("refinement round %u: model accepted unrefined\n", round);
+      return r;
+    }
+    unsigned added = 0;
+    for (size_t i = 0; i < abstracted.size(); ++i) {
+      auto &[app, precise] = abstracted[i];
+      // After a few rounds, every application is made exact: models that
+      // get one new product wrong per round would otherwise take as many
+      // rounds as there are products.
+      if (exact[i] || (round < 3 && z3::eq(model->eval(app, true),
+                                           model->eval(precise, true))))
+        continue;
+      add(app == precise);
+      exact[i] = true;
+      ++added;
+    }
+    if (debug)
+      kvDebugf("refinement round %u: %u precise products\n", round, added);
+    if (!added)
+      break;
+    if (round == 50) {
+      reason = "too many refinement rounds";
+      return z3::unknown;
+    }
+    r = check();
+    if (debug)
+      kvDebugf("check: %s after %ld ms\n",
+               r == z3::sat     ? "sat"
+               : r == z3::unsat ? "unsat"
+                                : "unknown",
+               ms());
+  }
+  return r;
+}
+} // namespace kv
