@@ -9,7 +9,9 @@
 # Layout: equiv/ (solver-backed verdicts), cli/ (error paths and options),
 # dialect/ (kv-opt round trips and verifier), lowering/ (--emit-kv),
 # plugin/ (clang -fpass-plugin and opt -load-pass-plugin). Inputs/ holds the
-# kernel pairs and is not a test directory.
+# kernel pairs and is not a test directory. unit/ is a nested suite of its
+# own (GoogleTest, unit/lit.cfg.py): lit hands that directory to it, so it
+# must not be listed in config.excludes, which would hide it altogether.
 
 import os
 import shutil
