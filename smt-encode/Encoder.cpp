@@ -225,16 +225,18 @@ z3::expr Encoder::value(KernelModel &k, Value v, const Thread &t) {
   return r;
 }
 
+z3::expr Encoder::unsupportedOp(Operation *op, llvm::StringRef what) {
+  if (unsupported.empty())
+    unsupported = what.str();
+  return ctx.bv_val(0, op->getNumResults()
+                           ? std::max(1u, widthOf(op->getResult(0).getType()))
+                           : 1);
+}
+
 z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   auto val = [&](unsigned i) { return value(k, op->getOperand(i), t); };
   auto bv = [&](const z3::expr &e) { return e.is_bool() ? boolToBv(e) : e; };
-  auto fail = [&](llvm::StringRef what) {
-    if (unsupported.empty())
-      unsupported = what.str();
-    return ctx.bv_val(0, op->getNumResults()
-                             ? std::max(1u, widthOf(op->getResult(0).getType()))
-                             : 1);
-  };
+  auto fail = [&](llvm::StringRef what) { return unsupportedOp(op, what); };
   Type rt = op->getNumResults() ? op->getResult(0).getType() : Type();
   bool isBool = rt && rt.isInteger(1);
 
@@ -269,34 +271,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       return fail("a sum (kv.sum) inside the loop of another sum");
     return sumValue(k, sum, t);
   }
-  if (auto r = dyn_cast<ReadOp>(op)) {
-    unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
-    int interval = (int)k.intervalOf.lookup(op) - 1;
-    z3::expr idx = toIndex(value(k, r.getIndex(), t));
-    if (!sumVars.empty()) {
-      // Inside a sum's body only what every iteration sees alike can be
-      // read: an array before the kernel writes it (no fresh writers,
-      // whose constraints would not range over the iterations).
-      for (auto &[i, ws] : k.writes[arg])
-        if ((int)i <= interval && !ws.empty())
-          return fail("a sum (kv.sum) of values read from an array the "
-                      "kernel has written");
-      if (!isShared(k, arg))
-        return z3::select(*params[arg], idx);
-      return arrayValue(k, arg, -1, idx, t, t.depth);
-    }
-    if (readHook)
-      return readHook(k, arg, interval, idx, t);
-    // A symbolic thread reading a cell that many barrier intervals rewrite
-    // (a scan's), in a block of fixed shape: one case per thread of the
-    // block, each read exact through blockWriters.
-    if (isShared(k, arg) && k.writes[arg].size() >= 3 &&
-        !idx.simplify().is_numeral())
-      if (std::optional<z3::expr> v = perThreadValue(k, r, t))
-        return *v;
-    return arrayValue(k, arg, interval, idx, t, t.depth, nullptr,
-                      accessGuard(k, op, t));
-  }
+  if (auto r = dyn_cast<ReadOp>(op))
+    return encodeRead(k, r, t);
   if (auto a = dyn_cast<ApplyOp>(op)) {
     z3::sort_vector dom(ctx);
     z3::expr_vector args(ctx);
@@ -309,54 +285,12 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     z3::expr r = uf("uf." + a.getFn().str(), dom, w)(args);
     return isBool ? bvToBool(r) : r;
   }
-  if (auto nw = dyn_cast<NoWrapOp>(op)) {
-    z3::expr l = val(0), r = val(1);
-    // Only exact at the operation's own width.
-    if (widthOf(nw.getLhs().getType()) !=
-        nw.getLhs().getType().getIntOrFloatBitWidth())
-      return ctx.bool_val(true);
-    Z3_context c = ctx;
-    auto mk = [&](Z3_ast a) { return z3::expr(ctx, a); };
-    if (nw.getKind() == "add")
-      return mk(Z3_mk_bvadd_no_overflow(c, l, r, true)) &&
-             mk(Z3_mk_bvadd_no_underflow(c, l, r));
-    if (nw.getKind() == "sub")
-      return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
-             mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
-    // A precise overflow check of a product costs a double-width
-    // multiplier per thread: with abstracted products it starts as an
-    // uninterpreted predicate and is made precise where a model needs it.
-    if (abstractNonlinear && !mentionsSumVar(l) && !mentionsSumVar(r))
-      return nowrapMulApp(l, r);
-    return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
-           mk(Z3_mk_bvmul_no_underflow(c, l, r));
-  }
+  if (auto nw = dyn_cast<NoWrapOp>(op))
+    return encodeNoWrap(k, nw, t);
   if (auto sel = dyn_cast<arith::SelectOp>(op))
     return z3::ite(val(0), val(1), val(2));
-  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    z3::expr l = val(0), r = val(1);
-    using P = arith::CmpIPredicate;
-    if (l.is_bool()) {
-      if (cmp.getPredicate() == P::eq)
-        return l == r;
-      if (cmp.getPredicate() == P::ne)
-        return l != r;
-      l = boolToBv(l);
-      r = boolToBv(r);
-    }
-    switch (cmp.getPredicate()) {
-    case P::eq: return l == r;
-    case P::ne: return l != r;
-    case P::slt: return l < r;
-    case P::sle: return l <= r;
-    case P::sgt: return l > r;
-    case P::sge: return l >= r;
-    case P::ult: return z3::ult(l, r);
-    case P::ule: return z3::ule(l, r);
-    case P::ugt: return z3::ugt(l, r);
-    case P::uge: return z3::uge(l, r);
-    }
-  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    return encodeCmp(k, cmp, t);
   if (isa<arith::ExtUIOp, arith::ExtSIOp, arith::TruncIOp>(op)) {
     z3::expr e = val(0);
     if (isBool) // trunc to i1
@@ -371,77 +305,172 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       return l || r;
     return l != r;
   }
-  if (op->getNumOperands() == 2 && rt && !isBool) {
-    z3::expr l = val(0), r = val(1);
-    if (abstractNonlinear &&
-        isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::RemUIOp,
-            arith::RemSIOp>(op) &&
-        !l.simplify().is_numeral() && !r.simplify().is_numeral() &&
-        !mentionsSumVar(l) && !mentionsSumVar(r)) {
-      unsigned w = l.get_sort().bv_size();
-      if (isa<arith::MulIOp>(op))
-        return mulTerm(l, r);
-      // A narrow quotient or remainder is the low bits of the one at the
-      // int width of its extended operands (zext for the unsigned ops, sext
-      // for the signed; division by zero and INT_MIN / -1 included). One
-      // function per name then relates `(t + 1) % n` to the i16 urem that
-      // -O2 narrows it to, by congruence.
-      unsigned wide = modelWidth(32, bits);
-      bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
-      if (w < wide) {
-        l = resize(l, wide, isSigned);
-        r = resize(r, wide, isSigned);
-      }
-      unsigned aw = std::max(w, wide);
-      z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l,
-                               r, aw, /*commutative=*/false);
-      z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
-                             .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
-                             .Case([&](arith::DivSIOp) { return l / r; })
-                             .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
-                             .Default([&](Operation *) { return z3::srem(l, r); });
-      abstracted.push_back({app, precise});
-      // Unsigned results are bounded by the dividend (a quotient where the
-      // divisor is nonzero: x / 0 is all ones) and a remainder by a nonzero
-      // divisor: with them, the narrowed result's high bits are known to be
-      // zero without refinement.
-      if (!isSigned) {
-        z3::expr zero = ctx.bv_val(0, aw);
-        z3::expr f = z3::implies(r != zero, z3::ule(app, l));
-        if (isa<arith::RemUIOp>(op))
-          f = z3::ule(app, l) && z3::implies(r != zero, z3::ult(app, r));
-        if (proofOnly)
-          proofFacts.push_back(f);
-        else
-          side.push_back(f);
-      }
-      return aw == w ? app : app.extract(w - 1, 0);
-    }
-    return llvm::TypeSwitch<Operation *, z3::expr>(op)
-        .Case([&](arith::AddIOp) { return l + r; })
-        .Case([&](arith::SubIOp) { return l - r; })
-        .Case([&](arith::MulIOp) {
-          return proofOnly ? mulTerm(l, r) : exactProduct(l, r);
-        })
-        .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
-        .Case([&](arith::DivSIOp) { return l / r; })
-        .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
-        .Case([&](arith::RemSIOp) { return z3::srem(l, r); })
-        .Case([&](arith::AndIOp) { return l & r; })
-        .Case([&](arith::OrIOp) { return l | r; })
-        .Case([&](arith::XOrIOp) { return l ^ r; })
-        .Case([&](arith::ShLIOp) { return z3::shl(l, r); })
-        .Case([&](arith::ShRUIOp) { return z3::lshr(l, r); })
-        .Case([&](arith::ShRSIOp) { return z3::ashr(l, r); })
-        .Case([&](arith::MaxSIOp) { return z3::ite(l > r, l, r); })
-        .Case([&](arith::MinSIOp) { return z3::ite(l < r, l, r); })
-        .Case([&](arith::MaxUIOp) { return z3::ite(z3::ugt(l, r), l, r); })
-        .Case([&](arith::MinUIOp) { return z3::ite(z3::ult(l, r), l, r); })
-        .Default([&](Operation *o) {
-          return fail("operation '" + o->getName().getStringRef().str() + "'");
-        });
-  }
+  if (op->getNumOperands() == 2 && rt && !isBool)
+    return encodeBinary(k, op, t);
   return fail("operation '" + op->getName().getStringRef().str() + "'");
+}
+
+z3::expr Encoder::encodeRead(KernelModel &k, ReadOp r, const Thread &t) {
+  Operation *op = r;
+  unsigned arg = cast<BlockArgument>(r.getArray()).getArgNumber();
+  int interval = (int)k.intervalOf.lookup(op) - 1;
+  z3::expr idx = toIndex(value(k, r.getIndex(), t));
+  if (!sumVars.empty()) {
+    // Inside a sum's body only what every iteration sees alike can be
+    // read: an array before the kernel writes it (no fresh writers,
+    // whose constraints would not range over the iterations).
+    for (auto &[i, ws] : k.writes[arg])
+      if ((int)i <= interval && !ws.empty())
+        return unsupportedOp(op, "a sum (kv.sum) of values read from an "
+                                 "array the kernel has written");
+    if (!isShared(k, arg))
+      return z3::select(*params[arg], idx);
+    return arrayValue(k, arg, -1, idx, t, t.depth);
+  }
+  if (readHook)
+    return readHook(k, arg, interval, idx, t);
+  // A symbolic thread reading a cell that many barrier intervals rewrite
+  // (a scan's), in a block of fixed shape: one case per thread of the
+  // block, each read exact through blockWriters.
+  if (isShared(k, arg) && k.writes[arg].size() >= 3 &&
+      !idx.simplify().is_numeral())
+    if (std::optional<z3::expr> v = perThreadValue(k, r, t))
+      return *v;
+  return arrayValue(k, arg, interval, idx, t, t.depth, nullptr,
+                    accessGuard(k, op, t));
+}
+
+z3::expr Encoder::encodeNoWrap(KernelModel &k, NoWrapOp nw,
+                               const Thread &t) {
+  auto val = [&](unsigned i) { return value(k, nw->getOperand(i), t); };
+  z3::expr l = val(0), r = val(1);
+  // Only exact at the operation's own width.
+  if (widthOf(nw.getLhs().getType()) !=
+      nw.getLhs().getType().getIntOrFloatBitWidth())
+    return ctx.bool_val(true);
+  Z3_context c = ctx;
+  auto mk = [&](Z3_ast a) { return z3::expr(ctx, a); };
+  if (nw.getKind() == "add")
+    return mk(Z3_mk_bvadd_no_overflow(c, l, r, true)) &&
+           mk(Z3_mk_bvadd_no_underflow(c, l, r));
+  if (nw.getKind() == "sub")
+    return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
+           mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
+  // A precise overflow check of a product costs a double-width
+  // multiplier per thread: with abstracted products it starts as an
+  // uninterpreted predicate and is made precise where a model needs it.
+  if (abstractNonlinear && !mentionsSumVar(l) && !mentionsSumVar(r))
+    return nowrapMulApp(l, r);
+  return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
+         mk(Z3_mk_bvmul_no_underflow(c, l, r));
+}
+
+z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,
+                            const Thread &t) {
+  auto val = [&](unsigned i) { return value(k, cmp->getOperand(i), t); };
+  z3::expr l = val(0), r = val(1);
+  using P = arith::CmpIPredicate;
+  if (l.is_bool()) {
+    if (cmp.getPredicate() == P::eq)
+      return l == r;
+    if (cmp.getPredicate() == P::ne)
+      return l != r;
+    l = boolToBv(l);
+    r = boolToBv(r);
+  }
+  switch (cmp.getPredicate()) {
+  case P::eq: return l == r;
+  case P::ne: return l != r;
+  case P::slt: return l < r;
+  case P::sle: return l <= r;
+  case P::sgt: return l > r;
+  case P::sge: return l >= r;
+  case P::ult: return z3::ult(l, r);
+  case P::ule: return z3::ule(l, r);
+  case P::ugt: return z3::ugt(l, r);
+  case P::uge: return z3::uge(l, r);
+  }
+  // Not reached for a valid predicate (as before, an unknown one is an
+  // unsupported operation).
+  return unsupportedOp(cmp, "operation '" +
+                                cmp->getName().getStringRef().str() + "'");
+}
+
+z3::expr Encoder::encodeBinary(KernelModel &k, Operation *op,
+                               const Thread &t) {
+  auto val = [&](unsigned i) { return value(k, op->getOperand(i), t); };
+  z3::expr l = val(0), r = val(1);
+  if (abstractNonlinear &&
+      isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::RemUIOp,
+          arith::RemSIOp>(op) &&
+      !l.simplify().is_numeral() && !r.simplify().is_numeral() &&
+      !mentionsSumVar(l) && !mentionsSumVar(r))
+    return abstractArith(op, l, r);
+  return llvm::TypeSwitch<Operation *, z3::expr>(op)
+      .Case([&](arith::AddIOp) { return l + r; })
+      .Case([&](arith::SubIOp) { return l - r; })
+      .Case([&](arith::MulIOp) {
+        return proofOnly ? mulTerm(l, r) : exactProduct(l, r);
+      })
+      .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
+      .Case([&](arith::DivSIOp) { return l / r; })
+      .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
+      .Case([&](arith::RemSIOp) { return z3::srem(l, r); })
+      .Case([&](arith::AndIOp) { return l & r; })
+      .Case([&](arith::OrIOp) { return l | r; })
+      .Case([&](arith::XOrIOp) { return l ^ r; })
+      .Case([&](arith::ShLIOp) { return z3::shl(l, r); })
+      .Case([&](arith::ShRUIOp) { return z3::lshr(l, r); })
+      .Case([&](arith::ShRSIOp) { return z3::ashr(l, r); })
+      .Case([&](arith::MaxSIOp) { return z3::ite(l > r, l, r); })
+      .Case([&](arith::MinSIOp) { return z3::ite(l < r, l, r); })
+      .Case([&](arith::MaxUIOp) { return z3::ite(z3::ugt(l, r), l, r); })
+      .Case([&](arith::MinUIOp) { return z3::ite(z3::ult(l, r), l, r); })
+      .Default([&](Operation *o) {
+        return unsupportedOp(op, "operation '" +
+                                     o->getName().getStringRef().str() + "'");
+      });
+}
+
+z3::expr Encoder::abstractArith(Operation *op, z3::expr l, z3::expr r) {
+  unsigned w = l.get_sort().bv_size();
+  if (isa<arith::MulIOp>(op))
+    return mulTerm(l, r);
+  // A narrow quotient or remainder is the low bits of the one at the
+  // int width of its extended operands (zext for the unsigned ops, sext
+  // for the signed; division by zero and INT_MIN / -1 included). One
+  // function per name then relates `(t + 1) % n` to the i16 urem that
+  // -O2 narrows it to, by congruence.
+  unsigned wide = modelWidth(32, bits);
+  bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+  if (w < wide) {
+    l = resize(l, wide, isSigned);
+    r = resize(r, wide, isSigned);
+  }
+  unsigned aw = std::max(w, wide);
+  z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l,
+                           r, aw, /*commutative=*/false);
+  z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
+                         .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
+                         .Case([&](arith::DivSIOp) { return l / r; })
+                         .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
+                         .Default([&](Operation *) { return z3::srem(l, r); });
+  abstracted.push_back({app, precise});
+  // Unsigned results are bounded by the dividend (a quotient where the
+  // divisor is nonzero: x / 0 is all ones) and a remainder by a nonzero
+  // divisor: with them, the narrowed result's high bits are known to be
+  // zero without refinement.
+  if (!isSigned) {
+    z3::expr zero = ctx.bv_val(0, aw);
+    z3::expr f = z3::implies(r != zero, z3::ule(app, l));
+    if (isa<arith::RemUIOp>(op))
+      f = z3::ule(app, l) && z3::implies(r != zero, z3::ult(app, r));
+    if (proofOnly)
+      proofFacts.push_back(f);
+    else
+      side.push_back(f);
+  }
+  return aw == w ? app : app.extract(w - 1, 0);
 }
 
 z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
