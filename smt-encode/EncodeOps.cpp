@@ -1,16 +1,21 @@
-//===- Encoder.cpp - kv kernels to Z3, one parameterized thread -----------===//
+//===- EncodeOps.cpp - kv kernels to Z3, one parameterized thread ---------===//
+//
+// The encoder's core: its construction (launch dimensions, parameters), the
+// kernel model (writes by array and barrier interval, loops), threads and
+// their loop iterations, and the encoding of each kv op for a thread
+// (constants, special registers, arithmetic, comparisons, casts). Array
+// reads are in ReadChains.cpp, kv.sum in Sums.cpp, the abstraction of
+// non-linear arithmetic in NonLinear.cpp, facts and obligations in
+// Facts.cpp, side queries in SideQueries.cpp.
+//
+//===----------------------------------------------------------------------===//
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
 
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-#include <chrono>
-#include <map>
-#include <mutex>
 #include <optional>
-#include <set>
 
 using namespace mlir;
 
