@@ -71,8 +71,10 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
       facts(ctx.bool_val(true)) {
   unsigned w = modelWidth(32, bits);
   for (int i = 0; i < 3; ++i) {
-    bdim.push_back(ctx.bv_const((std::string("blockDim.") + axes[i]).c_str(), w));
-    gdim.push_back(ctx.bv_const((std::string("gridDim.") + axes[i]).c_str(), w));
+    bdim.push_back(
+        ctx.bv_const((std::string("blockDim.") + axes[i]).c_str(), w));
+    gdim.push_back(
+        ctx.bv_const((std::string("gridDim.") + axes[i]).c_str(), w));
   }
   Block &b = paramSource.getBlock();
   for (BlockArgument a : b.getArguments()) {
@@ -105,8 +107,8 @@ Thread &Encoder::makeThread(std::vector<z3::expr> tid,
                                    std::move(tid), std::move(bid), depth});
     return shadowThreads.back();
   }
-  threads.push_back(Thread{(unsigned)threads.size(), std::move(tid),
-                           std::move(bid), depth});
+  threads.push_back(
+      Thread{(unsigned)threads.size(), std::move(tid), std::move(bid), depth});
   return threads.back();
 }
 
@@ -115,13 +117,13 @@ Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
   unsigned n = fresh++;
   std::vector<z3::expr> tid, bid;
   for (int i = 0; i < 3; ++i) {
-    tid.push_back(ctx.bv_const(
-        ("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
-    bid.push_back(blockOf ? blockOf->bid[i]
-                          : ctx.bv_const(("t" + std::to_string(n) + ".bid." +
-                                          axes[i])
-                                             .c_str(),
-                                         w));
+    tid.push_back(
+        ctx.bv_const(("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
+    bid.push_back(
+        blockOf
+            ? blockOf->bid[i]
+            : ctx.bv_const(
+                  ("t" + std::to_string(n) + ".bid." + axes[i]).c_str(), w));
   }
   Thread &t = makeThread(tid, bid, depth);
   side.push_back(inRange(t));
@@ -303,8 +305,7 @@ z3::expr Encoder::encodeRead(KernelModel &k, ReadOp r, const Thread &t) {
                     accessGuard(k, op, t));
 }
 
-z3::expr Encoder::encodeNoWrap(KernelModel &k, NoWrapOp nw,
-                               const Thread &t) {
+z3::expr Encoder::encodeNoWrap(KernelModel &k, NoWrapOp nw, const Thread &t) {
   auto val = [&](unsigned i) { return value(k, nw->getOperand(i), t); };
   z3::expr l = val(0), r = val(1);
   // Only exact at the operation's own width.
@@ -342,16 +343,26 @@ z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,
     r = boolToBv(r);
   }
   switch (cmp.getPredicate()) {
-  case P::eq: return l == r;
-  case P::ne: return l != r;
-  case P::slt: return l < r;
-  case P::sle: return l <= r;
-  case P::sgt: return l > r;
-  case P::sge: return l >= r;
-  case P::ult: return z3::ult(l, r);
-  case P::ule: return z3::ule(l, r);
-  case P::ugt: return z3::ugt(l, r);
-  case P::uge: return z3::uge(l, r);
+  case P::eq:
+    return l == r;
+  case P::ne:
+    return l != r;
+  case P::slt:
+    return l < r;
+  case P::sle:
+    return l <= r;
+  case P::sgt:
+    return l > r;
+  case P::sge:
+    return l >= r;
+  case P::ult:
+    return z3::ult(l, r);
+  case P::ule:
+    return z3::ule(l, r);
+  case P::ugt:
+    return z3::ugt(l, r);
+  case P::uge:
+    return z3::uge(l, r);
   }
   // Not reached for a valid predicate (as before, an unknown one is an
   // unsupported operation).
@@ -359,8 +370,7 @@ z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,
                                 cmp->getName().getStringRef().str() + "'");
 }
 
-z3::expr Encoder::encodeBinary(KernelModel &k, Operation *op,
-                               const Thread &t) {
+z3::expr Encoder::encodeBinary(KernelModel &k, Operation *op, const Thread &t) {
   auto val = [&](unsigned i) { return value(k, op->getOperand(i), t); };
   z3::expr l = val(0), r = val(1);
   if (abstractNonlinear &&

@@ -205,9 +205,8 @@ bool Executor::exec(const Instr &i) {
     // The checker proved it for every valid launch; failing here means the
     // launch is not one (an assumption fails later) or the model is wrong.
     if (arg(0).isZero())
-      return fail("model condition '" +
-                  cast<ProveOp>(i.op).getWhat().str() + "' fails at " +
-                  describe(i.op));
+      return fail("model condition '" + cast<ProveOp>(i.op).getWhat().str() +
+                  "' fails at " + describe(i.op));
     return true;
   case Kind::Apply:
     return apply(i);

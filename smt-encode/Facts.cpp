@@ -25,12 +25,16 @@ z3::expr Encoder::launchConstraints() {
   z3::expr c = ctx.bool_val(true);
   uint64_t bmax[3] = {1024, 1024, 64}, gmax[3] = {2147483647, 65535, 65535};
   for (int i = 0; i < 3; ++i) {
-    c = c && z3::uge(bdim[i], ctx.bv_val(1, w)) && z3::ule(bdim[i], lim(bmax[i]));
-    c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) && z3::ule(gdim[i], lim(gmax[i]));
+    c = c && z3::uge(bdim[i], ctx.bv_val(1, w)) &&
+        z3::ule(bdim[i], lim(bmax[i]));
+    c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) &&
+        z3::ule(gdim[i], lim(gmax[i]));
   }
   // At most 1024 threads per block. Each factor is below 2^11, so 32 bits
   // hold the product; a 64-bit multiplier would cost the solver dearly.
-  auto wide = [&](const z3::expr &e) { return w < 32 ? z3::zext(e, 32 - w) : e; };
+  auto wide = [&](const z3::expr &e) {
+    return w < 32 ? z3::zext(e, 32 - w) : e;
+  };
   c = c && z3::ule(wide(bdim[0]) * wide(bdim[1]) * wide(bdim[2]),
                    ctx.bv_val(1024, std::max(w, 32u)));
   // blockIdx.x * blockDim.x + threadIdx.x fits in an int: what every kernel
@@ -55,8 +59,8 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   // ids and parameters are kept (fewer assumptions, still sound).
   for (AssumeOp a : trusted->assumes)
     if (!dependsOn(a.getCond(), ""))
-      f = f && z3::implies(liveAll(*trusted, a, t),
-                           value(*trusted, a.getCond(), t));
+      f = f &&
+          z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
   if (bounded && bounded != trusted)
     for (AssumeOp a : bounded->assumes)
       if (a->hasAttr("bound") && !dependsOn(a.getCond(), ""))
@@ -124,14 +128,15 @@ z3::expr_vector Encoder::quantifiedObligations() {
     z3::expr range = inRange(q);
     int n = 0;
     for (IterOp it : k.iterOps) {
-      z3::expr kv = ctx.bv_const((base + ".k" + std::to_string(n++)).c_str(), 64);
+      z3::expr kv =
+          ctx.bv_const((base + ".k" + std::to_string(n++)).c_str(), 64);
       q.iters.emplace(it, kv);
       vars.push_back(kv);
       range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
     }
     z3::expr hit = hitAny(k, ob.array, ob.interval, ob.index, q);
-    out.push_back(z3::implies(
-        !ob.writerHit, z3::forall(vars, z3::implies(range, !hit))));
+    out.push_back(
+        z3::implies(!ob.writerHit, z3::forall(vars, z3::implies(range, !hit))));
   }
   abstractNonlinear = abstractSaved;
   return out;
@@ -161,8 +166,8 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
   };
   for (AssumeOp a : trusted->assumes)
     if (dependsOn(a.getCond(), "") && (!onlyEncoded || encoded(a.getCond())))
-      f = f && z3::implies(liveAll(*trusted, a, t),
-                           value(*trusted, a.getCond(), t));
+      f = f &&
+          z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
   return z3::implies(inRange(t), f);
 }
 

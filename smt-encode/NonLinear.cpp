@@ -38,8 +38,8 @@ z3::expr Encoder::abstractArith(Operation *op, z3::expr l, z3::expr r) {
     r = resize(r, wide, isSigned);
   }
   unsigned aw = std::max(w, wide);
-  z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l,
-                           r, aw, /*commutative=*/false);
+  z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l, r,
+                           aw, /*commutative=*/false);
   z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
                          .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
                          .Case([&](arith::DivSIOp) { return l / r; })
@@ -74,8 +74,8 @@ z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
     bool lc = l.is_const() && !l.is_numeral(),
          rc = r.is_const() && !r.is_numeral();
     if (lc != rc ? rc
-                 : lc ? l.decl().name().str() > r.decl().name().str()
-                      : l.hash() > r.hash())
+        : lc     ? l.decl().name().str() > r.decl().name().str()
+                 : l.hash() > r.hash())
       std::swap(l, r);
   }
   z3::sort_vector dom(ctx);
@@ -326,9 +326,8 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
     // Index arithmetic only: products of array elements are data.
     if (!app.is_numeral() && w > 1 && !arrayOf(l) && !arrayOf(r)) {
       z3::expr zero = ctx.bv_val(0, w);
-      z3::expr nowrap =
-          binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true) ==
-          ctx.bv_val(1, 1);
+      z3::expr nowrap = binaryApp("nowrap.mul", l, r, 1,
+                                  /*commutative=*/true) == ctx.bv_val(1, 1);
       proofFacts.push_back(
           z3::implies(nowrap && l >= zero && r >= zero, app >= zero));
     }
@@ -354,8 +353,7 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
       side.push_back(z3::implies(
           z3::ult(a, lim31) && z3::ult(b, lim32),
           app >= zero &&
-              z3::ult(app, ctx.bv_val((uint64_t(1) << 63) -
-                                          (uint64_t(1) << 32),
+              z3::ult(app, ctx.bv_val((uint64_t(1) << 63) - (uint64_t(1) << 32),
                                       64)) &&
               z3::implies(a != zero, z3::uge(app, b)) &&
               z3::implies(b != zero, z3::uge(app, a))));

@@ -25,8 +25,8 @@ z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
                          const z3::expr &index, const Thread &t) {
   z3::expr hit = ctx.bool_val(false);
   for (WriteOp w : k.writes[arg][interval])
-    hit = hit || (accessGuard(k, w, t) &&
-                  toIndex(value(k, w.getIndex(), t)) == index);
+    hit = hit ||
+          (accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index);
   return hit;
 }
 
@@ -79,13 +79,12 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
       }
       if (getenv("KV_DEBUG"))
         llvm::errs() << k.label << " read of arg " << arg << " interval "
-                     << interval << " by t" << reader.id << ": "
-                     << hits.size() << " writers of the block"
+                     << interval << " by t" << reader.id << ": " << hits.size()
+                     << " writers of the block"
                      << (always ? ", one always" : "") << "\n";
-      z3::expr chain =
-          always ? value(k, ws.back().getValue(), *hits.back())
-                 : arrayValue(k, arg, interval - 1, index, reader, depth,
-                              nullptr, readGuard);
+      z3::expr chain = always ? value(k, ws.back().getValue(), *hits.back())
+                              : arrayValue(k, arg, interval - 1, index, reader,
+                                           depth, nullptr, readGuard);
       for (auto it = hits.rbegin(); it != hits.rend(); ++it)
         chain = writeChain(k, arg, interval, index, **it, chain);
       return chain;
@@ -117,7 +116,8 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   if (getenv("KV_DEBUG"))
     llvm::errs() << k.label << " read of arg " << arg << " interval "
                  << interval << " by t" << reader.id << " depth " << depth
-                 << ": " << live.size() << " live candidates (index " << index.simplify().to_string().substr(0, 60) << "), "
+                 << ": " << live.size() << " live candidates (index "
+                 << index.simplify().to_string().substr(0, 60) << "), "
                  << (covered ? "covered" : "not covered") << "\n";
   if (covered) {
     // Under race freedom the candidate that writes is the writer; one of
@@ -243,13 +243,13 @@ Thread &Encoder::blockThread(const Thread &blockOf, const Tid &tid,
                              unsigned depth) {
   std::array<unsigned, 6> key = {blockOf.bid[0].id(), blockOf.bid[1].id(),
                                  blockOf.bid[2].id(), (unsigned)tid[0],
-                                 (unsigned)tid[1], (unsigned)tid[2]};
+                                 (unsigned)tid[1],    (unsigned)tid[2]};
   Thread *&t = blockThreads[key];
   if (!t) {
     unsigned w = modelWidth(32, bits);
-    t = &makeThread({ctx.bv_val(tid[0], w), ctx.bv_val(tid[1], w),
-                     ctx.bv_val(tid[2], w)},
-                    blockOf.bid, depth);
+    t = &makeThread(
+        {ctx.bv_val(tid[0], w), ctx.bv_val(tid[1], w), ctx.bv_val(tid[2], w)},
+        blockOf.bid, depth);
   }
   return *t;
 }
@@ -259,19 +259,17 @@ z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
                              z3::expr otherwise) {
   // Later writes of the same thread win.
   for (WriteOp op : k.writes[arg][interval]) {
-    z3::expr hit = accessGuard(k, op, t) &&
-                   toIndex(value(k, op.getIndex(), t)) == index;
+    z3::expr hit =
+        accessGuard(k, op, t) && toIndex(value(k, op.getIndex(), t)) == index;
     otherwise = z3::ite(hit, value(k, op.getValue(), t), otherwise);
   }
   return otherwise;
 }
 
-std::vector<Thread *> Encoder::candidates(KernelModel &k, unsigned arg,
-                                          unsigned interval,
-                                          const z3::expr &index,
-                                          const Thread &reader,
-                                          const Thread *writer,
-                                          unsigned depth) {
+std::vector<Thread *>
+Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
+                    const z3::expr &index, const Thread &reader,
+                    const Thread *writer, unsigned depth) {
   bool shared = isShared(k, arg);
   std::vector<Thread *> out;
   std::set<std::string> seen;
@@ -388,9 +386,9 @@ std::optional<z3::expr> Encoder::solveFor(KernelModel &k, Value v,
   if (!d)
     return std::nullopt;
   if (auto s = dyn_cast<SRegOp>(d))
-    return s.getName() == coord
-               ? std::optional<z3::expr>(resize(rhs, modelWidth(32, bits), false))
-               : std::nullopt;
+    return s.getName() == coord ? std::optional<z3::expr>(
+                                      resize(rhs, modelWidth(32, bits), false))
+                                : std::nullopt;
   auto other = [&](unsigned i) { return value(k, d->getOperand(i), base); };
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(d)) {
     unsigned w = widthOf(d->getOperand(0).getType());

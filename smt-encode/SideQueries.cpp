@@ -62,8 +62,10 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
                   .count();
     if (FILE *fp = fopen(log, "a")) {
       fprintf(fp, "%s %s %ld %ld\n", what,
-              r == z3::unsat ? "unsat" : r == z3::sat ? "sat" : "unknown", ms,
-              used);
+              r == z3::unsat ? "unsat"
+              : r == z3::sat ? "sat"
+                             : "unknown",
+              ms, used);
       fclose(fp);
     }
   }
@@ -100,7 +102,9 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
       fclose(fp);
     }
     llvm::errs() << "subquery " << path << ": "
-                 << (r == z3::unsat ? "unsat" : r == z3::sat ? "sat" : "unknown")
+                 << (r == z3::unsat ? "unsat"
+                     : r == z3::sat ? "sat"
+                                    : "unknown")
                  << "\n";
   }
   return r == z3::unsat;

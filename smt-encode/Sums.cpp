@@ -36,8 +36,8 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
   // The body ranges over the 2^31 iteration numbers: a 31-bit variable,
   // extended. Then (int)k and (unsigned)k are the same term to the
   // simplifier, as they are the same number.
-  z3::expr j = ctx.bv_const(("sum" + std::to_string(fresh++) + ".k").c_str(),
-                            31);
+  z3::expr j =
+      ctx.bv_const(("sum" + std::to_string(fresh++) + ".k").c_str(), 31);
   z3::expr kv = z3::zext(j, 33);
   tk.iters.emplace(it.getOperation(), kv);
   sumVars.push_back(j);
@@ -62,7 +62,8 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
           }))
         continue;
       z3::expr c = value(k, a.getCond(), tk);
-      pre = pre && z3::implies(liveAll(k, a, tk), c.is_bool() ? c : bvToBool(c));
+      pre =
+          pre && z3::implies(liveAll(k, a, tk), c.is_bool() ? c : bvToBool(c));
     }
   }
   unsigned w = term.get_sort().bv_size();
@@ -90,9 +91,18 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
   }
   sumVars.pop_back();
   z3::expr body = z3::ite(runs, term, ctx.bv_val(0, w)).simplify();
-  return SumRecord{&k,  sum, j, body, pre, ctx.bool_val(false), runs.simplify(),
-                   w,   &tk, sumVars.empty() && k.itersOf(sum).empty(),
-                   (unsigned)sum.getGroup().value_or(0), parts};
+  return SumRecord{&k,
+                   sum,
+                   j,
+                   body,
+                   pre,
+                   ctx.bool_val(false),
+                   runs.simplify(),
+                   w,
+                   &tk,
+                   sumVars.empty() && k.itersOf(sum).empty(),
+                   (unsigned)sum.getGroup().value_or(0),
+                   parts};
 }
 
 z3::expr Encoder::termAt(const SumRecord &r, const z3::expr &x64) {
@@ -150,7 +160,8 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
     // (iterations run from 0 in order: a prefix): -O2 gives a loop that
     // runs once a path of its own, without the loop.
     z3::expr one = ctx.bv_val(1, 31), first = ctx.bv_val(0, 31);
-    side.push_back(z3::implies(inRange(tk), atIteration(self, first, self.pre)));
+    side.push_back(
+        z3::implies(inRange(tk), atIteration(self, first, self.pre)));
     side.push_back(z3::implies(!atIteration(self, one, self.runs),
                                app == termAt(self, ctx.bv_val(0, 64))));
   }
@@ -215,8 +226,8 @@ bool Encoder::regroupProved(const SumRecord &one, const SumRecord &g,
   auto known = cache.find(key);
   if (known == cache.end())
     known = cache
-                .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel,
-                                           g.op, rest, tail))
+                .emplace(key, proveRegroup(*one.kernel, one.op, *g.kernel, g.op,
+                                           rest, tail))
                 .first;
   return known->second;
 }
@@ -264,8 +275,7 @@ void Encoder::regroupSums(const SumRecord &added) {
         if ((&one != &added && &g != &added && &rest != &added) ||
             !one.topLevel || !g.topLevel || !rest.topLevel || !g.group ||
             g.kernel != rest.kernel || one.kernel == g.kernel ||
-            g.op == rest.op || one.width != g.width ||
-            rest.width != g.width)
+            g.op == rest.op || one.width != g.width || rest.width != g.width)
           continue;
         if (!regroupProved(one, g, rest.op, /*tail=*/false))
           continue;
@@ -287,8 +297,8 @@ void Encoder::dumpSums(const z3::model &m) {
       llvm::errs() << " " << m.eval(c, true).to_string();
     for (auto &c : r.thread->bid)
       llvm::errs() << " " << m.eval(c, true).to_string();
-    llvm::errs() << " in range "
-                 << m.eval(inRange(*r.thread), true).to_string() << "\n";
+    llvm::errs() << " in range " << m.eval(inRange(*r.thread), true).to_string()
+                 << "\n";
   }
 }
 
@@ -301,17 +311,19 @@ std::optional<z3::expr> Encoder::tripsOf(KernelModel &k, SumOp sum,
   return z3::udiv(v64(it.getBound()) - v64(it.getLb()), v64(it.getStep()));
 }
 
-bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
-                           KernelModel &k2, Operation *unrolled,
-                           Operation *remainder, bool tail) {
+bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
+                           Operation *unrolled, Operation *remainder,
+                           bool tail) {
   // One thread for the three sums, with coordinates of its own: the
   // records' threads may be tied to the query's cell.
   unsigned tw = modelWidth(32, bits);
   std::string n = std::to_string(fresh++);
   std::vector<z3::expr> tid, bid;
   for (int d = 0; d < 3; ++d) {
-    tid.push_back(ctx.bv_const(("regroup" + n + ".tid." + axes[d]).c_str(), tw));
-    bid.push_back(ctx.bv_const(("regroup" + n + ".bid." + axes[d]).c_str(), tw));
+    tid.push_back(
+        ctx.bv_const(("regroup" + n + ".tid." + axes[d]).c_str(), tw));
+    bid.push_back(
+        ctx.bv_const(("regroup" + n + ".bid." + axes[d]).c_str(), tw));
   }
   // The thread and the sums' copies of it stay out of the query's threads
   // (whose pairs get index lemmas).
@@ -347,9 +359,9 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   std::vector<z3::expr> goals;
   if (g.parts.size() == g.group) {
     for (unsigned c = 0; c < g.group; ++c)
-      goals.push_back(
-          z3::implies(z3::ult(j, m), at(g, j, g.parts[c]) ==
-                                         term(u * wide(j) + ctx.bv_val(c, 64))));
+      goals.push_back(z3::implies(z3::ult(j, m),
+                                  at(g, j, g.parts[c]) ==
+                                      term(u * wide(j) + ctx.bv_val(c, 64))));
   } else {
     z3::expr group = zero;
     for (unsigned c = 0; c < g.group; ++c)
@@ -378,8 +390,8 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
   // it is not, the remainder is usually another loop, on a path of its
   // own).
   q.push_back(at(g, ctx.bv_val(0, 31), g.runs));
-  z3::expr mDef = !at(g, m, g.runs) &&
-                  (m == ctx.bv_val(0, 31) || at(g, m - 1, g.runs));
+  z3::expr mDef =
+      !at(g, m, g.runs) && (m == ctx.bv_val(0, 31) || at(g, m - 1, g.runs));
   bool proved = true;
   if (tail) {
     // M is the loop's trip count, the value the main query's tail uses:
@@ -401,8 +413,8 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
     proved = proveUnsat(z3::mk_and(q));
     q.pop_back();
     if (getenv("KV_DEBUG_REGROUP"))
-      llvm::errs() << "regroup trip count " << (proved ? "proved" : "not proved")
-                   << "\n";
+      llvm::errs() << "regroup trip count "
+                   << (proved ? "proved" : "not proved") << "\n";
   }
   q.push_back(mDef);
   for (const z3::expr &goal : goals) {
@@ -420,11 +432,9 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single,
       break;
   }
   if (getenv("KV_DEBUG"))
-    llvm::errs() << "regrouping an unrolled sum " << unrolled << " ("
-                 << g.group
+    llvm::errs() << "regrouping an unrolled sum " << unrolled << " (" << g.group
                  << " terms per iteration) with a remainder " << remainder
-                 << ": "
-                 << (proved ? "proved" : "not proved") << "\n";
+                 << ": " << (proved ? "proved" : "not proved") << "\n";
   return proved;
 }
 
