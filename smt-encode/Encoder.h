@@ -321,6 +321,18 @@ private:
   }
   z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
   z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
+  /// Records \p what as what has no encoding (the first such reason only)
+  /// and returns a placeholder of \p op's result width.
+  z3::expr unsupportedOp(mlir::Operation *op, llvm::StringRef what);
+  /// The cases of encodeOp that take more than a few lines.
+  z3::expr encodeRead(KernelModel &k, ReadOp r, const Thread &t);
+  z3::expr encodeNoWrap(KernelModel &k, NoWrapOp nw, const Thread &t);
+  z3::expr encodeCmp(KernelModel &k, mlir::arith::CmpIOp cmp, const Thread &t);
+  /// An integer operation of two operands (not i1).
+  z3::expr encodeBinary(KernelModel &k, mlir::Operation *op, const Thread &t);
+  /// The product, quotient or remainder \p op of two non-constant values
+  /// as an uninterpreted function (abstractNonlinear).
+  z3::expr abstractArith(mlir::Operation *op, z3::expr l, z3::expr r);
   z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
   /// The bound variables of the kv.sum bodies being encoded.
   std::vector<z3::expr> sumVars;

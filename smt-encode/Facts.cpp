@@ -1,0 +1,174 @@
+//===- Facts.cpp - what the encoding may assume ---------------------------===//
+//
+// Facts every launch satisfies (launchConstraints), the trusted kernel's
+// assumptions for a thread (threadFacts about indices, ids and parameters;
+// dataFacts about array contents), and the obligations of fresh writers in
+// their quantified form (quantifiedObligations).
+//
+//===----------------------------------------------------------------------===//
+#include "smt-encode/Encoder.h"
+#include "smt-encode/EncoderInternal.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+
+namespace kv {
+
+z3::expr Encoder::launchConstraints() {
+  unsigned w = modelWidth(32, bits);
+  auto lim = [&](uint64_t v) {
+    uint64_t max = w >= 64 ? UINT64_MAX : ((uint64_t(1) << w) - 1);
+    return ctx.bv_val(std::min(v, max), w);
+  };
+  z3::expr c = ctx.bool_val(true);
+  uint64_t bmax[3] = {1024, 1024, 64}, gmax[3] = {2147483647, 65535, 65535};
+  for (int i = 0; i < 3; ++i) {
+    c = c && z3::uge(bdim[i], ctx.bv_val(1, w)) &&
+        z3::ule(bdim[i], lim(bmax[i]));
+    c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) &&
+        z3::ule(gdim[i], lim(gmax[i]));
+  }
+  // At most 1024 threads per block. Each factor is below 2^11, so 32 bits
+  // hold the product; a 64-bit multiplier would cost the solver dearly.
+  auto wide = [&](const z3::expr &e) {
+    return w < 32 ? z3::zext(e, 32 - w) : e;
+  };
+  c = c && z3::ule(wide(bdim[0]) * wide(bdim[1]) * wide(bdim[2]),
+                   ctx.bv_val(1024, std::max(w, 32u)));
+  // blockIdx.x * blockDim.x + threadIdx.x fits in an int: what every kernel
+  // that computes a global index in 32 bits relies on.
+  if (!hugeGrids)
+    for (int i = 0; i < 3; ++i)
+      c = c && z3::ule(z3::zext(gdim[i], 64 - w) * z3::zext(bdim[i], 64 - w),
+                       ctx.bv_val((uint64_t)INT32_MAX, 64));
+  return c;
+}
+
+z3::expr Encoder::threadFacts(const Thread &t) {
+  if (!trusted)
+    return ctx.bool_val(true);
+  auto it = factMemo.find(t.id);
+  if (it != factMemo.end())
+    return it->second;
+  factMemo.emplace(t.id, ctx.bool_val(true)); // cut recursion
+  z3::expr f = ctx.bool_val(true);
+  // Facts about data (say, no overflow in a sum of array elements) would
+  // pull in reads, and with them new threads: only facts about indices,
+  // ids and parameters are kept (fewer assumptions, still sound).
+  for (AssumeOp a : trusted->assumes)
+    if (!dependsOn(a.getCond(), ""))
+      f = f &&
+          z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
+  if (bounded && bounded != trusted)
+    for (AssumeOp a : bounded->assumes)
+      if (a->hasAttr("bound") && !dependsOn(a.getCond(), ""))
+        f = f && z3::implies(liveAll(*bounded, a, t),
+                             value(*bounded, a.getCond(), t));
+  for (Operation &op : trusted->op.getBlock()) {
+    Value arr, idx;
+    if (auto r = dyn_cast<ReadOp>(op)) {
+      arr = r.getArray();
+      idx = r.getIndex();
+    } else if (auto w = dyn_cast<WriteOp>(op)) {
+      arr = w.getArray();
+      idx = w.getIndex();
+    } else {
+      continue;
+    }
+    auto sh = dyn_cast<SharedArrayType>(arr.getType());
+    if (!assumeInBounds || !sh || sh.getSize() <= 0)
+      continue;
+    // Compare at the index's own width so that a wrapped index is caught.
+    z3::expr i = value(*trusted, idx, t);
+    unsigned w = i.get_sort().bv_size();
+    if (w < 64 && (uint64_t)sh.getSize() >= (uint64_t(1) << w))
+      continue;
+    f = f && z3::implies(accessGuard(*trusted, &op, t),
+                         z3::ult(i, ctx.bv_val((uint64_t)sh.getSize(), w)));
+  }
+  f = z3::implies(inRange(t), f);
+  factMemo.erase(t.id);
+  factMemo.emplace(t.id, f);
+  return f;
+}
+
+z3::expr_vector Encoder::quantifiedObligations() {
+  z3::expr_vector out(ctx);
+  // Products stay exact inside the quantifier (an abstraction there would
+  // be refined at free copies of the bound variables only).
+  bool abstractSaved = abstractNonlinear;
+  abstractNonlinear = false;
+  size_t n = obligations.size();
+  for (size_t o = 0; o < n; ++o) {
+    Obligation ob = obligations[o];
+    KernelModel &k = *ob.kernel;
+    bool dataFree = true;
+    for (WriteOp w : k.writes[ob.array][ob.interval])
+      dataFree &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "");
+    if (!dataFree)
+      continue;
+    bool shared = isShared(k, ob.array);
+    unsigned w = modelWidth(32, bits);
+    std::string base = "q" + std::to_string(fresh++);
+    z3::expr_vector vars(ctx);
+    std::vector<z3::expr> tid, bid;
+    for (int i = 0; i < 3; ++i) {
+      tid.push_back(ctx.bv_const((base + ".tid." + axes[i]).c_str(), w));
+      vars.push_back(tid.back());
+      if (shared) {
+        bid.push_back(ob.reader->bid[i]);
+      } else {
+        bid.push_back(ctx.bv_const((base + ".bid." + axes[i]).c_str(), w));
+        vars.push_back(bid.back());
+      }
+    }
+    Thread &q = makeThread(tid, bid, maxCandidateDepth + 1);
+    z3::expr range = inRange(q);
+    int n = 0;
+    for (IterOp it : k.iterOps) {
+      z3::expr kv =
+          ctx.bv_const((base + ".k" + std::to_string(n++)).c_str(), 64);
+      q.iters.emplace(it, kv);
+      vars.push_back(kv);
+      range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
+    }
+    z3::expr hit = hitAny(k, ob.array, ob.interval, ob.index, q);
+    out.push_back(
+        z3::implies(!ob.writerHit, z3::forall(vars, z3::implies(range, !hit))));
+  }
+  abstractNonlinear = abstractSaved;
+  return out;
+}
+
+z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
+  z3::expr f = ctx.bool_val(true);
+  if (!trusted)
+    return f;
+  // Whether every read \p v depends on is encoded for t already.
+  auto encoded = [&](Value v) {
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    llvm::SmallVector<Value> work{v};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val().getDefiningOp();
+      if (!op || !seen.insert(op).second)
+        continue;
+      if (isa<ReadOp>(op)) {
+        if (!memo.count({op->getResult(0).getAsOpaquePointer(), t.id}))
+          return false;
+        continue;
+      }
+      for (Value o : op->getOperands())
+        work.push_back(o);
+    }
+    return true;
+  };
+  for (AssumeOp a : trusted->assumes)
+    if (dependsOn(a.getCond(), "") && (!onlyEncoded || encoded(a.getCond())))
+      f = f &&
+          z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
+  return z3::implies(inRange(t), f);
+}
+
+} // namespace kv

@@ -1,0 +1,366 @@
+//===- NonLinear.cpp - products, quotients and remainders -----------------===//
+//
+// Non-linear arithmetic, which bit-blasting makes expensive: products,
+// quotients and remainders of two non-constant values abstracted as
+// uninterpreted functions (refined lazily by the checker), the facts and
+// mixed-radix index lemmas that keep the abstraction useful, and
+// pinDetermined, which turns launch values the facts fix into numerals so
+// that products with them become linear.
+//
+//===----------------------------------------------------------------------===//
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+using namespace mlir;
+
+namespace kv {
+
+z3::expr Encoder::abstractArith(Operation *op, z3::expr l, z3::expr r) {
+  unsigned w = l.get_sort().bv_size();
+  if (isa<arith::MulIOp>(op))
+    return mulTerm(l, r);
+  // A narrow quotient or remainder is the low bits of the one at the
+  // int width of its extended operands (zext for the unsigned ops, sext
+  // for the signed; division by zero and INT_MIN / -1 included). One
+  // function per name then relates `(t + 1) % n` to the i16 urem that
+  // -O2 narrows it to, by congruence.
+  unsigned wide = modelWidth(32, bits);
+  bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+  if (w < wide) {
+    l = resize(l, wide, isSigned);
+    r = resize(r, wide, isSigned);
+  }
+  unsigned aw = std::max(w, wide);
+  z3::expr app = binaryApp("abs." + op->getName().getStringRef().str(), l, r,
+                           aw, /*commutative=*/false);
+  z3::expr precise = llvm::TypeSwitch<Operation *, z3::expr>(op)
+                         .Case([&](arith::DivUIOp) { return z3::udiv(l, r); })
+                         .Case([&](arith::DivSIOp) { return l / r; })
+                         .Case([&](arith::RemUIOp) { return z3::urem(l, r); })
+                         .Default([&](Operation *) { return z3::srem(l, r); });
+  abstracted.push_back({app, precise});
+  // Unsigned results are bounded by the dividend (a quotient where the
+  // divisor is nonzero: x / 0 is all ones) and a remainder by a nonzero
+  // divisor: with them, the narrowed result's high bits are known to be
+  // zero without refinement.
+  if (!isSigned) {
+    z3::expr zero = ctx.bv_val(0, aw);
+    z3::expr f = z3::implies(r != zero, z3::ule(app, l));
+    if (isa<arith::RemUIOp>(op))
+      f = z3::ule(app, l) && z3::implies(r != zero, z3::ult(app, r));
+    if (proofOnly)
+      proofFacts.push_back(f);
+    else
+      side.push_back(f);
+  }
+  return aw == w ? app : app.extract(w - 1, 0);
+}
+
+static const char *productName = "abs.arith.muli";
+
+z3::expr Encoder::binaryApp(const std::string &name, z3::expr l, z3::expr r,
+                            unsigned width, bool commutative) {
+  // Commutative operations get one argument order: a named constant (a
+  // scalar parameter, a dimension) first, by name, so that n * x and
+  // x' * n are one function of equal arguments when x == x'; else by hash.
+  if (commutative) {
+    bool lc = l.is_const() && !l.is_numeral(),
+         rc = r.is_const() && !r.is_numeral();
+    if (lc != rc ? rc
+        : lc     ? l.decl().name().str() > r.decl().name().str()
+                 : l.hash() > r.hash())
+      std::swap(l, r);
+  }
+  z3::sort_vector dom(ctx);
+  dom.push_back(l.get_sort());
+  dom.push_back(r.get_sort());
+  return uf(name, dom, width)(l, r);
+}
+
+/// The name of the array \p e reads an element of, if it is such a read.
+static std::optional<std::string> arrayOf(const z3::expr &e) {
+  if (e.is_app() && e.decl().decl_kind() == Z3_OP_SELECT && e.arg(0).is_const())
+    return e.arg(0).decl().name().str();
+  // A conditional read, ite(c, a[i], 0) (a guarded load).
+  if (e.is_app() && e.decl().decl_kind() == Z3_OP_ITE) {
+    if (e.arg(2).is_numeral())
+      return arrayOf(e.arg(1));
+    if (e.arg(1).is_numeral())
+      return arrayOf(e.arg(2));
+  }
+  return std::nullopt;
+}
+
+z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
+  // A product with a constant is linear: exact costs nothing.
+  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+    return exactProduct(l, r);
+  // Two array elements in the order of their arrays' names (as
+  // exactProduct): by term hash, m[i]*v[j] and v[j']*m[i'] with equal but
+  // differently written indices would be two unrelated applications.
+  std::optional<std::string> al = arrayOf(l), ar = arrayOf(r);
+  if (al && ar && *al != *ar)
+    return *ar < *al ? binaryApp(productName, r, l, l.get_sort().bv_size(),
+                                 /*commutative=*/false)
+                     : binaryApp(productName, l, r, l.get_sort().bv_size(),
+                                 /*commutative=*/false);
+  return binaryApp(productName, l, r, l.get_sort().bv_size(),
+                   /*commutative=*/true);
+}
+
+void Encoder::pinDetermined() {
+  // A value the assumptions determine becomes a constant: blockDim.x == 256
+  // then makes blockIdx.x * blockDim.x linear. Every model found on the way
+  // shows at once which values are free, so a value costs a query only
+  // while all models so far agree on it; the answers are kept per facts
+  // (the checker and the safety checks ask again with the same ones).
+  std::vector<z3::expr *> vars;
+  for (int i = 0; i < 3; ++i) {
+    vars.push_back(&bdim[i]);
+    vars.push_back(&gdim[i]);
+  }
+  for (auto &prm : params)
+    if (prm && !prm->is_array() && prm->is_bv())
+      vars.push_back(&*prm);
+  std::string key = facts.to_string();
+  for (z3::expr *v : vars)
+    key += " " + v->to_string() + ":" + v->get_sort().to_string();
+  static std::mutex cacheLock;
+  static std::map<std::string, std::vector<std::optional<uint64_t>>> cache;
+  std::vector<std::optional<uint64_t>> pinned;
+  {
+    std::lock_guard<std::mutex> guard(cacheLock);
+    auto it = cache.find(key);
+    if (it != cache.end())
+      pinned = it->second;
+  }
+  if (pinned.size() != vars.size()) {
+    pinned.assign(vars.size(), std::nullopt);
+    z3::solver s(ctx);
+    s.add(facts);
+    // A check cut short by the deadline throws, so that its answer is not
+    // cached.
+    checkDeadline();
+    if (checkSmall(s, "pin model", pinRlimit, withinDeadline(30000)) !=
+        z3::sat) {
+      checkDeadline();
+      return;
+    }
+    std::vector<z3::model> models{s.get_model()};
+    for (size_t i = 0; i < vars.size(); ++i) {
+      z3::expr val = models[0].eval(*vars[i], true);
+      uint64_t n;
+      if (!val.is_numeral_u64(n))
+        continue;
+      bool free = false;
+      for (size_t m = 1; m < models.size() && !free; ++m)
+        free = !z3::eq(models[m].eval(*vars[i], true), val);
+      if (free)
+        continue;
+      s.push();
+      s.add(*vars[i] != val);
+      checkDeadline();
+      z3::check_result r =
+          checkSmall(s, "pin unique", pinRlimit, withinDeadline(30000));
+      if (r == z3::sat)
+        models.push_back(s.get_model());
+      else if (r == z3::unsat)
+        pinned[i] = n;
+      s.pop();
+    }
+    checkDeadline();
+    std::lock_guard<std::mutex> guard(cacheLock);
+    cache[key] = pinned;
+  }
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (pinned[i])
+      *vars[i] = ctx.bv_val(*pinned[i], vars[i]->get_sort().bv_size());
+}
+
+z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
+  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+    return z3::bvmul_no_overflow(l, r, true) && z3::bvmul_no_underflow(l, r);
+  z3::expr call = binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true);
+  z3::expr app = call == ctx.bv_val(1, 1);
+  if (nowrapSeen.insert(call.id()).second)
+    abstracted.push_back({app, z3::bvmul_no_overflow(l, r, true) &&
+                                   z3::bvmul_no_underflow(l, r)});
+  return app;
+}
+
+z3::expr Encoder::globalIndexFacts(const Thread &t) {
+  unsigned w = modelWidth(32, bits);
+  z3::expr f = ctx.bool_val(true);
+  if (!abstractNonlinear || hugeGrids || w < 32)
+    return f;
+  // blockIdx < gridDim, so blockIdx * blockDim + threadIdx < gridDim *
+  // blockDim <= INT_MAX (launchConstraints): neither the product nor the sum
+  // wraps.
+  z3::expr intMax = ctx.bv_val((uint64_t)INT32_MAX, w);
+  for (int i = 0; i < 3; ++i) {
+    f = f && z3::ule(productApp(t.bid[i], bdim[i]), intMax - t.tid[i]);
+    // ... and below gridDim * blockDim (a grid-stride loop's step), which
+    // the solver would otherwise need non-linear reasoning for.
+    z3::expr total = productApp(gdim[i], bdim[i]);
+    abstracted.push_back({total, gdim[i] * bdim[i]});
+    f = f && z3::ult(productApp(t.bid[i], bdim[i]) + t.tid[i], total) &&
+        z3::ule(total, intMax);
+  }
+  return z3::implies(inRange(t), f);
+}
+
+z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
+                                     bool exactFits) {
+  struct Term {
+    z3::expr e, a, h, b;
+  };
+  auto isProduct = [](const z3::expr &e) {
+    if (!e.is_app() || e.num_args() != 2)
+      return false;
+    if (e.decl().decl_kind() == Z3_OP_BMUL)
+      return true;
+    return e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+           llvm::StringRef(e.decl().name().str()).starts_with(productName);
+  };
+  // Terms p + b with p = a * h, grouped by h.
+  std::map<unsigned, std::vector<Term>> byFactor;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> work;
+  for (unsigned i = 0; i < assertions.size(); ++i)
+    work.push_back(assertions[i]);
+  while (!work.empty()) {
+    z3::expr e = work.back();
+    work.pop_back();
+    if (!e.is_app() || !seen.insert(e.id()).second)
+      continue;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      work.push_back(e.arg(i));
+    if (e.decl().decl_kind() != Z3_OP_BADD || e.num_args() != 2)
+      continue;
+    for (unsigned m = 0; m < 2; ++m) {
+      z3::expr p = e.arg(m);
+      if (!isProduct(p))
+        continue;
+      for (unsigned f = 0; f < 2; ++f)
+        if (!p.arg(f).is_numeral())
+          byFactor[p.arg(f).id()].push_back(
+              {e, p.arg(1 - f), p.arg(f), e.arg(1 - m)});
+    }
+  }
+  z3::expr_vector out(ctx);
+  // a * h + b < 2^w when b < h and a, h have at most w/2 bits, one of them
+  // w/2 - 1: then (a + 1) * h <= 2^(w-1).
+  auto fits = [&](const Term &t) {
+    unsigned w = t.e.get_sort().bv_size();
+    z3::expr lt = z3::ult(t.b, t.h);
+    z3::expr c = ctx.bool_val(false);
+    if (w >= 4 && w <= 64) {
+      unsigned half = w / 2;
+      z3::expr big = ctx.bv_val(uint64_t(1) << half, w);
+      z3::expr small = ctx.bv_val(uint64_t(1) << (half - 1), w);
+      c = (z3::ult(t.a, small) && z3::ult(t.h, big)) ||
+          (z3::ult(t.a, big) && z3::ult(t.h, small));
+    }
+    if (exactFits)
+      c = c || (z3::bvmul_no_overflow(t.a, t.h, false) &&
+                z3::bvadd_no_overflow(t.a * t.h, t.b, false));
+    c = lt && c;
+    // Or exact in signed arithmetic (the before kernel's nsw products):
+    // a*h + b with 0 <= b < h determines a and b, negative a included.
+    if (abstractNonlinear) {
+      z3::expr zero = ctx.bv_val(0, t.b.get_sort().bv_size());
+      z3::expr p = t.e.arg(0).id() == t.b.id() ? t.e.arg(1) : t.e.arg(0);
+      c = c || (t.b >= zero && t.b < t.h && nowrapMulApp(t.a, t.h) &&
+                z3::bvadd_no_overflow(p, t.b, true) &&
+                z3::bvadd_no_underflow(p, t.b));
+    }
+    return c;
+  };
+  const unsigned maxLemmas = 4000;
+  for (auto &[h, terms] : byFactor)
+    for (size_t i = 0; i < terms.size(); ++i)
+      for (size_t j = i + 1; j < terms.size(); ++j) {
+        const Term &t1 = terms[i], &t2 = terms[j];
+        if (z3::eq(t1.e, t2.e) ||
+            t1.e.get_sort().bv_size() != t2.e.get_sort().bv_size() ||
+            out.size() >= maxLemmas)
+          continue;
+        out.push_back(z3::implies(fits(t1) && fits(t2) && t1.e == t2.e,
+                                  t1.a == t2.a && t1.b == t2.b));
+      }
+  return out;
+}
+
+// A product of two array elements in one order for both kernels, by array
+// name: a bit-blasted a[i] * b[j] against b[j'] * a[i'] is a hard SAT
+// problem, equal terms once i == i' and j == j' are not. (Other products
+// keep their order: reordering those by term id slowed unrelated proofs.)
+z3::expr Encoder::exactProduct(const z3::expr &l, const z3::expr &r) {
+  std::optional<std::string> al = arrayOf(l), ar = arrayOf(r);
+  if (al && ar && *ar < *al)
+    return r * l;
+  return l * r;
+}
+
+z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
+  // A product of a sum's iteration number stays exact: the abstraction's
+  // refinement evaluates products in a model, where a bound variable has
+  // no value.
+  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+    return exactProduct(l, r);
+  // A query that only proves (unsat) may read products as any function:
+  // equal factors, equal products, without a multiplier's bits.
+  if (proofOnly) {
+    // What sign a product has where it does not overflow (the source's
+    // nsw preconditions say where): zext and sext of a row * n + k index
+    // then agree.
+    z3::expr app = productApp(l, r);
+    unsigned w = l.get_sort().bv_size();
+    // Index arithmetic only: products of array elements are data.
+    if (!app.is_numeral() && w > 1 && !arrayOf(l) && !arrayOf(r)) {
+      z3::expr zero = ctx.bv_val(0, w);
+      z3::expr nowrap = binaryApp("nowrap.mul", l, r, 1,
+                                  /*commutative=*/true) == ctx.bv_val(1, 1);
+      proofFacts.push_back(
+          z3::implies(nowrap && l >= zero && r >= zero, app >= zero));
+    }
+    return app;
+  }
+  if (!abstractNonlinear || mentionsSumVar(l) || mentionsSumVar(r))
+    return exactProduct(l, r);
+  unsigned w = l.get_sort().bv_size();
+  z3::expr app = productApp(l, r);
+  abstracted.push_back({app, exactProduct(l, r)});
+  // Keep the facts that rule out most spurious models: x*0 = 0, x*1 = x.
+  z3::expr zero = ctx.bv_val(0, w), one = ctx.bv_val(1, w);
+  side.push_back(z3::implies(l == zero || r == zero, app == zero));
+  side.push_back(z3::implies(l == one, app == r));
+  side.push_back(z3::implies(r == one, app == l));
+  if (w == 64) {
+    // An iteration number (< 2^31) times a step below 2^32 is exact in 64
+    // bits: below 2^63 - 2^32 (adding a 32-bit start does not wrap), and
+    // at least either factor.
+    z3::expr lim31 = ctx.bv_val(uint64_t(1) << 31, 64);
+    z3::expr lim32 = ctx.bv_val(uint64_t(1) << 32, 64);
+    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
+      side.push_back(z3::implies(
+          z3::ult(a, lim31) && z3::ult(b, lim32),
+          app >= zero &&
+              z3::ult(app, ctx.bv_val((uint64_t(1) << 63) - (uint64_t(1) << 32),
+                                      64)) &&
+              z3::implies(a != zero, z3::uge(app, b)) &&
+              z3::implies(b != zero, z3::uge(app, a))));
+      loopFacts.push_back(side.back());
+    }
+  }
+  return app;
+}
+
+} // namespace kv

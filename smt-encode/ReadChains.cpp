@@ -1,0 +1,421 @@
+//===- ReadChains.cpp - the value an array read sees ----------------------===//
+//
+// Reads of arrays: the chain of writes back through the barrier intervals
+// (arrayValue, writeChain), the candidate writer threads tried before a
+// fresh writer (candidates, solveFor), the exact writers of a block of fixed
+// shape (blockWriters, perThreadValue), and the read hook for proofs that
+// hold for any memory (intervalState).
+//
+//===----------------------------------------------------------------------===//
+#include "smt-encode/Encoder.h"
+#include "smt-encode/EncoderInternal.h"
+#include "smt-encode/Executor.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+using namespace mlir;
+
+namespace kv {
+
+z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
+                         const z3::expr &index, const Thread &t) {
+  z3::expr hit = ctx.bool_val(false);
+  for (WriteOp w : k.writes[arg][interval])
+    hit = hit ||
+          (accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index);
+  return hit;
+}
+
+z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
+                             const z3::expr &index, const Thread &reader,
+                             unsigned depth, const Thread *writer,
+                             std::optional<z3::expr> guardOpt) {
+  checkDeadline();
+  z3::expr readGuard = guardOpt ? *guardOpt : ctx.bool_val(true);
+  if (interval < 0) {
+    if (!isShared(k, arg)) {
+      initialReads.push_back({arg, index, inRange(reader) && readGuard});
+      return z3::select(*params[arg], index);
+    }
+    // Uninitialized shared memory: indeterminate, per block. The two
+    // kernels see the same content in a shared array of the same name, so
+    // that an unchanged read of garbage (as -O2 keeps it) is no mismatch.
+    Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
+    std::string key = "shared." + k.op.getArgName(arg).str() + "@init";
+    z3::sort s = ctx.bv_sort(modelWidth(32, bits));
+    z3::sort_vector dom(ctx);
+    z3::expr_vector args(ctx);
+    for (int i = 0; i < 3; ++i) {
+      dom.push_back(s);
+      args.push_back(reader.bid[i]);
+    }
+    dom.push_back(ctx.bv_sort(indexBits));
+    args.push_back(index);
+    return uf(key, dom, widthOf(et))(args);
+  }
+  auto &ws = k.writes[arg][interval];
+  if (ws.empty())
+    return arrayValue(k, arg, interval - 1, index, reader, depth, writer,
+                      readGuard);
+  bool shared = isShared(k, arg);
+  if (shared && !writer)
+    if (const std::vector<Tid> *tids =
+            blockWriters(k, arg, (unsigned)interval, index, reader)) {
+      // Exact: the only threads that can write the cell, last one first.
+      std::vector<Thread *> hits;
+      bool always = false;
+      for (const Tid &c : *tids) {
+        Thread &t = blockThread(reader, c, depth + 1);
+        z3::expr h = hitAny(k, arg, interval, index, t).simplify();
+        if (h.is_false())
+          continue;
+        hits.push_back(&t);
+        if ((always = h.is_true()))
+          break;
+      }
+      if (getenv("KV_DEBUG"))
+        llvm::errs() << k.label << " read of arg " << arg << " interval "
+                     << interval << " by t" << reader.id << ": " << hits.size()
+                     << " writers of the block"
+                     << (always ? ", one always" : "") << "\n";
+      z3::expr chain = always ? value(k, ws.back().getValue(), *hits.back())
+                              : arrayValue(k, arg, interval - 1, index, reader,
+                                           depth, nullptr, readGuard);
+      for (auto it = hits.rbegin(); it != hits.rend(); ++it)
+        chain = writeChain(k, arg, interval, index, **it, chain);
+      return chain;
+    }
+  // Candidates that can write the cell, and whether one always does.
+  std::vector<std::pair<Thread *, z3::expr>> live;
+  bool covered = false;
+  if (depth < maxCandidateDepth) {
+    z3::expr when = facts && inRange(reader) && threadFacts(reader) &&
+                    globalIndexFacts(reader) && readGuard;
+    for (const Thread *a : anchors)
+      when = when && inRange(*a) && threadFacts(*a) && globalIndexFacts(*a);
+    for (Thread *t :
+         candidates(k, arg, (unsigned)interval, index, reader, writer, depth)) {
+      z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
+      if (!proveUnsat(when && valid && threadFacts(*t), "candidate"))
+        live.push_back({t, valid});
+    }
+    if (!writer && !live.empty()) {
+      z3::expr none = ctx.bool_val(true);
+      for (auto &[t, valid] : live)
+        none = none && !valid;
+      z3::expr tf = ctx.bool_val(true);
+      for (auto &[t, valid] : live)
+        tf = tf && threadFacts(*t);
+      covered = proveUnsat(when && none && tf, "covered");
+    }
+  }
+  if (getenv("KV_DEBUG"))
+    llvm::errs() << k.label << " read of arg " << arg << " interval "
+                 << interval << " by t" << reader.id << " depth " << depth
+                 << ": " << live.size() << " live candidates (index "
+                 << index.simplify().to_string().substr(0, 60) << "), "
+                 << (covered ? "covered" : "not covered") << "\n";
+  if (covered) {
+    // Under race freedom the candidate that writes is the writer; one of
+    // them always does when the read happens, so the cell's older content
+    // is never seen: its chain back through earlier intervals (a tree
+    // reduction's, one per level) is not built. Where the read does not
+    // happen its value is unused (uses are guarded like the read).
+    Thread &last = *live.back().first;
+    z3::expr unseen = value(k, ws.back().getValue(), last);
+    z3::expr chain = writeChain(k, arg, interval, index, last, unseen);
+    for (auto it = live.rbegin() + 1; it != live.rend(); ++it)
+      chain = z3::ite(it->second,
+                      writeChain(k, arg, interval, index, *it->first, unseen),
+                      chain);
+    return chain;
+  }
+  z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth,
+                             nullptr, readGuard);
+  const Thread &w =
+      writer ? *writer : freshThread(shared ? &reader : nullptr, depth);
+  z3::expr anyHit = hitAny(k, arg, interval, index, w);
+  z3::expr chain = writeChain(k, arg, interval, index, w, prev);
+  obligations.push_back(Obligation{&k, arg, (unsigned)interval, index, &reader,
+                                   &w, anyHit, depth});
+  for (auto it = live.rbegin(); it != live.rend(); ++it) {
+    Thread &t = *it->first;
+    z3::expr valid = it->second;
+    // An instance of "if w wrote nothing here, nobody did", and of race
+    // freedom: a cell has one writer per interval.
+    side.push_back(anyHit || !valid);
+    side.push_back(!anyHit || !valid ||
+                   sameInstance(t, w, writeLoops(k, arg, (unsigned)interval)));
+    chain = z3::ite(valid, writeChain(k, arg, interval, index, t, prev), chain);
+  }
+  return chain;
+}
+
+const std::vector<Encoder::Tid> *
+Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
+                      const z3::expr &index, const Thread &reader) {
+  uint64_t dims[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!bdim[i].is_numeral())
+      return nullptr;
+    dims[i] = bdim[i].get_numeral_uint64();
+  }
+  if (dims[0] * dims[1] * dims[2] > 1024)
+    return nullptr;
+  z3::expr idx = index.simplify();
+  if (!idx.is_numeral())
+    return nullptr;
+  auto key = std::make_tuple(&k, arg, interval);
+  auto it = writerTables.find(key);
+  if (it == writerTables.end()) {
+    // Index -> writers, from each thread's writes with its ids as
+    // numerals. A guard false for a symbolic block is false for every
+    // block, so one table serves all blocks.
+    std::optional<std::map<uint64_t, std::vector<Tid>>> table;
+    bool ok = true;
+    for (WriteOp w : k.writes[arg][interval])
+      ok &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "") &&
+            k.itersOf(w).empty();
+    if (ok) {
+      table.emplace();
+      for (uint64_t z = 0; z < dims[2] && table; ++z)
+        for (uint64_t y = 0; y < dims[1] && table; ++y)
+          for (uint64_t x = 0; x < dims[0] && table; ++x) {
+            Tid c{x, y, z};
+            Thread &t = blockThread(reader, c, maxCandidateDepth + 1);
+            for (WriteOp w : k.writes[arg][interval]) {
+              if (value(k, w.getGuard(), t).simplify().is_false())
+                continue;
+              z3::expr i = toIndex(value(k, w.getIndex(), t)).simplify();
+              if (!i.is_numeral()) {
+                table.reset();
+                break;
+              }
+              std::vector<Tid> &v = (*table)[i.get_numeral_uint64()];
+              if (v.empty() || v.back() != c)
+                v.push_back(c);
+            }
+          }
+    }
+    it = writerTables.emplace(key, std::move(table)).first;
+  }
+  if (!it->second)
+    return nullptr;
+  static const std::vector<Tid> none;
+  auto e = it->second->find(idx.get_numeral_uint64());
+  return e == it->second->end() ? &none : &e->second;
+}
+
+std::optional<z3::expr> Encoder::perThreadValue(KernelModel &k, ReadOp r,
+                                                const Thread &t) {
+  uint64_t dims[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!bdim[i].is_numeral())
+      return std::nullopt;
+    dims[i] = bdim[i].get_numeral_uint64();
+  }
+  if (dims[0] * dims[1] * dims[2] > 1024 || !k.itersOf(r).empty())
+    return std::nullopt;
+  std::optional<z3::expr> v;
+  for (uint64_t z = dims[2]; z-- > 0;)
+    for (uint64_t y = dims[1]; y-- > 0;)
+      for (uint64_t x = dims[0]; x-- > 0;) {
+        Thread &c = blockThread(t, {x, y, z}, t.depth);
+        z3::expr cv = value(k, r.getResult(), c);
+        if (!v) {
+          v = cv; // the last thread; out-of-range ids do not matter
+          continue;
+        }
+        z3::expr is = ctx.bool_val(true);
+        for (int i = 0; i < 3; ++i)
+          is = is && t.tid[i] == c.tid[i];
+        v = z3::ite(is, cv, *v);
+      }
+  perThreadCases = true;
+  return v;
+}
+
+Thread &Encoder::blockThread(const Thread &blockOf, const Tid &tid,
+                             unsigned depth) {
+  std::array<unsigned, 6> key = {blockOf.bid[0].id(), blockOf.bid[1].id(),
+                                 blockOf.bid[2].id(), (unsigned)tid[0],
+                                 (unsigned)tid[1],    (unsigned)tid[2]};
+  Thread *&t = blockThreads[key];
+  if (!t) {
+    unsigned w = modelWidth(32, bits);
+    t = &makeThread(
+        {ctx.bv_val(tid[0], w), ctx.bv_val(tid[1], w), ctx.bv_val(tid[2], w)},
+        blockOf.bid, depth);
+  }
+  return *t;
+}
+
+z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
+                             const z3::expr &index, const Thread &t,
+                             z3::expr otherwise) {
+  // Later writes of the same thread win.
+  for (WriteOp op : k.writes[arg][interval]) {
+    z3::expr hit =
+        accessGuard(k, op, t) && toIndex(value(k, op.getIndex(), t)) == index;
+    otherwise = z3::ite(hit, value(k, op.getValue(), t), otherwise);
+  }
+  return otherwise;
+}
+
+std::vector<Thread *>
+Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
+                    const z3::expr &index, const Thread &reader,
+                    const Thread *writer, unsigned depth) {
+  bool shared = isShared(k, arg);
+  std::vector<Thread *> out;
+  std::set<std::string> seen;
+  // The fresh writer itself is no candidate.
+  auto keyOf = [](const std::vector<z3::expr> &tid,
+                  const std::vector<z3::expr> &bid) {
+    std::string key;
+    for (auto &e : tid)
+      key += e.simplify().to_string() + ",";
+    for (auto &e : bid)
+      key += e.simplify().to_string() + ",";
+    return key;
+  };
+  if (writer)
+    seen.insert(keyOf(writer->tid, writer->bid));
+  // Writes inside loops: try iteration 0 of each loop, and the base
+  // thread's own iterations (a thread that writes what it read).
+  std::vector<Operation *> loops = writeLoops(k, arg, interval);
+  llvm::sort(loops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  auto add = [&](std::vector<z3::expr> tid, std::vector<z3::expr> bid,
+                 const Thread *iterBase = nullptr) {
+    if (shared)
+      bid = reader.bid; // a shared array is written by the reader's block
+    std::string key = keyOf(tid, bid);
+    if (loops.empty()) {
+      if (seen.insert(key).second)
+        out.push_back(&makeThread(std::move(tid), std::move(bid), depth + 1));
+      return;
+    }
+    if (seen.insert(key + "k0").second) {
+      Thread &t = makeThread(tid, bid, depth + 1);
+      for (Operation *it : loops)
+        t.iters.emplace(it, ctx.bv_val(0, 64));
+      out.push_back(&t);
+    }
+    if (!iterBase)
+      return;
+    // The base's iterations in its own loops, which may be the other
+    // kernel's: loops the rewrite kept run the same iterations, matched in
+    // program order (outer to inner).
+    std::map<Block *, std::vector<Operation *>> byKernel;
+    for (Operation *it : loops)
+      iterVar(cast<IterOp>(it), *iterBase);
+    for (auto &[op, kv] : iterBase->iters)
+      byKernel[op->getBlock()].push_back(op);
+    for (auto &[blk, ops] : byKernel) {
+      if (ops.size() != loops.size())
+        continue;
+      llvm::sort(ops, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      std::string variant = key + "k";
+      for (Operation *op : ops)
+        variant += std::to_string(iterBase->iters.at(op).id()) + ",";
+      if (!seen.insert(variant).second)
+        continue;
+      Thread &t = makeThread(tid, bid, depth + 1);
+      for (size_t i = 0; i < loops.size(); ++i)
+        t.iters.emplace(loops[i], iterBase->iters.at(ops[i]));
+      out.push_back(&t);
+    }
+  };
+  // A global cell read by the host (the final output) is written by one of
+  // the anchors; anything else is usually written by a thread close to the
+  // reader.
+  std::vector<const Thread *> bases;
+  if (&reader == host)
+    bases = anchors;
+  else
+    bases = {&reader};
+  for (const Thread *a : bases) {
+    add(a->tid, a->bid, a);
+    add({a->tid[1], a->tid[0], a->tid[2]}, a->bid);
+  }
+  // Solve each write's index for one coordinate of a base thread (for the
+  // host: of each anchor, whose block is likely the writer's).
+  for (const Thread *b : bases)
+    for (WriteOp wr : k.writes[arg][interval])
+      for (int c = 0; c < 3; ++c) {
+        std::string coord = std::string("tid.") + axes[c];
+        if (auto sol = solveFor(k, wr.getIndex(), coord, index, *b)) {
+          std::vector<z3::expr> tid = b->tid;
+          tid[c] = *sol;
+          add(tid, b->bid);
+        }
+      }
+  return out;
+}
+
+z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
+                                unsigned arg, int interval,
+                                const z3::expr &index, const Thread &t) {
+  if (interval < 0)
+    return arrayValue(k, arg, -1, index, t, 0);
+  z3::sort_vector dom(ctx);
+  z3::expr_vector args(ctx);
+  if (isShared(k, arg))
+    for (int i = 0; i < 3; ++i) {
+      dom.push_back(t.bid[i].get_sort());
+      args.push_back(t.bid[i]);
+    }
+  dom.push_back(ctx.bv_sort(indexBits));
+  args.push_back(index);
+  Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
+  return uf(name + "." + std::to_string(arg) + "@" + std::to_string(interval),
+            dom, widthOf(et))(args);
+}
+
+std::optional<z3::expr> Encoder::solveFor(KernelModel &k, Value v,
+                                          llvm::StringRef coord, z3::expr rhs,
+                                          const Thread &base) {
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  if (auto s = dyn_cast<SRegOp>(d))
+    return s.getName() == coord ? std::optional<z3::expr>(
+                                      resize(rhs, modelWidth(32, bits), false))
+                                : std::nullopt;
+  auto other = [&](unsigned i) { return value(k, d->getOperand(i), base); };
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(d)) {
+    unsigned w = widthOf(d->getOperand(0).getType());
+    return solveFor(k, d->getOperand(0), coord, resize(rhs, w, false), base);
+  }
+  if (d->getNumOperands() != 2)
+    return std::nullopt;
+  bool dep0 = dependsOn(d->getOperand(0), coord);
+  bool dep1 = dependsOn(d->getOperand(1), coord);
+  if (dep0 == dep1)
+    return std::nullopt;
+  unsigned i = dep0 ? 0 : 1;
+  if (isa<arith::AddIOp>(d))
+    return solveFor(k, d->getOperand(i), coord, rhs - other(1 - i), base);
+  if (isa<arith::SubIOp>(d))
+    return solveFor(k, d->getOperand(i), coord,
+                    i == 0 ? rhs + other(1) : other(0) - rhs, base);
+  if (isa<arith::XOrIOp>(d))
+    return solveFor(k, d->getOperand(i), coord, rhs ^ other(1 - i), base);
+  if (isa<arith::MulIOp>(d)) {
+    llvm::APInt c;
+    if (!matchPattern(d->getOperand(1 - i), m_ConstantInt(&c)) || c.isZero())
+      return std::nullopt;
+    return solveFor(k, d->getOperand(i), coord, z3::udiv(rhs, other(1 - i)),
+                    base);
+  }
+  return std::nullopt;
+}
+
+} // namespace kv

@@ -1,0 +1,113 @@
+//===- SideQueries.cpp - small solver queries of the encoder --------------===//
+//
+// The encoder's own queries, apart from the main one: checkSmall (a check
+// under a deterministic resource limit, with $KV_SUBSTATS), proveUnsat (the
+// default solver, then equation solving first), and the deadline of the
+// check's time budget that both respect.
+//
+//===----------------------------------------------------------------------===//
+#include "smt-encode/Encoder.h"
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace kv {
+
+void Encoder::checkDeadline() const {
+  if (deadline && std::chrono::steady_clock::now() >= *deadline)
+    throw EncodeTimeout();
+}
+
+unsigned Encoder::withinDeadline(unsigned ms) const {
+  if (!deadline)
+    return ms;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  *deadline - std::chrono::steady_clock::now())
+                  .count();
+  return left < 1 ? 1 : std::min<long long>(ms, left);
+}
+
+z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
+                            unsigned backstopMs) {
+  z3::params p(s.ctx());
+  p.set("timeout", backstopMs);
+  if (rlimit)
+    p.set("rlimit", rlimit);
+  s.set(p);
+  const char *log = getenv("KV_SUBSTATS");
+  // The context's resource count is cumulative: the check's share is the
+  // difference.
+  auto count = [&] {
+    z3::stats st = s.statistics();
+    for (unsigned i = 0; i < st.size(); ++i)
+      if (st.key(i) == "rlimit count")
+        return (long)st.uint_value(i);
+    return 0l;
+  };
+  long before = log ? count() : 0;
+  auto t0 = std::chrono::steady_clock::now();
+  // A limit reached inside a tactic (simplify, solve-eqs) surfaces as an
+  // exception ("canceled"), not as unknown.
+  z3::check_result r = z3::unknown;
+  try {
+    r = s.check();
+  } catch (z3::exception &) {
+    r = z3::unknown;
+  }
+  if (log) {
+    long used = count() - before;
+    long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count();
+    if (FILE *fp = fopen(log, "a")) {
+      fprintf(fp, "%s %s %ld %ld\n", what,
+              r == z3::unsat ? "unsat"
+              : r == z3::sat ? "sat"
+                             : "unknown",
+              ms, used);
+      fclose(fp);
+    }
+  }
+  return r;
+}
+
+bool Encoder::proveUnsat(const z3::expr &f, const char *what,
+                         unsigned rlimitScale) {
+  // Z3's default solver, then equation solving first: each fails on
+  // queries the other answers at once (the default one on launch
+  // assumptions that make two kernels' terms coincide, the other on the
+  // bit-level index arithmetic of unrolled sums).
+  checkDeadline();
+  z3::solver s(ctx);
+  s.add(f);
+  s.add(loopFacts);
+  auto r = checkSmall(s, what, subqueryRlimit * rlimitScale,
+                      withinDeadline(subqueryMs));
+  if (r == z3::unknown) {
+    checkDeadline();
+    z3::tactic tac = z3::tactic(ctx, "simplify") &
+                     z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt");
+    s = tac.mk_solver();
+    s.add(f);
+    s.add(loopFacts);
+    r = checkSmall(s, (std::string(what) + "/eqs").c_str(), subqueryRlimit,
+                   withinDeadline(subqueryMs));
+  }
+  if (const char *d = getenv("KV_DUMP_SUB")) {
+    static int n = 0;
+    std::string path = std::string(d) + std::to_string(n++) + ".smt2";
+    if (FILE *fp = fopen(path.c_str(), "w")) {
+      fputs(s.to_smt2().c_str(), fp);
+      fclose(fp);
+    }
+    llvm::errs() << "subquery " << path << ": "
+                 << (r == z3::unsat ? "unsat"
+                     : r == z3::sat ? "sat"
+                                    : "unknown")
+                 << "\n";
+  }
+  return r == z3::unsat;
+}
+
+} // namespace kv
