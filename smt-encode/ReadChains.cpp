@@ -7,6 +7,7 @@
 // hold for any memory (intervalState).
 //
 //===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
@@ -77,7 +78,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
         if ((always = h.is_true()))
           break;
       }
-      if (getenv("KV_DEBUG"))
+      if (debugEnabled("encoder"))
         llvm::errs() << k.label << " read of arg " << arg << " interval "
                      << interval << " by t" << reader.id << ": " << hits.size()
                      << " writers of the block"
@@ -113,7 +114,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
       covered = proveUnsat(when && none && tf, "covered");
     }
   }
-  if (getenv("KV_DEBUG"))
+  if (debugEnabled("encoder"))
     llvm::errs() << k.label << " read of arg " << arg << " interval "
                  << interval << " by t" << reader.id << " depth " << depth
                  << ": " << live.size() << " live candidates (index "

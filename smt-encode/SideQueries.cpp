@@ -6,6 +6,7 @@
 // check's time budget that both respect.
 //
 //===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 
 #include <chrono>
@@ -35,7 +36,7 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
   if (rlimit)
     p.set("rlimit", rlimit);
   s.set(p);
-  const char *log = getenv("KV_SUBSTATS");
+  bool log = debugEnabled("substats");
   // The context's resource count is cumulative: the check's share is the
   // difference.
   auto count = [&] {
@@ -60,14 +61,11 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
     long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - t0)
                   .count();
-    if (FILE *fp = fopen(log, "a")) {
-      fprintf(fp, "%s %s %ld %ld\n", what,
-              r == z3::unsat ? "unsat"
-              : r == z3::sat ? "sat"
-                             : "unknown",
-              ms, used);
-      fclose(fp);
-    }
+    llvm::errs() << "substats: " << what << " "
+                 << (r == z3::unsat ? "unsat"
+                     : r == z3::sat ? "sat"
+                                    : "unknown")
+                 << " " << ms << " " << used << "\n";
   }
   return r;
 }
@@ -94,13 +92,8 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
     r = checkSmall(s, (std::string(what) + "/eqs").c_str(), subqueryRlimit,
                    withinDeadline(subqueryMs));
   }
-  if (const char *d = getenv("KV_DUMP_SUB")) {
-    static int n = 0;
-    std::string path = std::string(d) + std::to_string(n++) + ".smt2";
-    if (FILE *fp = fopen(path.c_str(), "w")) {
-      fputs(s.to_smt2().c_str(), fp);
-      fclose(fp);
-    }
+  if (std::string path = dumpPath("sub"); !path.empty()) {
+    dumpTo(path, s.to_smt2());
     llvm::errs() << "subquery " << path << ": "
                  << (r == z3::unsat ? "unsat"
                      : r == z3::sat ? "sat"

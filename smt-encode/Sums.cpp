@@ -6,6 +6,7 @@
 // once per kernel pair in side queries (regroupSums, proveRegroup).
 //
 //===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
@@ -412,7 +413,7 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
     q.push_back(!mDef);
     proved = proveUnsat(z3::mk_and(q));
     q.pop_back();
-    if (getenv("KV_DEBUG_REGROUP"))
+    if (debugEnabled("regroup"))
       llvm::errs() << "regroup trip count "
                    << (proved ? "proved" : "not proved") << "\n";
   }
@@ -425,13 +426,13 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
     // (sign extensions of reassociated sums) need up to 26M: a larger budget.
     proved = proveUnsat(z3::mk_and(q), "regroup", /*rlimitScale=*/4);
     q.pop_back();
-    if (getenv("KV_DEBUG_REGROUP"))
+    if (debugEnabled("regroup"))
       llvm::errs() << "regroup goal " << (proved ? "proved" : "not proved")
                    << ": " << goal.simplify().to_string() << "\n";
     if (!proved)
       break;
   }
-  if (getenv("KV_DEBUG"))
+  if (debugEnabled("encoder"))
     llvm::errs() << "regrouping an unrolled sum " << unrolled << " (" << g.group
                  << " terms per iteration) with a remainder " << remainder
                  << ": " << (proved ? "proved" : "not proved") << "\n";

@@ -56,11 +56,6 @@ utils_dir = os.path.join(config.test_source_root, "utils")
 config.environment["PATH"] = os.pathsep.join(
     [config.kv_tools_dir, config.llvm_tools_dir, utils_dir,
      config.environment.get("PATH", "")])
-# Diagnostics that write files of their own (KV_SUBSTATS: side-query
-# statistics) pass through; they do not change any verdict.
-for var in ("KV_SUBSTATS",):
-    if var in os.environ:
-        config.environment[var] = os.environ[var]
 inputs = os.path.join(config.test_source_root, "Inputs")
 kv_cuda_h = os.path.join(inputs, "kv_cuda.h")
 clang = config.kv_clang
