@@ -25,6 +25,14 @@ config.excludes = ["Inputs", "utils", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 
+# Two lanes. The quick lane is every test that takes seconds; the tests that
+# run the solver for tens of seconds or minutes say `REQUIRES: long`. Both
+# run by default (utils/run-tests.sh, .ci/run, check-kvalidate); with
+# `--param lane=quick` (KV_LANE=quick utils/run-tests.sh,
+# check-kvalidate-quick) the long ones are skipped as unsupported.
+if lit_config.params.get("lane", "all") != "quick":
+    config.available_features.add("long")
+
 # Without the site configuration (lit run on the source tree), assume the
 # build directory is ./build next to test/, or $KV_BUILD_DIR.
 if not hasattr(config, "kv_obj_root"):

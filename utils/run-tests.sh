@@ -5,6 +5,9 @@
 # TIMEOUT. Extra arguments go to lit (for example a test path or -j1).
 #
 # KV_SKIP_BUILD=1 skips the install and build steps (an existing build).
+# KV_LANE=quick runs the quick lane only (the tests not marked
+# `REQUIRES: long`, a few minutes on 2 cores); KV_LANE=long the long lane
+# only; unset or "all", both.
 # KV_TEST_TIMEOUT sets lit's per-test limit in seconds (default 600); lit
 # needs psutil for it, in the Python that runs lit (python3-psutil for
 # Debian's /usr/bin/python3), which utils/install-deps.sh installs.
@@ -33,6 +36,22 @@ for a in "$@"; do
     *) if [ -e "$a" ]; then have_path=yes; fi ;;
   esac
 done
+case "${KV_LANE:-all}" in
+  all) ;;
+  quick) set -- --param lane=quick "$@" ;;
+  long)
+    # The long lane: the test files that require it.
+    if [ "$have_path" = no ]; then
+      for f in $(grep -rl --include='*.test' --include='*.cu' \
+                   --include='*.ll' --include='*.mlir' \
+                   -e '^\(// \|# \|; \)\?REQUIRES: long' test \
+                 | grep -v '^test/Inputs/' | sort); do
+        set -- "$@" "$BUILD_DIR/$f"
+      done
+      have_path=yes
+    fi ;;
+  *) echo "run-tests: KV_LANE must be quick, long or all" >&2; exit 2 ;;
+esac
 [ "$have_path" = yes ] || set -- "$@" "$BUILD_DIR/test"
 
 set -- -sv -o "$RESULTS" "$@"

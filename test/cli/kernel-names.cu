@@ -2,6 +2,8 @@
 // the name without template arguments when that is unique, or the mangled
 // name. Each pair below is equivalent (out[tid] = 1).
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:plain %s:_Z5plainPi | FileCheck %s
 // RUN: %expect-exit 0 %kvalidate %s:a::one %s:b::one | FileCheck %s
 // RUN: %expect-exit 0 %kvalidate %s:plain '%s:fill<1>' | FileCheck %s

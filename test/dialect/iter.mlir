@@ -4,6 +4,8 @@
 //
 // A grid-stride copy against one element per thread: equal when the grid
 // covers n.
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume='gridDim.x <= 65535 && %{1D} && gridDim.x * blockDim.x >= n' \
 // RUN:   %s:copy_each %s:copy_grid_stride | FileCheck %s --check-prefix=EQ
 // EQ:      verdict: equivalent

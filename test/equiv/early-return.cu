@@ -2,6 +2,8 @@
 // start of clang's pipeline it is a cleanup switch) is the same as guarding
 // the body.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:copy %s:copy_early_return | FileCheck %s
 // RUN: %expect-exit 0 %kvalidate %s:copy %s:copy_early_return_local | FileCheck %s
 // CHECK: verdict: equivalent

@@ -1,5 +1,7 @@
 // kvalidate reads hand-written kv modules (.mlir); KERNEL is the symbol name.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:copy_a %s:copy_b | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --assume='blockDim.x <= 64 && %{1D}' \
 // RUN:   %s:copy_a %s:copy_via_shared | FileCheck %s --check-prefix=EQ

@@ -4,6 +4,8 @@
 ; Truncating a scalar parameter is not exact: the counterexample's divisor
 ; has bits above the low 16, and it replays.
 ;
+; The solver-heavy lane (test/lit.cfg.py).
+; REQUIRES: long
 ; RUN: %expect-exit 0 %kvalidate %s:rot_wide %s:rot_narrow | FileCheck %s --check-prefix=EQ
 ; EQ: verdict: equivalent
 ;

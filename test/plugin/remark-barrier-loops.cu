@@ -6,6 +6,8 @@
 // The remaining kernels are shapes the loop model leaves out on purpose:
 // each is a warning naming the construct, never a verdict.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=300 \
 // RUN:   -mllvm -kvalidate-assume='blockDim.x <= 64 && %{1D} && rounds <= 1000' \

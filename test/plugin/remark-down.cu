@@ -4,6 +4,8 @@
 // pipelines. An unsigned counter tested `k >= 0` never stops: unsupported,
 // with the launch that enters it.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-timeout=300 -mllvm -kvalidate-assume='%{1D} && n <= 100000' \
 // RUN:   -mllvm -kvalidate-kernel=sum_rows_rev_unsigned -mllvm -kvalidate-kernel=sum_rows_forever \

@@ -3,6 +3,8 @@
 // guarded do-while, which the loop model (kv.iter, do_while) counts from the
 // same iterations as the source's for loop.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-timeout=120 \
 // RUN:   -mllvm -kvalidate-kernel=axpy_each -mllvm -kvalidate-kernel=axpy_grid_stride \

@@ -2,6 +2,8 @@
 // -O2 pipeline by cases on blockDim.x (the source is kept and lowered again
 // for each power-of-two block size the assumptions allow), and says so.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-assume='%{POW2} && %{1D} && blockDim.x <= 256' \
 // RUN:   %inputs/block_reduce.cu -o %t.s 2>&1 \

@@ -5,6 +5,8 @@
 // loop, the dot products twice with the last term after the loop; the sums
 // regroup, and the plugin proves every kernel.
 //
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -fno-unroll-loops -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=120 -mllvm -kvalidate-assume='%{1D}' \
 // RUN:   %inputs/accumulate.cu -o %t.s 2>&1 \
