@@ -295,7 +295,7 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
   bool noOverflow = false;
   for (KernelOp k : {before, after})
     k.walk([&](AssumeOp a) {
-      if (auto n = a->getAttrOfType<IntegerAttr>("bound")) {
+      if (IntegerAttr n = a.getBoundAttr()) {
         bounded = true;
         bound = std::max(bound, n.getInt());
       }
@@ -306,9 +306,9 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
         std::to_string(bound) +
         " iterations (--unroll; longer executions are not considered)");
   for (AssumeOp a : kb.assumes) {
-    if (a->hasAttr("bound"))
+    if (a.getBound())
       continue;
-    if (a->hasAttr("ub")) {
+    if (a.getUb()) {
       noOverflow = true;
       continue;
     }

@@ -202,7 +202,7 @@ std::optional<std::vector<std::string>> Driver::planHunt(unsigned bound) {
   bool cut = false;
   for (KernelOp k : {pair->before, pair->after})
     k.walk([&](AssumeOp a) {
-      if (a->hasAttr("bound"))
+      if (a.getBound())
         cut = true;
     });
   std::vector<std::string> domains;

@@ -78,14 +78,13 @@ bool SafetyCheck::checkRaces() {
       // kernel's blocks along y) do the same from the same memory: by
       // induction over the intervals their writes carry equal values.
       // Outside loops only (elsewhere their iterations may differ).
-      std::set<std::string> used;
-      k.walk([&](SRegOp op) { used.insert(op.getName().str()); });
+      std::set<SReg> used;
+      k.walk([&](SRegOp op) { used.insert(op.getName()); });
       z3::expr symmetric = q.ctx.bool_val(true);
       for (int i = 0; i < 3; ++i) {
-        std::string axis(1, "xyz"[i]);
-        if (used.count("tid." + axis))
+        if (used.count(makeSReg(SRegGroup::Tid, i)))
           symmetric = symmetric && q.t1->tid[i] == q.t2->tid[i];
-        if (used.count("bid." + axis))
+        if (used.count(makeSReg(SRegGroup::Bid, i)))
           symmetric = symmetric && q.t1->bid[i] == q.t2->bid[i];
       }
       z3::expr asym = q.ctx.bool_val(false);

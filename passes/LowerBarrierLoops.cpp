@@ -63,8 +63,8 @@ int Lowerer::tidAxis(Value v) {
       continue;
     }
     if (auto r = dyn_cast<SRegOp>(d))
-      if (r.getName().starts_with("tid."))
-        return r.getName().back() - 'x';
+      if (r.getGroup() == SRegGroup::Tid)
+        return r.getAxis();
     return -1;
   }
   return -1;
@@ -90,7 +90,7 @@ bool Lowerer::sliceHas(Value v, llvm::function_ref<bool(Operation *)> pred) {
 bool Lowerer::dependsOnTid(Value v) {
   return sliceHas(v, [](Operation *d) {
     auto r = dyn_cast<SRegOp>(d);
-    return r && r.getName().starts_with("tid.");
+    return r && r.getGroup() == SRegGroup::Tid;
   });
 }
 
@@ -196,8 +196,7 @@ std::optional<std::array<Value, 3>> Lowerer::writerOf(Value wIdx, Value rIdx) {
   std::array<Value, 3> who;
   std::vector<int> open;
   for (int d = 0; d < 3; ++d) {
-    std::string axis(1, char('x' + d));
-    who[d] = toI64(sreg("tid." + axis), /*isSigned=*/false);
+    who[d] = toI64(sreg(SRegGroup::Tid, d), /*isSigned=*/false);
     if (coef[d] == 0)
       continue;
     if (coef[d] < 0)
@@ -292,12 +291,11 @@ Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index,
     llvm::DenseMap<Value, Value> map;
     Value in = i1(true);
     for (int d = 0; d < 3; ++d) {
-      std::string axis(1, char('x' + d));
-      Value tid = sreg("tid." + axis);
+      Value tid = sreg(SRegGroup::Tid, d);
       map[tid] = b.createOrFold<arith::TruncIOp>(loc, tid.getType(), (*who)[d]);
       in = andI1(in, b.createOrFold<arith::CmpIOp>(
                          loc, arith::CmpIPredicate::ult, (*who)[d],
-                         toI64(sreg("bdim." + axis), false)));
+                         toI64(sreg(SRegGroup::BDim, d), false)));
     }
     Value wv = instantiate(w.getValue(), map);
     Value hit = andI1(andI1(in, instantiate(w.getGuard(), map)),

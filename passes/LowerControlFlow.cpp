@@ -241,8 +241,8 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         // --unroll: the loop has run its bound; executions that stay in it
         // longer are assumed away (a bounded verdict), this one leaves.
         Value stay = exit == succ0 ? notI1(c) : c;
-        AssumeOp::create(b, loc, notI1(andI1(s.guard, stay)))
-            ->setAttr("bound", b.getI64IntegerAttr(opts.unrollBound));
+        AssumeOp::create(b, loc, notI1(andI1(s.guard, stay)),
+                         b.getI64IntegerAttr(opts.unrollBound), /*ub=*/false);
         next = exit;
       } else if (splitLoopExit(bb, succ0, succ1, c)) {
         return;

@@ -89,14 +89,15 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     llvm::Intrinsic::ID id = callee->getIntrinsicID();
     if (name.starts_with("llvm.nvvm.read.ptx.sreg.")) {
       llvm::StringRef reg = name.drop_front(strlen("llvm.nvvm.read.ptx.sreg."));
-      static const std::pair<const char *, const char *> map[] = {
-          {"tid.", "tid."},
-          {"ntid.", "bdim."},
-          {"ctaid.", "bid."},
-          {"nctaid.", "gdim."}};
+      static const std::pair<const char *, SRegGroup> map[] = {
+          {"tid.", SRegGroup::Tid},
+          {"ntid.", SRegGroup::BDim},
+          {"ctaid.", SRegGroup::Bid},
+          {"nctaid.", SRegGroup::GDim}};
       for (auto [from, to] : map)
-        if (reg.starts_with(from) && reg.size() == strlen(from) + 1)
-          return setS(sreg((llvm::Twine(to) + reg.take_back(1)).str()));
+        if (reg.starts_with(from) && reg.size() == strlen(from) + 1 &&
+            reg.back() >= 'x' && reg.back() <= 'z')
+          return setS(sreg(to, reg.back() - 'x'));
       if (reg == "warpsize")
         return setS(cst(b.getI32Type(), 32));
       return fail("special register '" + reg + "'");

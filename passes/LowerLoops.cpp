@@ -475,14 +475,13 @@ void Lowerer::emitIterOp(LoopModel &lm) {
   }
   auto iter = IterOp::create(b, loc, i64, iterLb, iterStep, iterBound,
                              lm.entryGuard,
-                             b.getStringAttr(isSigned
-                                                 ? (pred == P::slt ? "slt"
-                                                                   : "sle")
-                                                 : (pred == P::ult ? "ult"
-                                                                   : "ule")),
-                             doWhile ? b.getUnitAttr() : UnitAttr(),
+                             isSigned ? (pred == P::slt ? IterPred::slt
+                                                        : IterPred::sle)
+                                      : (pred == P::ult ? IterPred::ult
+                                                        : IterPred::ule),
+                             doWhile,
                              b.getI64IntegerAttr(lm.w),
-                             lm.fromNe ? b.getUnitAttr() : UnitAttr());
+                             lm.fromNe);
   lm.k = iter.getResult();
 }
 

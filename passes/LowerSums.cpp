@@ -108,7 +108,7 @@ bool Lowerer::dropRunningSums(LoopModel &lm) {
         if (llvm::is_contained(a.chain, u) || !slice.insert(u))
           continue;
         if (auto as = dyn_cast<AssumeOp>(u)) {
-          if (!as->hasAttr("ub"))
+          if (!as.getUb())
             return giveUp(lm, "running value of a sum used inside its loop");
           continue;
         }

@@ -91,16 +91,16 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
   using O = llvm::Instruction::BinaryOps;
   if (opts.assumeNoSignedOverflow && isa<llvm::OverflowingBinaryOperator>(bo) &&
       bo->hasNoSignedWrap() && !isFalse(s.guard)) {
-    const char *kind = bo->getOpcode() == O::Add   ? "add"
-                       : bo->getOpcode() == O::Sub ? "sub"
-                       : bo->getOpcode() == O::Mul ? "mul"
-                                                   : nullptr;
+    std::optional<NoWrapKind> kind =
+        bo->getOpcode() == O::Add   ? NoWrapKind::add
+        : bo->getOpcode() == O::Sub ? NoWrapKind::sub
+        : bo->getOpcode() == O::Mul ? std::optional(NoWrapKind::mul)
+                                    : std::nullopt;
     if (kind) {
-      Value ok =
-          NoWrapOp::create(b, loc, b.getI1Type(), b.getStringAttr(kind), l, r);
+      Value ok = NoWrapOp::create(b, loc, b.getI1Type(), *kind, l, r);
       Value implied = b.createOrFold<arith::OrIOp>(loc, notI1(s.guard), ok);
       if (!isTrue(implied))
-        AssumeOp::create(b, loc, implied)->setAttr("ub", b.getUnitAttr());
+        AssumeOp::create(b, loc, implied, /*bound=*/nullptr, /*ub=*/true);
     }
   }
   switch (bo->getOpcode()) {

@@ -139,7 +139,7 @@ private:
 
   llvm::DenseMap<const llvm::Value *, Value> argArrays; // ptr params/globals
   llvm::DenseMap<const llvm::Value *, SymVal> paramVals;
-  std::map<std::string, Value> sregs;
+  std::map<SReg, Value> sregs;
   std::vector<OwnWrite> ownWrites; // current barrier interval
   llvm::DenseMap<const llvm::Function *,
                  std::unique_ptr<llvm::PostDominatorTree>>
@@ -368,18 +368,22 @@ private:
     return s;
   }
 
-  /// The source name of launch dimension \p sreg ("bdim.x" -> "blockDim.x"),
+  /// The source name of launch dimension \p sreg (bdim.x -> "blockDim.x"),
   /// or "" for thread and block ids.
-  static std::string dimName(llvm::StringRef sreg) {
-    if (sreg.consume_front("bdim."))
-      return ("blockDim." + sreg).str();
-    if (sreg.consume_front("gdim."))
-      return ("gridDim." + sreg).str();
-    return "";
+  static std::string dimName(SReg sreg) {
+    std::string axis(1, char('x' + sregAxis(sreg)));
+    switch (sregGroup(sreg)) {
+    case SRegGroup::BDim:
+      return "blockDim." + axis;
+    case SRegGroup::GDim:
+      return "gridDim." + axis;
+    default:
+      return "";
+    }
   }
 
-  Value sreg(llvm::StringRef name) {
-    auto it = sregs.find(name.str());
+  Value sreg(SReg name) {
+    auto it = sregs.find(name);
     if (it != sregs.end())
       return it->second;
     OpBuilder::InsertionGuard g(b);
@@ -390,10 +394,12 @@ private:
       v = arith::ConstantOp::create(b, UnknownLoc::get(ctx), b.getI32Type(),
                                     b.getI32IntegerAttr(pin->second));
     else
-      v = SRegOp::create(b, UnknownLoc::get(ctx), b.getI32Type(),
-                         b.getStringAttr(name));
-    sregs[name.str()] = v;
+      v = SRegOp::create(b, UnknownLoc::get(ctx), b.getI32Type(), name);
+    sregs[name] = v;
     return v;
+  }
+  Value sreg(SRegGroup group, unsigned axis) {
+    return sreg(makeSReg(group, axis));
   }
 
   /// The names a case split on \p c would fix: launch dimensions and scalar

@@ -219,15 +219,18 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   if (auto it = dyn_cast<IterOp>(op))
     return iterVar(it, t);
   if (auto s = dyn_cast<SRegOp>(op)) {
-    llvm::StringRef n = s.getName();
-    unsigned axis = n.back() - 'x';
-    if (n.starts_with("tid"))
+    unsigned axis = s.getAxis();
+    switch (s.getGroup()) {
+    case SRegGroup::Tid:
       return t.tid[axis];
-    if (n.starts_with("bid"))
+    case SRegGroup::Bid:
       return t.bid[axis];
-    if (n.starts_with("bdim"))
+    case SRegGroup::BDim:
       return bdim[axis];
-    return gdim[axis];
+    case SRegGroup::GDim:
+      return gdim[axis];
+    }
+    llvm_unreachable("special register group");
   }
   if (auto sum = dyn_cast<SumOp>(op)) {
     // An inner sum's value depends on the outer iteration, which a fresh
@@ -314,10 +317,10 @@ z3::expr Encoder::encodeNoWrap(KernelModel &k, NoWrapOp nw, const Thread &t) {
     return ctx.bool_val(true);
   Z3_context c = ctx;
   auto mk = [&](Z3_ast a) { return z3::expr(ctx, a); };
-  if (nw.getKind() == "add")
+  if (nw.getKind() == NoWrapKind::add)
     return mk(Z3_mk_bvadd_no_overflow(c, l, r, true)) &&
            mk(Z3_mk_bvadd_no_underflow(c, l, r));
-  if (nw.getKind() == "sub")
+  if (nw.getKind() == NoWrapKind::sub)
     return mk(Z3_mk_bvsub_no_overflow(c, l, r)) &&
            mk(Z3_mk_bvsub_no_underflow(c, l, r, true));
   // A precise overflow check of a product costs a double-width
@@ -439,11 +442,20 @@ z3::expr Encoder::live(KernelModel &k, IterOp it, const Thread &t) {
   z3::expr kv = iterVar(it, t);
   z3::expr x = value(k, it.getLb(), t) + mulTerm(kv, value(k, it.getStep(), t));
   z3::expr bound = value(k, it.getBound(), t);
-  llvm::StringRef p = it.getPred();
-  z3::expr c = p == "slt"   ? x < bound
-               : p == "sle" ? x <= bound
-               : p == "ult" ? z3::ult(x, bound)
-                            : z3::ule(x, bound);
+  z3::expr c = x < bound;
+  switch (it.getPred()) {
+  case IterPred::slt:
+    break;
+  case IterPred::sle:
+    c = x <= bound;
+    break;
+  case IterPred::ult:
+    c = z3::ult(x, bound);
+    break;
+  case IterPred::ule:
+    c = z3::ule(x, bound);
+    break;
+  }
   if (it.getDoWhile())
     c = c || kv == ctx.bv_val(0, 64);
   z3::expr g = value(k, it.getGuard(), t);
@@ -487,7 +499,7 @@ std::vector<Operation *> Encoder::writeLoops(KernelModel &k, unsigned arg,
   return loops;
 }
 
-bool Encoder::dependsOn(Value v, llvm::StringRef sreg) {
+bool Encoder::dependsOn(Value v, std::optional<SReg> sreg) {
   llvm::SmallVector<Value> work{v};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -498,7 +510,7 @@ bool Encoder::dependsOn(Value v, llvm::StringRef sreg) {
     if (!d)
       continue;
     if (auto s = dyn_cast<SRegOp>(d)) {
-      if (!sreg.empty() && s.getName() == sreg)
+      if (sreg && s.getName() == *sreg)
         return true;
       continue;
     }

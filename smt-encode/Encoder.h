@@ -210,9 +210,9 @@ public:
   /// Whether threadFacts include in-bounds accesses to fixed-size shared
   /// arrays (off while that is what is being checked).
   bool assumeInBounds = true;
-  /// Whether \p v depends on the special register \p sreg, or (for an
-  /// empty name or any name) on a read of an array.
-  bool dependsOn(mlir::Value v, llvm::StringRef sreg);
+  /// Whether \p v depends on the special register \p sreg (if given), or
+  /// on a read of an array.
+  bool dependsOn(mlir::Value v, std::optional<SReg> sreg = std::nullopt);
   /// The trusted kernel's assumptions that depend on array contents, for
   /// thread t (true when t is not in range).
   /// With \p onlyEncoded, only the facts whose reads are encoded for t
@@ -244,7 +244,7 @@ public:
   bool isShared(KernelModel &k, unsigned arg);
   /// Solve `v(t) == rhs` for one coordinate of t: the coordinate's new value.
   std::optional<z3::expr> solveFor(KernelModel &k, mlir::Value v,
-                                   llvm::StringRef coord, z3::expr rhs,
+                                   SReg coord, z3::expr rhs,
                                    const Thread &base);
 
   /// Value written to array[index] by t's last hitting write of `interval`,

@@ -30,25 +30,6 @@ static std::optional<unsigned> intWidth(Type t, unsigned bits) {
   return std::nullopt;
 }
 
-/// Special register name to group * 3 + dimension.
-static std::optional<uint8_t> parseSReg(llvm::StringRef name) {
-  auto [group, dim] = name.split('.');
-  std::optional<uint8_t> g = llvm::StringSwitch<std::optional<uint8_t>>(group)
-                                 .Case("tid", Tid)
-                                 .Case("bid", Bid)
-                                 .Case("bdim", BDim)
-                                 .Case("gdim", GDim)
-                                 .Default(std::nullopt);
-  std::optional<uint8_t> d = llvm::StringSwitch<std::optional<uint8_t>>(dim)
-                                 .Case("x", 0)
-                                 .Case("y", 1)
-                                 .Case("z", 2)
-                                 .Default(std::nullopt);
-  if (!g || !d)
-    return std::nullopt;
-  return *g * 3 + *d;
-}
-
 static std::optional<FPred> parseFPred(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<FPred>>(name)
       .Case("false", FPred::False)
@@ -326,10 +307,7 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
       llvm::TypeSwitch<Operation *, bool>(&op)
           .Case([&](SRegOp s) {
             i.kind = Kind::SReg;
-            std::optional<uint8_t> reg = parseSReg(s.getName());
-            if (!reg)
-              return fail("unknown special register '" + s.getName() + "'");
-            i.aux = *reg;
+            i.aux = static_cast<uint8_t>(s.getName());
             return true;
           })
           .Case([&](ReadOp r) {
@@ -372,7 +350,7 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
           })
           .Case([&](NoWrapOp n) {
             i.kind = Kind::NoWrap;
-            i.aux = n.getKind() == "add" ? 0 : n.getKind() == "sub" ? 1 : 2;
+            i.aux = static_cast<uint8_t>(n.getKind());
             // At a narrower model width the check says nothing.
             unsigned natural = n.getLhs().getType().getIntOrFloatBitWidth();
             if (modelWidth(natural, in.bits) != natural)

@@ -58,9 +58,6 @@ enum class Kind : uint8_t {
   Sum,
 };
 
-/// Special registers; the value is group * 3 + dimension (x, y, z).
-enum SRegGroup : uint8_t { Tid = 0, Bid = 1, BDim = 2, GDim = 3 };
-
 enum class FloatFn : uint8_t { None, Add, Sub, Mul, Div, Neg, Cmp };
 
 /// LLVM fcmp predicates, as named by CmpInst::getPredicateName.
@@ -85,7 +82,8 @@ enum class FPred : uint8_t {
 
 struct Instr {
   Kind kind;
-  /// CmpI: the arith::CmpIPredicate; SReg: group * 3 + dimension.
+  /// CmpI: the arith::CmpIPredicate; SReg: the kv::SReg; NoWrap: the
+  /// kv::NoWrapKind, | 4 when the check is vacuous.
   uint8_t aux = 0;
   /// Apply: how to compute it natively, if at all.
   FloatFn floatFn = FloatFn::None;

@@ -166,19 +166,20 @@ bool Executor::exec(const Instr &i) {
   };
   switch (i.kind) {
   case Kind::SReg: {
-    unsigned dim = i.aux % 3;
+    SReg reg = static_cast<SReg>(i.aux);
+    unsigned dim = sregAxis(reg);
     uint64_t v = 0;
-    switch (i.aux / 3) {
-    case Tid:
+    switch (sregGroup(reg)) {
+    case SRegGroup::Tid:
       v = tid[dim];
       break;
-    case Bid:
+    case SRegGroup::Bid:
       v = bid[dim];
       break;
-    case BDim:
+    case SRegGroup::BDim:
       v = cfg.block[dim];
       break;
-    default:
+    case SRegGroup::GDim:
       v = cfg.grid[dim];
       break;
     }
@@ -219,12 +220,17 @@ bool Executor::exec(const Instr &i) {
     if (i.aux & 4)
       return set(APInt(1, 1));
     bool ov = false;
-    if ((i.aux & 3) == 0)
+    switch (static_cast<NoWrapKind>(i.aux & 3)) {
+    case NoWrapKind::add:
       (void)arg(0).sadd_ov(arg(1), ov);
-    else if ((i.aux & 3) == 1)
+      break;
+    case NoWrapKind::sub:
       (void)arg(0).ssub_ov(arg(1), ov);
-    else
+      break;
+    case NoWrapKind::mul:
       (void)arg(0).smul_ov(arg(1), ov);
+      break;
+    }
     return set(APInt(1, ov ? 0 : 1));
   }
   case Kind::AddI:

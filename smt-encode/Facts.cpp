@@ -58,12 +58,12 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   // pull in reads, and with them new threads: only facts about indices,
   // ids and parameters are kept (fewer assumptions, still sound).
   for (AssumeOp a : trusted->assumes)
-    if (!dependsOn(a.getCond(), ""))
+    if (!dependsOn(a.getCond()))
       f = f &&
           z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
   if (bounded && bounded != trusted)
     for (AssumeOp a : bounded->assumes)
-      if (a->hasAttr("bound") && !dependsOn(a.getCond(), ""))
+      if (a.getBound() && !dependsOn(a.getCond()))
         f = f && z3::implies(liveAll(*bounded, a, t),
                              value(*bounded, a.getCond(), t));
   for (Operation &op : trusted->op.getBlock()) {
@@ -106,7 +106,7 @@ z3::expr_vector Encoder::quantifiedObligations() {
     KernelModel &k = *ob.kernel;
     bool dataFree = true;
     for (WriteOp w : k.writes[ob.array][ob.interval])
-      dataFree &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "");
+      dataFree &= !dependsOn(w.getGuard()) && !dependsOn(w.getIndex());
     if (!dataFree)
       continue;
     bool shared = isShared(k, ob.array);
@@ -165,7 +165,7 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
     return true;
   };
   for (AssumeOp a : trusted->assumes)
-    if (dependsOn(a.getCond(), "") && (!onlyEncoded || encoded(a.getCond())))
+    if (dependsOn(a.getCond()) && (!onlyEncoded || encoded(a.getCond())))
       f = f &&
           z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
   return z3::implies(inRange(t), f);

@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
-#include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
 
 #include "mlir/IR/Matchers.h"
@@ -179,7 +178,7 @@ Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
     std::optional<std::map<uint64_t, std::vector<Tid>>> table;
     bool ok = true;
     for (WriteOp w : k.writes[arg][interval])
-      ok &= !dependsOn(w.getGuard(), "") && !dependsOn(w.getIndex(), "") &&
+      ok &= !dependsOn(w.getGuard()) && !dependsOn(w.getIndex()) &&
             k.itersOf(w).empty();
     if (ok) {
       table.emplace();
@@ -351,7 +350,7 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
   for (const Thread *b : bases)
     for (WriteOp wr : k.writes[arg][interval])
       for (int c = 0; c < 3; ++c) {
-        std::string coord = std::string("tid.") + axes[c];
+        SReg coord = makeSReg(SRegGroup::Tid, c);
         if (auto sol = solveFor(k, wr.getIndex(), coord, index, *b)) {
           std::vector<z3::expr> tid = b->tid;
           tid[c] = *sol;
@@ -381,7 +380,7 @@ z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
 }
 
 std::optional<z3::expr> Encoder::solveFor(KernelModel &k, Value v,
-                                          llvm::StringRef coord, z3::expr rhs,
+                                          SReg coord, z3::expr rhs,
                                           const Thread &base) {
   Operation *d = v.getDefiningOp();
   if (!d)

@@ -56,7 +56,7 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
     for (AssumeOp a : k.assumes) {
       const std::vector<Operation *> &deps = k.itersOf(a);
       if (!llvm::is_contained(deps, it.getOperation()) ||
-          dependsOn(a.getCond(), ""))
+          dependsOn(a.getCond()))
         continue;
       if (llvm::any_of(deps, [&](Operation *d) {
             return d != it.getOperation() && !llvm::is_contained(outer, d);

@@ -3,19 +3,43 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace kv;
 
+/// custom<EnumKeyword>: a kv enum attribute as its case's keyword
+/// (`tid.x`); the parser takes a quoted string too (`"tid.x"`).
+template <typename AttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
+  using EnumT = decltype(std::declval<AttrT>().getValue());
+  FailureOr<EnumT> value = FieldParser<EnumT>::parse(parser);
+  if (failed(value))
+    return failure();
+  attr = AttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+template <typename AttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
+                             AttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
 #include "kv/KVOpsDialect.cpp.inc"
+#include "kv/KVEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "kv/KVOpsAttrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES
 #include "kv/KVOpsTypes.cpp.inc"
 #define GET_OP_CLASSES
 #include "kv/KVOps.cpp.inc"
 
 void KVDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kv/KVOpsAttrs.cpp.inc"
+      >();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "kv/KVOpsTypes.cpp.inc"
@@ -100,19 +124,6 @@ void KernelOp::getAsmBlockArgumentNames(Region &region,
       setNameFn(a, getArgName(a.getArgNumber()));
 }
 
-LogicalResult SRegOp::verify() {
-  bool ok = llvm::StringSwitch<bool>(getName())
-                .Cases({"tid.x", "tid.y", "tid.z", "bid.x", "bid.y", "bid.z"},
-                       true)
-                .Cases({"bdim.x", "bdim.y", "bdim.z", "gdim.x", "gdim.y",
-                        "gdim.z"},
-                       true)
-                .Default(false);
-  if (!ok)
-    return emitOpError("unknown special register '") << getName() << "'";
-  return success();
-}
-
 static LogicalResult verifyArrayOperand(Operation *op, Value array) {
   auto arg = dyn_cast<BlockArgument>(array);
   if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()))
@@ -140,22 +151,8 @@ LogicalResult WriteOp::verify() {
   return success();
 }
 
-LogicalResult NoWrapOp::verify() {
-  if (getKind() != "add" && getKind() != "sub" && getKind() != "mul")
-    return emitOpError("kind must be add, sub or mul, got '")
-           << getKind() << "'";
-  return success();
-}
-
 LogicalResult SumOp::verify() {
   if (!getIter().getDefiningOp<IterOp>())
     return emitOpError("iterates over a value that is not a kv.iter");
-  return success();
-}
-
-LogicalResult IterOp::verify() {
-  llvm::StringRef p = getPred();
-  if (p != "slt" && p != "sle" && p != "ult" && p != "ule")
-    return emitOpError("pred must be slt, sle, ult or ule, got '") << p << "'";
   return success();
 }

@@ -1,4 +1,5 @@
-// The kv verifiers reject malformed kernels with a precise message.
+// The kv verifiers (and the parsers of kv's enum attributes) reject
+// malformed kernels with a precise message.
 // RUN: %kv-opt %s -split-input-file -verify-diagnostics
 
 kv.kernel @read_type attributes {arg_names = ["in"]} {
@@ -23,15 +24,37 @@ kv.kernel @write_type attributes {arg_names = ["out"]} {
 // -----
 
 kv.kernel @bad_sreg attributes {arg_names = []} {
-  // expected-error @+1 {{'kv.sreg' op unknown special register 'threadIdx.x'}}
+  // expected-error @+1 {{custom op 'kv.sreg' expected one of [tid.x, tid.y, tid.z, bid.x, bid.y, bid.z, bdim.x, bdim.y, bdim.z, gdim.x, gdim.y, gdim.z] for a kv.sreg special register, got: threadIdx.x}}
   %0 = kv.sreg "threadIdx.x" : i32
+}
+
+// -----
+
+kv.kernel @bad_sreg_axis attributes {arg_names = []} {
+  // expected-error @+1 {{custom op 'kv.sreg' expected one of [tid.x, tid.y, tid.z, bid.x, bid.y, bid.z, bdim.x, bdim.y, bdim.z, gdim.x, gdim.y, gdim.z] for a kv.sreg special register, got: tid.w}}
+  %0 = kv.sreg tid.w : i32
+}
+
+// -----
+
+kv.kernel @bad_sreg_generic attributes {arg_names = []} {
+  // expected-error @+2 {{expected one of [tid.x, tid.y, tid.z, bid.x, bid.y, bid.z, bdim.x, bdim.y, bdim.z, gdim.x, gdim.y, gdim.z] for a kv.sreg special register, got: ntid.x}}
+  // expected-error @+1 {{failed to parse KV_SRegAttr parameter 'value' which is to be a `::kv::SReg`}}
+  %0 = "kv.sreg"() <{name = #kv<sreg ntid.x>}> : () -> i32
+}
+
+// -----
+
+kv.kernel @sreg_string attributes {arg_names = []} {
+  // expected-error @+1 {{invalid properties {name = "tid.x"} for op kv.sreg: Invalid attribute `name` in property conversion: "tid.x"}}
+  %0 = "kv.sreg"() <{name = "tid.x"}> : () -> i32
 }
 
 // -----
 
 kv.kernel @sreg_width attributes {arg_names = []} {
   // expected-error @+1 {{'kv.sreg' op result #0 must be 32-bit signless integer}}
-  %0 = "kv.sreg"() <{name = "tid.x"}> : () -> i64
+  %0 = "kv.sreg"() <{name = #kv<sreg tid.x>}> : () -> i64
 }
 
 // -----
@@ -69,8 +92,24 @@ kv.kernel @iter_pred attributes {arg_names = ["n"]} {
   %true = arith.constant true
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
-  // expected-error @+1 {{'kv.iter' op pred must be slt, sle, ult or ule, got 'sgt'}}
-  %k = kv.iter from %c0 step %c1 while "sgt" %n if %true
+  // expected-error @+1 {{custom op 'kv.iter' expected one of [slt, sle, ult, ule] for a kv.iter predicate, got: sgt}}
+  %k = kv.iter from %c0 step %c1 while sgt %n if %true
+}
+
+// -----
+
+kv.kernel @nowrap_kind attributes {arg_names = ["n"]} {
+^bb0(%n: i32):
+  // expected-error @+1 {{custom op 'kv.nowrap' expected one of [add, sub, mul] for a kv.nowrap operation, got: div}}
+  %ok = kv.nowrap div %n, %n : i32
+}
+
+// -----
+
+kv.kernel @assume_bound attributes {arg_names = []} {
+  %true = arith.constant true
+  // expected-error @+1 {{'kv.assume' op attribute 'bound' failed to satisfy constraint: 64-bit signless integer attribute}}
+  kv.assume %true {bound = "16"}
 }
 
 // -----

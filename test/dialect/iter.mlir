@@ -93,9 +93,9 @@
 // out[i] = in[i] if i < n, i = blockIdx.x * blockDim.x + threadIdx.x.
 kv.kernel @copy_each attributes {arg_names = ["out", "in", "n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
   %base = arith.muli %bid, %bdim : i32
   %i = arith.addi %base, %tid : i32
   %g = arith.cmpi slt, %i, %n : i32
@@ -107,10 +107,10 @@ kv.kernel @copy_each attributes {arg_names = ["out", "in", "n"]} {
 // for (i = gid; i < n; i += gridDim.x * blockDim.x) out[i] = in[i].
 kv.kernel @copy_grid_stride attributes {arg_names = ["out", "in", "n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
-  %gdim = kv.sreg "gdim.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
+  %gdim = kv.sreg gdim.x : i32
   %true = arith.constant true
   %base = arith.muli %bid, %bdim : i32
   %gid = arith.addi %base, %tid : i32
@@ -118,7 +118,7 @@ kv.kernel @copy_grid_stride attributes {arg_names = ["out", "in", "n"]} {
   %stride = arith.muli %bdim, %gdim : i32
   %step = arith.extsi %stride : i32 to i64
   %bound = arith.extsi %n : i32 to i64
-  %k = kv.iter from %lb step %step while "slt" %bound if %true
+  %k = kv.iter from %lb step %step while slt %bound if %true
   %ks = arith.muli %k, %step : i64
   %i = arith.addi %lb, %ks : i64
   %live = arith.cmpi slt, %i, %bound : i64
@@ -129,10 +129,10 @@ kv.kernel @copy_grid_stride attributes {arg_names = ["out", "in", "n"]} {
 // The same loop writing in[i] + 1.
 kv.kernel @inc_grid_stride attributes {arg_names = ["out", "in", "n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
-  %gdim = kv.sreg "gdim.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
+  %gdim = kv.sreg gdim.x : i32
   %true = arith.constant true
   %c1 = arith.constant 1 : i32
   %base = arith.muli %bid, %bdim : i32
@@ -141,7 +141,7 @@ kv.kernel @inc_grid_stride attributes {arg_names = ["out", "in", "n"]} {
   %stride = arith.muli %bdim, %gdim : i32
   %step = arith.extsi %stride : i32 to i64
   %bound = arith.extsi %n : i32 to i64
-  %k = kv.iter from %lb step %step while "slt" %bound if %true
+  %k = kv.iter from %lb step %step while slt %bound if %true
   %ks = arith.muli %k, %step : i64
   %i = arith.addi %lb, %ks : i64
   %live = arith.cmpi slt, %i, %bound : i64
@@ -154,23 +154,23 @@ kv.kernel @inc_grid_stride attributes {arg_names = ["out", "in", "n"]} {
 // threads striding over the columns: for (r) for (c) out[r * w + c] = 1.
 kv.kernel @fill_rows attributes {arg_names = ["out", "w", "h"]} {
 ^bb0(%out: !kv.global<i32>, %w: i32, %h: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
-  %gdim = kv.sreg "gdim.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
+  %gdim = kv.sreg gdim.x : i32
   %true = arith.constant true
   %c1 = arith.constant 1 : i32
   %rlb = arith.extsi %bid : i32 to i64
   %rstep = arith.extsi %gdim : i32 to i64
   %h64 = arith.extsi %h : i32 to i64
-  %r = kv.iter from %rlb step %rstep while "slt" %h64 if %true
+  %r = kv.iter from %rlb step %rstep while slt %h64 if %true
   %rk = arith.muli %r, %rstep : i64
   %row = arith.addi %rlb, %rk : i64
   %rlive = arith.cmpi slt, %row, %h64 : i64
   %clb = arith.extsi %tid : i32 to i64
   %cstep = arith.extsi %bdim : i32 to i64
   %w64 = arith.extsi %w : i32 to i64
-  %c = kv.iter from %clb step %cstep while "slt" %w64 if %rlive
+  %c = kv.iter from %clb step %cstep while slt %w64 if %rlive
   %ck = arith.muli %c, %cstep : i64
   %col = arith.addi %clb, %ck : i64
   %clive = arith.cmpi slt, %col, %w64 : i64
@@ -184,23 +184,23 @@ kv.kernel @fill_rows attributes {arg_names = ["out", "w", "h"]} {
 // cell (or one past the matrix).
 kv.kernel @fill_rows_past_end attributes {arg_names = ["out", "w", "h"]} {
 ^bb0(%out: !kv.global<i32>, %w: i32, %h: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
-  %gdim = kv.sreg "gdim.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
+  %gdim = kv.sreg gdim.x : i32
   %true = arith.constant true
   %c1 = arith.constant 1 : i32
   %rlb = arith.extsi %bid : i32 to i64
   %rstep = arith.extsi %gdim : i32 to i64
   %h64 = arith.extsi %h : i32 to i64
-  %r = kv.iter from %rlb step %rstep while "slt" %h64 if %true
+  %r = kv.iter from %rlb step %rstep while slt %h64 if %true
   %rk = arith.muli %r, %rstep : i64
   %row = arith.addi %rlb, %rk : i64
   %rlive = arith.cmpi slt, %row, %h64 : i64
   %clb = arith.extsi %tid : i32 to i64
   %cstep = arith.extsi %bdim : i32 to i64
   %w64 = arith.extsi %w : i32 to i64
-  %c = kv.iter from %clb step %cstep while "sle" %w64 if %rlive
+  %c = kv.iter from %clb step %cstep while sle %w64 if %rlive
   %ck = arith.muli %c, %cstep : i64
   %col = arith.addi %clb, %ck : i64
   %clive = arith.cmpi sle, %col, %w64 : i64
@@ -218,7 +218,7 @@ kv.kernel @do_while attributes {arg_names = ["out", "n", "a"]} {
   %c1 = arith.constant 1 : i64
   %one = arith.constant 1 : i32
   %n64 = arith.extsi %n : i32 to i64
-  %k = kv.iter from %c0 step %c1 while "slt" %n64 if %true do_while
+  %k = kv.iter from %c0 step %c1 while slt %n64 if %true do_while
   kv.write %out[%k] = %one if %true : !kv.global<i32>, i64, i32
   %a1 = arith.addi %a, %one : i32
   %after = arith.addi %n64, %c1 : i64
@@ -234,7 +234,7 @@ kv.kernel @value_in_range attributes {arg_names = ["out", "n", "a"]} {
   %c1 = arith.constant 1 : i64
   %one = arith.constant 1 : i32
   %n64 = arith.extsi %n : i32 to i64
-  %k = kv.iter from %c0 step %c1 while "slt" %n64 if %true
+  %k = kv.iter from %c0 step %c1 while slt %n64 if %true
   %a1 = arith.addi %a, %one : i32
   kv.write %out[%k] = %one if %true : !kv.global<i32>, i64, i32
   %after = arith.addi %n64, %c1 : i64
@@ -274,7 +274,7 @@ kv.kernel @near_max attributes {arg_names = ["out", "lb", "bound"]} {
   %true = arith.constant true
   %c1 = arith.constant 1 : i64
   %one = arith.constant 1 : i32
-  %k = kv.iter from %lb step %c1 while "sle" %bound if %true
+  %k = kv.iter from %lb step %c1 while sle %bound if %true
   kv.write %out[%k] = %one if %true : !kv.global<i32>, i64, i32
 }
 
@@ -284,7 +284,7 @@ kv.kernel @near_umax attributes {arg_names = ["out", "lb", "bound"]} {
   %true = arith.constant true
   %c1 = arith.constant 1 : i64
   %one = arith.constant 1 : i32
-  %k = kv.iter from %lb step %c1 while "ule" %bound if %true
+  %k = kv.iter from %lb step %c1 while ule %bound if %true
   kv.write %out[%k] = %one if %true : !kv.global<i32>, i64, i32
 }
 
@@ -304,7 +304,7 @@ kv.kernel @by_step attributes {arg_names = ["out", "step", "n"]} {
 ^bb0(%out: !kv.global<i64>, %step: i64, %n: i64):
   %true = arith.constant true
   %c0 = arith.constant 0 : i64
-  %k = kv.iter from %c0 step %step while "slt" %n if %true
+  %k = kv.iter from %c0 step %step while slt %n if %true
   kv.write %out[%c0] = %k if %true : !kv.global<i64>, i64, i64
 }
 
@@ -314,7 +314,7 @@ kv.kernel @unused_loop attributes {arg_names = ["out", "step", "n"]} {
   %true = arith.constant true
   %c0 = arith.constant 0 : i64
   %one = arith.constant 1 : i32
-  %k = kv.iter from %c0 step %step while "slt" %n if %true
+  %k = kv.iter from %c0 step %step while slt %n if %true
   kv.write %out[%c0] = %one if %true : !kv.global<i32>, i64, i32
 }
 
@@ -326,7 +326,7 @@ kv.kernel @write_in_range attributes {arg_names = ["out"]} {
   %c1 = arith.constant 1 : i64
   %c4 = arith.constant 4 : i64
   %one = arith.constant 1 : i32
-  %k = kv.iter from %c0 step %c1 while "slt" %c4 if %true
+  %k = kv.iter from %c0 step %c1 while slt %c4 if %true
   kv.write %out[%c0] = %one if %true : !kv.global<i32>, i64, i32
   kv.write %out[%k] = %one if %true : !kv.global<i32>, i64, i32
 }
@@ -339,8 +339,8 @@ kv.kernel @iter_in_range attributes {arg_names = ["out"]} {
   %c1 = arith.constant 1 : i64
   %c4 = arith.constant 4 : i64
   %one = arith.constant 1 : i32
-  %k = kv.iter from %c0 step %c1 while "slt" %c4 if %true
-  %j = kv.iter from %c0 step %c1 while "slt" %c4 if %true
+  %k = kv.iter from %c0 step %c1 while slt %c4 if %true
+  %j = kv.iter from %c0 step %c1 while slt %c4 if %true
   kv.write %out[%k] = %one if %true : !kv.global<i32>, i64, i32
   kv.write %out[%j] = %one if %true : !kv.global<i32>, i64, i32
 }
@@ -352,7 +352,7 @@ kv.kernel @across_barrier attributes {arg_names = ["out"]} {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
   %c4 = arith.constant 4 : i64
-  %k = kv.iter from %c0 step %c1 while "slt" %c4 if %true
+  %k = kv.iter from %c0 step %c1 while slt %c4 if %true
   kv.barrier
   kv.write %out[%k] = %k if %true : !kv.global<i64>, i64, i64
 }

@@ -6,10 +6,10 @@
 
 // CHECK-LABEL: kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile"} {
 // CHECK-NEXT:  ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %width: i32, %tile: !kv.shared<i32, 256>):
-// CHECK-DAG:     %[[TX:.*]] = kv.sreg "tid.x" : i32
-// CHECK-DAG:     %[[TY:.*]] = kv.sreg "tid.y" : i32
-// CHECK-DAG:     %[[BD:.*]] = kv.sreg "bdim.x" : i32
-// CHECK-DAG:     %[[GD:.*]] = kv.sreg "gdim.z" : i32
+// CHECK-DAG:     %[[TX:.*]] = kv.sreg tid.x : i32
+// CHECK-DAG:     %[[TY:.*]] = kv.sreg tid.y : i32
+// CHECK-DAG:     %[[BD:.*]] = kv.sreg bdim.x : i32
+// CHECK-DAG:     %[[GD:.*]] = kv.sreg gdim.z : i32
 // CHECK:         kv.assume %[[Z:.*]]
 // CHECK-NEXT:    kv.prove %[[Z]], "a model condition"
 // CHECK:         %[[V:.*]] = kv.read %in[%{{.*}}] if %[[G:.*]] : !kv.global<i32>, i64 -> i32
@@ -30,36 +30,53 @@
 // kv.iter: nested loops, the inner one a do_while, the outer one with the
 // source variable's width.
 // CHECK-LABEL: kv.kernel @loops attributes {arg_names = ["out", "n"]} {
-// CHECK:         %[[R:.*]] = kv.iter from %{{.*}} step %[[ST:.*]] while "slt" %[[N:.*]] if %true {width = 32 : i64}
+// CHECK:         %[[R:.*]] = kv.iter from %{{.*}} step %[[ST:.*]] while slt %[[N:.*]] if %true {width = 32 : i64}
 // CHECK:         %[[G:.*]] = arith.cmpi slt, %{{.*}}, %[[N]] : i64
-// CHECK-NEXT:    %[[C:.*]] = kv.iter from %[[R]] step %[[ST]] while "ule" %[[N]] if %[[G]] do_while
+// CHECK-NEXT:    %[[C:.*]] = kv.iter from %[[R]] step %[[ST]] while ule %[[N]] if %[[G]] do_while
 // CHECK-NEXT:    kv.write %out[%[[C]]] = %[[R]] if %[[G]] : !kv.global<i64>, i64, i64
 // CHECK-NEXT:  }
 
 // kv.sum over a rotated loop tested with != (from_ne).
 // CHECK-LABEL: kv.kernel @total attributes {arg_names = ["out", "in", "n"], unsigned_params = ["n"]} {
-// CHECK:         %[[K:.*]] = kv.iter from %{{.*}} step %{{.*}} while "ult" %{{.*}} if %{{.*}} do_while {from_ne, width = 32 : i64}
+// CHECK:         %[[K:.*]] = kv.iter from %{{.*}} step %{{.*}} while ult %{{.*}} if %{{.*}} do_while {from_ne, width = 32 : i64}
 // CHECK:         %[[X:.*]] = kv.read %in[%[[K]]] if %{{.*}} : !kv.global<i32>, i64 -> i32
 // CHECK-NEXT:    %[[S:.*]] = kv.sum %[[X]] over %[[K]] : i32
 // CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[S]] if %{{.*}} : !kv.global<i32>, i64, i32
 
+// kv.nowrap of each kind; kv.assume with its `ub` and `bound` attributes.
+// Enum cases also parse as quoted strings ("bid.y", "sub"), and print bare.
+// CHECK-LABEL: kv.kernel @overflow attributes {arg_names = ["a", "w"]} {
+// CHECK:         %[[BY:.*]] = kv.sreg bid.y : i32
+// CHECK-NEXT:    %[[ADD:.*]] = kv.nowrap add %a, %[[BY]] : i32
+// CHECK-NEXT:    %[[SUB:.*]] = kv.nowrap sub %a, %[[BY]] : i32
+// CHECK-NEXT:    %[[MUL:.*]] = kv.nowrap mul %w, %w : i64
+// CHECK-NEXT:    kv.assume %[[ADD]] {ub}
+// CHECK-NEXT:    kv.assume %[[SUB]] {bound = 16 : i64}
+// CHECK-NEXT:    kv.assume %[[MUL]]{{$}}
+
 // GENERIC: "kv.kernel"() <{arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile", sym_name = "transpose_tile"}> ({
-// GENERIC: "kv.sreg"() <{name = "tid.x"}> : () -> i32
+// GENERIC: "kv.sreg"() <{name = #kv<sreg tid.x>}> : () -> i32
 // GENERIC: "kv.read"(%{{.*}}, %{{.*}}, %{{.*}}) : (!kv.global<i32>, i64, i1) -> i32
 // GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!kv.shared<i32, 256>, i64, i32, i1) -> ()
 // GENERIC: "kv.barrier"() : () -> ()
 // GENERIC: "kv.apply"(%{{.*}}, %{{.*}}) <{fn = "fadd.f32"}> : (i32, i32) -> i32
-// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{pred = "slt", width = 32 : i64}> : (i64, i64, i64, i1) -> i64
-// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, pred = "ule"}> : (i64, i64, i64, i1) -> i64
-// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, from_ne, pred = "ult", width = 32 : i64}> : (i64, i64, i64, i1) -> i64
+// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{pred = #kv<iter_pred slt>, width = 32 : i64}> : (i64, i64, i64, i1) -> i64
+// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, pred = #kv<iter_pred ule>}> : (i64, i64, i64, i1) -> i64
+// GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, from_ne, pred = #kv<iter_pred ult>, width = 32 : i64}> : (i64, i64, i64, i1) -> i64
 // GENERIC: "kv.sum"(%{{.*}}, %{{.*}}) : (i32, i64) -> i32
+// GENERIC: "kv.sreg"() <{name = #kv<sreg bid.y>}> : () -> i32
+// GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind add>}> : (i32, i32) -> i1
+// GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind sub>}> : (i32, i32) -> i1
+// GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind mul>}> : (i64, i64) -> i1
+// GENERIC: "kv.assume"(%{{.*}}) <{ub}> : (i1) -> ()
+// GENERIC: "kv.assume"(%{{.*}}) <{bound = 16 : i64}> : (i1) -> ()
 
 kv.kernel @transpose_tile attributes {arg_names = ["out", "in", "width", "tile"], source_name = "transpose_tile"} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %width: i32, %tile: !kv.shared<i32, 256>):
-  %tx = kv.sreg "tid.x" : i32
-  %ty = kv.sreg "tid.y" : i32
-  %bd = kv.sreg "bdim.x" : i32
-  %gz = kv.sreg "gdim.z" : i32
+  %tx = kv.sreg tid.x : i32
+  %ty = kv.sreg tid.y : i32
+  %bd = kv.sreg bdim.x : i32
+  %gz = kv.sreg gdim.z : i32
   %c1 = arith.constant 1 : i32
   %c16 = arith.constant 16 : i32
   %zok = arith.cmpi eq, %gz, %c1 : i32
@@ -99,10 +116,10 @@ kv.kernel @loops attributes {arg_names = ["out", "n"]} {
   %true = arith.constant true
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
-  %r = kv.iter from %c0 step %c1 while "slt" %n if %true {width = 32 : i64}
+  %r = kv.iter from %c0 step %c1 while slt %n if %true {width = 32 : i64}
   %x = arith.addi %r, %c0 : i64
   %g = arith.cmpi slt, %x, %n : i64
-  %c = kv.iter from %r step %c1 while "ule" %n if %g do_while
+  %c = kv.iter from %r step %c1 while ule %n if %g do_while
   kv.write %out[%c] = %r if %g : !kv.global<i64>, i64, i64
 }
 
@@ -113,8 +130,19 @@ kv.kernel @total attributes {arg_names = ["out", "in", "n"], unsigned_params = [
   %zero = arith.constant 0 : i32
   %ne = arith.extui %n : i32 to i64
   %g = arith.cmpi sgt, %n, %zero : i32
-  %k = kv.iter from %c0 step %c1 while "ult" %ne if %g do_while {from_ne, width = 32 : i64}
+  %k = kv.iter from %c0 step %c1 while ult %ne if %g do_while {from_ne, width = 32 : i64}
   %x = kv.read %in[%k] if %g : !kv.global<i32>, i64 -> i32
   %s = kv.sum %x over %k : i32
   kv.write %out[%c0] = %s if %g : !kv.global<i32>, i64, i32
+}
+
+kv.kernel @overflow attributes {arg_names = ["a", "w"]} {
+^bb0(%a: i32, %w: i64):
+  %by = kv.sreg "bid.y" : i32
+  %add = kv.nowrap add %a, %by : i32
+  %sub = kv.nowrap "sub" %a, %by : i32
+  %mul = kv.nowrap mul %w, %w : i64
+  kv.assume %add {ub}
+  kv.assume %sub {bound = 16 : i64}
+  kv.assume %mul
 }

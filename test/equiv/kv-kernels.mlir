@@ -29,9 +29,9 @@
 // out[i] = in[i] if i < n, i = blockIdx.x * blockDim.x + threadIdx.x.
 kv.kernel @copy_a attributes {arg_names = ["out", "in", "n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
   %base = arith.muli %bid, %bdim : i32
   %i = arith.addi %base, %tid : i32
   %g = arith.cmpi slt, %i, %n : i32
@@ -43,9 +43,9 @@ kv.kernel @copy_a attributes {arg_names = ["out", "in", "n"]} {
 // The same, written threadIdx.x + blockDim.x * blockIdx.x and n > i.
 kv.kernel @copy_b attributes {arg_names = ["out", "in", "n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
   %base = arith.muli %bdim, %bid : i32
   %i = arith.addi %tid, %base : i32
   %g = arith.cmpi sgt, %n, %i : i32
@@ -57,9 +57,9 @@ kv.kernel @copy_b attributes {arg_names = ["out", "in", "n"]} {
 // Off by one: out[i] = in[i + 1].
 kv.kernel @copy_shifted attributes {arg_names = ["out", "in", "n"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
   %base = arith.muli %bid, %bdim : i32
   %i = arith.addi %base, %tid : i32
   %g = arith.cmpi slt, %i, %n : i32
@@ -74,9 +74,9 @@ kv.kernel @copy_shifted attributes {arg_names = ["out", "in", "n"]} {
 // out[i] = buf[tid].
 kv.kernel @copy_via_shared attributes {arg_names = ["out", "in", "n", "buf"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32, %buf: !kv.shared<i32, 64>):
-  %tid = kv.sreg "tid.x" : i32
-  %bdim = kv.sreg "bdim.x" : i32
-  %bid = kv.sreg "bid.x" : i32
+  %tid = kv.sreg tid.x : i32
+  %bdim = kv.sreg bdim.x : i32
+  %bid = kv.sreg bid.x : i32
   %base = arith.muli %bid, %bdim : i32
   %i = arith.addi %base, %tid : i32
   %g = arith.cmpi slt, %i, %n : i32

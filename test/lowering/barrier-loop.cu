@@ -9,7 +9,7 @@
 // CHECK-LABEL: kv.kernel @_Z16neighbour_stagedPiPKii attributes {arg_names = ["out", "in", "rounds", "tile", "tile.staged"]
 // CHECK-NEXT: %tile: !kv.shared<i32, 64>, %tile.staged: !kv.shared<i32, 0>
 // CHECK-NOT: kv.barrier
-// CHECK: %[[K:.*]] = kv.iter from %{{.*}} step %{{.*}} while "slt" %{{.*}} if %true
+// CHECK: %[[K:.*]] = kv.iter from %{{.*}} step %{{.*}} while slt %{{.*}} if %true
 // CHECK: %[[V:.*]] = kv.read %in[%{{.*}}]
 // CHECK: %[[SLICE:.*]] = arith.muli %[[K]], %c4294967296_i64 : i64
 // CHECK: kv.prove %{{.*}}, "staged shared-array write in bounds"

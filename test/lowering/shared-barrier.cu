@@ -7,9 +7,9 @@
 // CHECK: module {
 // CHECK-LABEL: kv.kernel @_Z13reverse_blockPiPKii attributes {arg_names = ["out", "in", "n", "buf"], source_name = "reverse_block"} {
 // CHECK-NEXT: ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32, %buf: !kv.shared<i32, 128>):
-// CHECK-DAG: %[[TID:.*]] = kv.sreg "tid.x" : i32
-// CHECK-DAG: %[[BDIM:.*]] = kv.sreg "bdim.x" : i32
-// CHECK-DAG: %[[BID:.*]] = kv.sreg "bid.x" : i32
+// CHECK-DAG: %[[TID:.*]] = kv.sreg tid.x : i32
+// CHECK-DAG: %[[BDIM:.*]] = kv.sreg bdim.x : i32
+// CHECK-DAG: %[[BID:.*]] = kv.sreg bid.x : i32
 // CHECK: %[[I:.*]] = arith.addi %{{.*}}, %[[TID]] : i32
 // CHECK: %[[LOADG:.*]] = arith.cmpi slt, %[[I]], %n : i32
 // CHECK: %[[V:.*]] = kv.read %in[%{{.*}}] if %[[LOADG]] : !kv.global<i32>, i64 -> i32

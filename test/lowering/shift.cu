@@ -6,7 +6,7 @@
 // RUN: %expect-exit 0 %kvalidate --emit-kv %s:origin_shift %s:shift_by \
 // RUN:   | FileCheck %s --check-prefix=KV
 // KV-LABEL: kv.kernel @{{.*}}origin_shift
-// KV: %[[BID:.*]] = kv.sreg "bid.x" : i32
+// KV: %[[BID:.*]] = kv.sreg bid.x : i32
 // KV: %[[C16:.*]] = arith.constant 16 : i32
 // KV: arith.muli %[[BID]], %[[C16]] : i32
 // KV-NOT: arith.shli

@@ -87,13 +87,13 @@ TEST_F(ExecutorTest, CopyOverGrid) {
 kv.kernel @copy2d attributes {arg_names = ["out", "in"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>):
   %true = arith.constant true
-  %tx = kv.sreg "tid.x" : i32
-  %ty = kv.sreg "tid.y" : i32
-  %bx = kv.sreg "bid.x" : i32
-  %by = kv.sreg "bid.y" : i32
-  %bdx = kv.sreg "bdim.x" : i32
-  %bdy = kv.sreg "bdim.y" : i32
-  %gdx = kv.sreg "gdim.x" : i32
+  %tx = kv.sreg tid.x : i32
+  %ty = kv.sreg tid.y : i32
+  %bx = kv.sreg bid.x : i32
+  %by = kv.sreg bid.y : i32
+  %bdx = kv.sreg bdim.x : i32
+  %bdy = kv.sreg bdim.y : i32
+  %gdx = kv.sreg gdim.x : i32
   %brow = arith.muli %by, %gdx : i32
   %blk = arith.addi %brow, %bx : i32
   %bsize = arith.muli %bdx, %bdy : i32
@@ -129,9 +129,9 @@ kv.kernel @reverse attributes {arg_names = ["out", "in", "buf"]} {
 ^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %buf: !kv.shared<i32, 64>):
   %true = arith.constant true
   %c1 = arith.constant 1 : i32
-  %tx = kv.sreg "tid.x" : i32
-  %bx = kv.sreg "bid.x" : i32
-  %bdx = kv.sreg "bdim.x" : i32
+  %tx = kv.sreg tid.x : i32
+  %bx = kv.sreg bid.x : i32
+  %bdx = kv.sreg bdim.x : i32
   %base = arith.muli %bx, %bdx : i32
   %i = arith.addi %base, %tx : i32
   %i64 = arith.extui %i : i32 to i64
@@ -174,9 +174,9 @@ kv.kernel @neighbour attributes {arg_names = ["before", "after", "buf"]} {
   %true = arith.constant true
   %c1 = arith.constant 1 : i32
   %c7 = arith.constant 7 : i32
-  %tx = kv.sreg "tid.x" : i32
-  %bx = kv.sreg "bid.x" : i32
-  %bdx = kv.sreg "bdim.x" : i32
+  %tx = kv.sreg tid.x : i32
+  %bx = kv.sreg bid.x : i32
+  %bdx = kv.sreg bdim.x : i32
   %base = arith.muli %bx, %bdx : i32
   %i = arith.addi %base, %tx : i32
   %i64 = arith.extui %i : i32 to i64
@@ -217,7 +217,7 @@ TEST_F(ExecutorTest, GuardedWrite) {
   kv::KernelOp k = parse(R"(
 kv.kernel @guarded attributes {arg_names = ["out", "n"]} {
 ^bb0(%out: !kv.global<i32>, %n: i32):
-  %tx = kv.sreg "tid.x" : i32
+  %tx = kv.sreg tid.x : i32
   %g = arith.cmpi slt, %tx, %n : i32
   %t64 = arith.extui %tx : i32 to i64
   kv.write %out[%t64] = %tx if %g : !kv.global<i32>, i64, i32
@@ -254,8 +254,8 @@ kv.kernel @last attributes {arg_names = ["out"]} {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
   %c42 = arith.constant 42 : i32
-  %tx = kv.sreg "tid.x" : i32
-  %bx = kv.sreg "bid.x" : i32
+  %tx = kv.sreg tid.x : i32
+  %bx = kv.sreg bid.x : i32
   %v = arith.addi %tx, %bx : i32
   kv.write %out[%c0] = %v if %true : !kv.global<i32>, i64, i32
   kv.write %out[%c1] = %v if %true : !kv.global<i32>, i64, i32
@@ -277,7 +277,7 @@ kv.kernel @assume_small attributes {arg_names = ["out"]} {
 ^bb0(%out: !kv.global<i32>):
   %true = arith.constant true
   %c3 = arith.constant 3 : i32
-  %tx = kv.sreg "tid.x" : i32
+  %tx = kv.sreg tid.x : i32
   %small = arith.cmpi ult, %tx, %c3 : i32
   kv.assume %small
   %t64 = arith.extui %tx : i32 to i64
@@ -301,7 +301,7 @@ const char *PerThreadKernel = R"(
 kv.kernel @per_thread attributes {arg_names = ["out"]} {
 ^bb0(%out: !kv.global<i32>):
   %true = arith.constant true
-  %tx = kv.sreg "tid.x" : i32
+  %tx = kv.sreg tid.x : i32
   %t64 = arith.extui %tx : i32 to i64
   kv.write %out[%t64] = %tx if %true : !kv.global<i32>, i64, i32
 }
@@ -369,7 +369,7 @@ kv.kernel @fill attributes {arg_names = ["out", "n"]} {
   %true = arith.constant true
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
-  %k = kv.iter from %c0 step %c1 while "slt" %n if %true
+  %k = kv.iter from %c0 step %c1 while slt %n if %true
   kv.write %out[%k] = %k if %true : !kv.global<i64>, i64, i64
 }
 )";
@@ -401,9 +401,9 @@ kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
   %true = arith.constant true
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
-  %tx = kv.sreg "tid.x" : i32
+  %tx = kv.sreg tid.x : i32
   %t64 = arith.extui %tx : i32 to i64
-  %k = kv.iter from %c0 step %c1 while "slt" %n if %true
+  %k = kv.iter from %c0 step %c1 while slt %n if %true
   %x = kv.read %in[%k] if %true : !kv.global<i32>, i64 -> i32
   %s = kv.sum %x over %k : i32
   kv.write %out[%t64] = %s if %true : !kv.global<i32>, i64, i32

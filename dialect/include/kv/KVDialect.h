@@ -12,6 +12,24 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 
 #include "kv/KVOpsDialect.h.inc"
+#include "kv/KVEnums.h.inc"
+
+namespace kv {
+/// The groups of special registers (kv::SReg is group * 3 + axis).
+enum class SRegGroup : uint32_t { Tid = 0, Bid = 1, BDim = 2, GDim = 3 };
+inline SRegGroup sregGroup(SReg r) {
+  return static_cast<SRegGroup>(static_cast<uint32_t>(r) / 3);
+}
+/// 0, 1, 2 for x, y, z.
+inline unsigned sregAxis(SReg r) { return static_cast<uint32_t>(r) % 3; }
+/// The register of \p group along \p axis (0, 1, 2 for x, y, z).
+inline SReg makeSReg(SRegGroup group, unsigned axis) {
+  return static_cast<SReg>(static_cast<uint32_t>(group) * 3 + axis);
+}
+} // namespace kv
+
+#define GET_ATTRDEF_CLASSES
+#include "kv/KVOpsAttrs.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "kv/KVOpsTypes.h.inc"
 #define GET_OP_CLASSES

@@ -14,6 +14,8 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "kv/KVEnums.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -23,6 +25,7 @@ def KV_Dialect : Dialect {
   let cppNamespace = "::kv";
   let summary = "GPU kernel model for parameterized equivalence checking";
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
@@ -43,6 +46,17 @@ def KV_SharedArray : KV_Type<"SharedArray", "shared"> {
 }
 
 def KV_AnyArray : AnyTypeOf<[KV_GlobalArray, KV_SharedArray]>;
+
+//===----------------------------------------------------------------------===//
+// Enums. Each is stored in a kv attribute (generic form `#kv<sreg tid.x>`);
+// an op's custom form spells it as a bare keyword through
+// custom<EnumKeyword> (`kv.sreg tid.x`; the attribute's own printer would
+// put a second space before it).
+//===----------------------------------------------------------------------===//
+
+def KV_SRegAttr : EnumAttr<KV_Dialect, KV_SReg, "sreg">;
+def KV_IterPredAttr : EnumAttr<KV_Dialect, KV_IterPred, "iter_pred">;
+def KV_NoWrapKindAttr : EnumAttr<KV_Dialect, KV_NoWrapKind, "nowrap_kind">;
 
 class KV_Op<string mnemonic, list<Trait> traits = []> :
     Op<KV_Dialect, mnemonic, traits>;
@@ -89,18 +103,24 @@ def KV_KernelOp : KV_Op<"kernel", [Symbol, NoTerminator, IsolatedFromAbove,
 def KV_SRegOp : KV_Op<"sreg", [Pure]> {
   let summary = "a thread/block id or launch dimension";
   let description = [{
-    `name` is one of tid.{x,y,z}, bid.{x,y,z}, bdim.{x,y,z}, gdim.{x,y,z}.
+    `%x = kv.sreg tid.x : i32`: `name` is one of tid.{x,y,z} (threadIdx),
+    bid.{x,y,z} (blockIdx), bdim.{x,y,z} (blockDim), gdim.{x,y,z} (gridDim).
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins KV_SRegAttr:$name);
   let results = (outs I32:$result);
-  let assemblyFormat = "$name attr-dict `:` type($result)";
-  let hasVerifier = 1;
+  let assemblyFormat = "custom<EnumKeyword>($name) attr-dict `:` type($result)";
+  let extraClassDeclaration = [{
+    /// The register's group (thread id, block id, block or grid dimension).
+    SRegGroup getGroup() { return sregGroup(getName()); }
+    /// The register's axis: 0, 1, 2 for x, y, z.
+    unsigned getAxis() { return sregAxis(getName()); }
+  }];
 }
 
 def KV_IterOp : KV_Op<"iter"> {
   let summary = "the iteration number of a loop with a symbolic trip count";
   let description = [{
-    `%k = kv.iter from %lb step %step while "slt" %bound if %g` stands for
+    `%k = kv.iter from %lb step %step while slt %bound if %g` stands for
     every iteration number 0 <= k < 2^31 of a loop that a thread enters when
     `g` holds and runs while `lb + k * step` compares true with `bound`
     (`pred`: slt, sle, ult, ule; computed exactly, the operands signed for
@@ -120,16 +140,19 @@ def KV_IterOp : KV_Op<"iter"> {
     loops with the same bounds are still two loops.
   }];
   let arguments = (ins I64:$lb, I64:$step, I64:$bound, I1:$guard,
-                       StrAttr:$pred, UnitAttr:$do_while,
+                       KV_IterPredAttr:$pred, UnitAttr:$do_while,
                        OptionalAttr<I64Attr>:$width, UnitAttr:$from_ne);
   let results = (outs I64:$k);
   let assemblyFormat = [{
-    `from` $lb `step` $step `while` $pred $bound `if` $guard (`do_while` $do_while^)? attr-dict
+    `from` $lb `step` $step `while` custom<EnumKeyword>($pred) $bound `if` $guard (`do_while` $do_while^)? attr-dict
   }];
-  let hasVerifier = 1;
   let extraClassDeclaration = [{
-    bool isSigned() { return getPred().starts_with("s"); }
-    bool isStrict() { return getPred().ends_with("lt"); }
+    bool isSigned() {
+      return getPred() == IterPred::slt || getPred() == IterPred::sle;
+    }
+    bool isStrict() {
+      return getPred() == IterPred::slt || getPred() == IterPred::ult;
+    }
   }];
 }
 
@@ -171,8 +194,27 @@ def KV_BarrierOp : KV_Op<"barrier"> {
 
 def KV_AssumeOp : KV_Op<"assume"> {
   let summary = "a precondition every thread of a valid launch satisfies";
-  let arguments = (ins I1:$cond);
+  let description = [{
+    `kv.assume %c`: the checker may take `c` as given for every thread of
+    every launch it considers. Two kinds are marked, for the checker to
+    treat apart from the launch preconditions:
+
+    - `{bound = N : i64}`: the lowering cut a loop after `N` iterations
+      (`--unroll=N`); `c` says that no thread runs more than that. A
+      verdict that relies on it holds only for launches within the bound.
+    - `{ub}`: `c` is C's rule that signed overflow is undefined (a `nsw`
+      operation of the source does not wrap), not a fact about the launch.
+  }];
+  let arguments = (ins I1:$cond,
+      Arg<OptionalAttr<I64Attr>,
+          "the --unroll bound of the loop whose cut this assumes">:$bound,
+      Arg<UnitAttr, "the assumption is C's signed-overflow rule">:$ub);
   let assemblyFormat = "$cond attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$cond), [{
+      build($_builder, $_state, cond, /*bound=*/nullptr, /*ub=*/false);
+    }]>
+  ];
 }
 
 def KV_ProveOp : KV_Op<"prove"> {
@@ -192,14 +234,14 @@ def KV_ProveOp : KV_Op<"prove"> {
 def KV_NoWrapOp : KV_Op<"nowrap", [Pure, SameTypeOperands]> {
   let summary = "true when a signed add/sub/mul does not overflow";
   let description = [{
-    Carries C's rule that signed overflow is undefined: the lowering asserts
-    `kv.assume` of it for every `nsw` operation of a source kernel.
+    `%ok = kv.nowrap add %a, %b : i32` (`kind`: add, sub, mul) carries C's
+    rule that signed overflow is undefined: the lowering asserts `kv.assume`
+    of it (marked `ub`) for every `nsw` operation of a source kernel.
   }];
-  let arguments = (ins StrAttr:$kind, AnySignlessInteger:$lhs,
+  let arguments = (ins KV_NoWrapKindAttr:$kind, AnySignlessInteger:$lhs,
                        AnySignlessInteger:$rhs);
   let results = (outs I1:$result);
-  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($lhs)";
-  let hasVerifier = 1;
+  let assemblyFormat = "custom<EnumKeyword>($kind) $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
 def KV_ApplyOp : KV_Op<"apply", [Pure]> {
