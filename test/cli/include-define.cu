@@ -1,8 +1,6 @@
 // -I and -D reach the compile of .cu inputs.
 //
 // With -DFACTOR=2, in[i] * FACTOR is in[i] + in[i]: equivalent (exit 0).
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate -I %inputs/include -DFACTOR=2 %s:scale_macro %s:scale_add \
 // RUN:   | FileCheck %s --check-prefix=TWO
 // TWO: verdict: equivalent
@@ -38,3 +36,6 @@ __global__ void scale_add(int *out, const int *in, int n) {
   if (i < n)
     out[i] = in[i] + in[i];
 }
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -2,8 +2,6 @@
 // the name without template arguments when that is unique, or the mangled
 // name. Each pair below is equivalent (out[tid] = 1).
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:plain %s:_Z5plainPi | FileCheck %s
 // RUN: %expect-exit 0 %kvalidate %s:a::one %s:b::one | FileCheck %s
 // RUN: %expect-exit 0 %kvalidate %s:plain '%s:fill<1>' | FileCheck %s
@@ -33,3 +31,6 @@ template __global__ void fill<2>(int *);
 
 template <int N> __global__ void fill_only(int *out) { out[threadIdx.x] = N; }
 template __global__ void fill_only<1>(int *);
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -2,8 +2,6 @@
 // kv model: the verdict is "unsupported" (exit 2) with the loop's file:line,
 // on stdout, and in the JSON reason.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 2 %kvalidate %s:sum_prefix %s:sum_prefix | FileCheck %s
 // CHECK: verdict: unsupported
 // CHECK-NEXT: reason: before kernel: {{.*}}unsupported-symbolic-loop.cu:18:{{[0-9]+}}: loop whose trip count is not a constant
@@ -22,3 +20,6 @@ __global__ void sum_prefix(int *out, const int *in, int n) {
   if (i < n)
     out[i] = acc;
 }
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -4,8 +4,6 @@
 //
 // A grid-stride copy against one element per thread: equal when the grid
 // covers n.
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume='gridDim.x <= 65535 && %{1D} && gridDim.x * blockDim.x >= n' \
 // RUN:   %s:copy_each %s:copy_grid_stride | FileCheck %s --check-prefix=EQ
 // EQ:      verdict: equivalent
@@ -356,3 +354,6 @@ kv.kernel @across_barrier attributes {arg_names = ["out"]} {
   kv.barrier
   kv.write %out[%k] = %k if %true : !kv.global<i64>, i64, i64
 }
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

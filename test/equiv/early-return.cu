@@ -2,8 +2,6 @@
 // start of clang's pipeline it is a cleanup switch) is the same as guarding
 // the body.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:copy %s:copy_early_return | FileCheck %s
 // RUN: %expect-exit 0 %kvalidate %s:copy %s:copy_early_return_local | FileCheck %s
 // CHECK: verdict: equivalent
@@ -40,3 +38,6 @@ __global__ void copy_early_return_wrong(int *out, const int *in, int n) {
     return;
   out[i] = in[i];
 }
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

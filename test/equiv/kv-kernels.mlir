@@ -1,7 +1,5 @@
 // kvalidate reads hand-written kv modules (.mlir); KERNEL is the symbol name.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:copy_a %s:copy_b | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --assume='blockDim.x <= 64 && %{1D}' \
 // RUN:   %s:copy_a %s:copy_via_shared | FileCheck %s --check-prefix=EQ
@@ -88,3 +86,6 @@ kv.kernel @copy_via_shared attributes {arg_names = ["out", "in", "n", "buf"]} {
   %w = kv.read %buf[%t64] if %g : !kv.shared<i32, 64>, i64 -> i32
   kv.write %out[%i64] = %w if %g : !kv.global<i32>, i64, i32
 }
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

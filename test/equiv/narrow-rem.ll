@@ -4,8 +4,6 @@
 ; Truncating a scalar parameter is not exact: the counterexample's divisor
 ; has bits above the low 16, and it replays.
 ;
-; The solver-heavy lane (test/lit.cfg.py).
-; REQUIRES: long
 ; RUN: %expect-exit 0 %kvalidate %s:rot_wide %s:rot_narrow | FileCheck %s --check-prefix=EQ
 ; EQ: verdict: equivalent
 ;
@@ -83,3 +81,6 @@ define ptx_kernel void @rot_param_narrow(ptr %out, ptr %in, i32 %n) {
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+
+; The solver-heavy lane (test/lit.cfg.py).
+; REQUIRES: long

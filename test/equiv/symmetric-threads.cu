@@ -4,8 +4,6 @@
 // launched on a 2-D grid is race free at once, where following its values
 // back through the tree outlasted the budget.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --timeout=60 \
 // RUN:   --assume='blockDim.x <= 256 && blockDim.y == 1 && blockDim.z == 1' \
 // RUN:   %inputs/defects.cu:sum_barrier %inputs/defects.cu:sum_barrier | FileCheck %s --check-prefix=TREE
@@ -32,3 +30,6 @@ __global__ void stamp_rows(int *cells) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   cells[i] = blockIdx.y;
 }
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

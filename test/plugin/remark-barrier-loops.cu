@@ -6,8 +6,6 @@
 // The remaining kernels are shapes the loop model leaves out on purpose:
 // each is a warning naming the construct, never a verdict.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=300 \
 // RUN:   -mllvm -kvalidate-assume='blockDim.x <= 64 && %{1D} && rounds <= 1000' \
@@ -20,3 +18,6 @@
 // CHECK-DAG: tiles.cu:52:17: warning: kvalidate: kernel 'tile_after_loop': unsupported: {{.*}}read of a shared array after a barrier loop that stages it
 // CHECK-DAG: tiles.cu:64:17: warning: kvalidate: kernel 'tile_global_write': unsupported: {{.*}}write to global memory in a loop with a symbolic trip count and a __syncthreads()
 // CHECK-DAG: tiles.cu:75:17: warning: kvalidate: kernel 'tile_one_barrier': unsupported: {{.*}}shared array read after the last __syncthreads() of a loop iteration and written before the first
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -4,8 +4,6 @@
 // pipelines. An unsigned counter tested `k >= 0` never stops: unsupported,
 // with the launch that enters it.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-timeout=300 -mllvm -kvalidate-assume='%{1D} && n <= 100000' \
 // RUN:   -mllvm -kvalidate-kernel=sum_rows_rev_unsigned -mllvm -kvalidate-kernel=sum_rows_forever \
@@ -16,3 +14,6 @@
 // CHECK-DAG: rowsum.cu:10:17: remark: kvalidate: kernel 'sum_rows_rev': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: rowsum.cu:26:17: remark: kvalidate: kernel 'sum_rows_rev_shifted': equivalent ({{[0-9]+}} ms)
 // CHECK-NOT: kernel 'sum_rows'
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -3,8 +3,6 @@
 // guarded do-while, which the loop model (kv.iter, do_while) counts from the
 // same iterations as the source's for loop.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-timeout=120 \
 // RUN:   -mllvm -kvalidate-kernel=axpy_each -mllvm -kvalidate-kernel=axpy_grid_stride \
@@ -30,3 +28,6 @@
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=axpy_grid_stride \
 // RUN:   %inputs/grid_stride.cu -o %t.plugin.s 2>/dev/null
 // RUN: diff %t.plain.s %t.plugin.s
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

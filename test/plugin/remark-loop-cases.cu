@@ -2,8 +2,6 @@
 // -O2 pipeline by cases on blockDim.x (the source is kept and lowered again
 // for each power-of-two block size the assumptions allow), and says so.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-assume='%{POW2} && %{1D} && blockDim.x <= 256' \
 // RUN:   %inputs/block_reduce.cu -o %t.s 2>&1 \
@@ -28,3 +26,6 @@
 // RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOSPLIT
 // NOSPLIT: warning: kvalidate: kernel 'sum_strided': unsupported: {{.*}}loop whose trip count is not a constant {{.*}}(no case split: the assumptions allow more than 64 values of blockDim.x)
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

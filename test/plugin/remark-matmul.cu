@@ -5,8 +5,6 @@
 // loop over a tile fully unrolled. The plugin proves each pipeline for
 // every n that is a multiple of the tile.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-timeout=300 \
 // RUN:   -mllvm -kvalidate-assume='blockDim.x == 16 && blockDim.y == 16 && blockDim.z == 1 && gridDim.z == 1 && n % 16 == 0 && n > 0 && gridDim.x * 16 == n && gridDim.y * 16 == n' \
@@ -25,3 +23,6 @@
 // RUN:   | FileCheck %s --check-prefix=TILES --implicit-check-not=warning: --implicit-check-not=error:
 // TILES-DAG: remark: kvalidate: kernel 'neighbour_staged': equivalent ({{[0-9]+}} ms)
 // TILES-DAG: remark: kvalidate: kernel 'neighbour_wrong': equivalent ({{[0-9]+}} ms)
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -4,8 +4,6 @@
 // its own pipeline's source: wrong against the naive one, not against its
 // -O2 IR), and the scalar kernels of misc.cu, which need no assumption.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=300 -mllvm -kvalidate-assume='%{SQ16}' \
 // RUN:   %inputs/transpose_padded.cu -o %t.s 2>&1 \
@@ -52,3 +50,6 @@
 // MISC-DAG: remark: kvalidate: kernel 'scale_skip_zero': equivalent ({{[0-9]+}} ms)
 // MISC-DAG: remark: kvalidate: kernel 'noop': equivalent ({{[0-9]+}} ms)
 // MISC-DAG: remark: kvalidate: kernel 'noop2': equivalent ({{[0-9]+}} ms)
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long

@@ -5,8 +5,6 @@
 // loop, the dot products twice with the last term after the loop; the sums
 // regroup, and the plugin proves every kernel.
 //
-// The solver-heavy lane (test/lit.cfg.py).
-// REQUIRES: long
 // RUN: %clang-cuda -O2 -fno-unroll-loops -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=120 -mllvm -kvalidate-assume='%{1D}' \
 // RUN:   %inputs/accumulate.cu -o %t.s 2>&1 \
@@ -26,3 +24,6 @@
 // UNROLLED-DAG: remark: kvalidate: kernel 'row_total_late': equivalent ({{[0-9]+}} ms)
 // UNROLLED-DAG: remark: kvalidate: kernel 'row_dot': equivalent ({{[0-9]+}} ms)
 // UNROLLED-DAG: remark: kvalidate: kernel 'row_dot_swapped': equivalent ({{[0-9]+}} ms)
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
