@@ -43,7 +43,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
-#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>

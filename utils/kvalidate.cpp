@@ -41,7 +41,6 @@
 #include <thread>
 #include <map>
 #include <set>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
