@@ -66,18 +66,16 @@ bool SafetyCheck::checkRaces() {
   if (!start(q))
     return false;
   std::vector<Pair> pairs = conflicts(q);
-  z3::expr any = q.ctx.bool_val(false);
-  for (Pair &p : pairs)
-    any = any || p.cond;
   if (!pairs.empty()) {
     // First without the written values: most kernels have no conflicting
     // accesses at all, and the values pull in every read behind them.
-    z3::check_result r = q.solve(any, budget());
-    if (r == z3::sat) {
-      // Threads that differ only in ids the kernel never reads (a 1-D
-      // kernel's blocks along y) do the same from the same memory: by
-      // induction over the intervals their writes carry equal values.
-      // Outside loops only (elsewhere their iterations may differ).
+    // Threads that differ only in ids the kernel never reads (a 1-D
+    // kernel's blocks along y) do the same from the same memory: by
+    // induction over the intervals their writes carry equal values.
+    // Outside loops only (elsewhere their iterations may differ). Such
+    // pairs are left out from the start: one query instead of two.
+    z3::check_result r;
+    {
       std::set<SReg> used;
       k.walk([&](SRegOp op) { used.insert(op.getName()); });
       z3::expr symmetric = q.ctx.bool_val(true);
@@ -115,8 +113,7 @@ bool SafetyCheck::checkRaces() {
       if (u.solve(harmful(u, upairs), budget()) == z3::unsat) {
         r = z3::unsat;
       } else {
-        any = harmful(q, pairs);
-        r = q.solve(any, budget());
+        r = q.solve(harmful(q, pairs), budget());
       }
     }
     if (r == z3::unknown && !undecided(q, "no data race"))

@@ -39,10 +39,18 @@ z3::expr Encoder::launchConstraints() {
                    ctx.bv_val(1024, std::max(w, 32u)));
   // blockIdx.x * blockDim.x + threadIdx.x fits in an int: what every kernel
   // that computes a global index in 32 bits relies on.
+  // blockDim.d <= 1024 fits in 11 bits, so the product fits in 43: a
+  // narrower multiplier than 64 x 64 bits, which each query would
+  // bit-blast.
   if (!hugeGrids)
-    for (int i = 0; i < 3; ++i)
-      c = c && z3::ule(z3::zext(gdim[i], 64 - w) * z3::zext(bdim[i], 64 - w),
-                       ctx.bv_val((uint64_t)INT32_MAX, 64));
+    for (int i = 0; i < 3; ++i) {
+      z3::expr prod =
+          w == 32 ? z3::zext(gdim[i], 11) *
+                        z3::zext(bdim[i].extract(10, 0), 32)
+                  : z3::zext(gdim[i], 64 - w) * z3::zext(bdim[i], 64 - w);
+      c = c && z3::ule(prod, ctx.bv_val((uint64_t)INT32_MAX,
+                                        prod.get_sort().bv_size()));
+    }
   return c;
 }
 

@@ -206,6 +206,9 @@ z3::expr Encoder::globalIndexFacts(const Thread &t) {
   z3::expr intMax = ctx.bv_val((uint64_t)INT32_MAX, w);
   for (int i = 0; i < 3; ++i) {
     f = f && z3::ule(productApp(t.bid[i], bdim[i]), intMax - t.tid[i]);
+    // The product does not wrap either: said abstractly, so that index
+    // lemmas about b * h + t hold without a multiplier's bits.
+    f = f && nowrapMulApp(t.bid[i], bdim[i]);
     // ... and below gridDim * blockDim (a grid-stride loop's step), which
     // the solver would otherwise need non-linear reasoning for.
     z3::expr total = productApp(gdim[i], bdim[i]);
@@ -268,9 +271,26 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
       c = (z3::ult(t.a, small) && z3::ult(t.h, big)) ||
           (z3::ult(t.a, big) && z3::ult(t.h, small));
     }
-    if (exactFits)
-      c = c || (z3::bvmul_no_overflow(t.a, t.h, false) &&
-                z3::bvadd_no_overflow(t.a * t.h, t.b, false));
+    if (exactFits) {
+      // With abstracted products, the product and its overflow check are
+      // functions the refinement makes exact where a model needs them: a
+      // multiplier per term would dominate every race query.
+      if (abstractNonlinear) {
+        z3::expr p = productApp(t.a, t.h);
+        z3::expr ok = binaryApp("unowrap.mul", t.a, t.h, 1,
+                                /*commutative=*/true) == ctx.bv_val(1, 1);
+        if (p.is_app() && !p.is_numeral() &&
+            nowrapSeen.insert(p.id()).second)
+          abstracted.push_back({p, t.a * t.h});
+        if (nowrapSeen.insert(ok.arg(0).id()).second)
+          abstracted.push_back(
+              {ok, z3::bvmul_no_overflow(t.a, t.h, false)});
+        c = c || (ok && z3::bvadd_no_overflow(p, t.b, false));
+      } else {
+        c = c || (z3::bvmul_no_overflow(t.a, t.h, false) &&
+                  z3::bvadd_no_overflow(t.a * t.h, t.b, false));
+      }
+    }
     c = lt && c;
     // Or exact in signed arithmetic (the before kernel's nsw products):
     // a*h + b with 0 <= b < h determines a and b, negative a included.
