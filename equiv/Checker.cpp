@@ -208,6 +208,11 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   if (lockstep)
     result.method = "interval by interval: each thread makes the same writes "
                     "in each barrier interval";
+  else if (pc.alignedFolds)
+    result.method = "loops aligned: " + std::to_string(pc.alignedFolds) +
+                    " accumulator loop" + (pc.alignedFolds > 1 ? "s" : "") +
+                    " proved iteration by iteration (same start, same "
+                    "iterations, same update), for any trip count";
   if (bounded) {
     result.verdict = Verdict::EquivalentUpToBound;
     result.reason = "proved for executions whose symbolic loops run at most " +

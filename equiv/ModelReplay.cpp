@@ -177,7 +177,7 @@ bool firstMismatch(
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                        const z3::model &m, unsigned arg, const z3::expr &k,
                        Counterexample &cex, std::string &why,
-                       bool zeroUnread, bool smallInputs) {
+                       bool zeroUnread, bool smallInputs, unsigned seed) {
   // The input cells the query constrains; with zeroUnread every other cell
   // is 0 (the model's default value may break the before kernel's
   // preconditions in threads the query never looked at).
@@ -228,6 +228,34 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     in.initial = [&](unsigned a, uint64_t idx) {
       Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
       bool isConstrained = constrained.count({a, idx});
+      // Inputs of the kernels' own choosing, the launch and scalars the
+      // model's: where the model's cells do not tell the kernels apart
+      // (two folds in different orders are two free functions to the
+      // solver), pseudo-random cells usually do. Float kernels get floats
+      // of magnitudes 2^-8 .. 2^12, whose sums round differently in
+      // different orders; integer kernels small integers, clear of the
+      // before kernel's no-overflow precondition.
+      if (seed) {
+        uint64_t h = (idx * 0x9e3779b97f4a7c15ull) ^
+                     ((uint64_t)a << 40) ^ (seed * 0xbf58476d1ce4e5b9ull);
+        h ^= h >> 31;
+        h *= 0x94d049bb133111ebull;
+        h ^= h >> 29;
+        unsigned ew = enc.widthOf(et);
+        llvm::APInt v(ew, 0);
+        if ((ks.hasApply || kt.hasApply) && (ew == 32 || ew == 64)) {
+          uint64_t sign = (h >> 63) & 1, exp = 119 + (h >> 40) % 21;
+          uint64_t bits = (sign << 31) | (exp << 23) | (h & 0x7fffff);
+          if (ew == 64)
+            bits = (sign << 63) | ((exp - 127 + 1023) << 52) |
+                   ((h & 0xfffffffffffull) << 8);
+          v = llvm::APInt(ew, bits);
+        } else {
+          v = llvm::APInt(ew, (int64_t)(h % 2001) - 1000, /*isSigned=*/true);
+        }
+        inputsRead.emplace(std::make_pair(a, idx), v);
+        return v;
+      }
       if (zeroUnread && !isConstrained)
         return llvm::APInt(enc.widthOf(et), 0);
       // Cells no query read spelled out (those inside sums): small values

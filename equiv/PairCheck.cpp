@@ -110,6 +110,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   enc.host = &host;
   z3::expr vs(ctx), vt(ctx);
   encodeValues(enc, ks, kt, arg, mode, k, host, vs, vt);
+  alignedFolds = std::max(alignedFolds, enc.alignedFolds);
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
   // For the threads the query is about (the writers of the cell compared,
@@ -356,7 +357,11 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
     if (replay(enc, ks, kt, m, arg, k, cex, why, true) ||
         replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false) ||
         replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false,
-               /*smallInputs=*/true)) {
+               /*smallInputs=*/true) ||
+        replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false,
+               false, /*seed=*/1) ||
+        replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false,
+               false, /*seed=*/2)) {
       result.verdict = Verdict::NotEquivalent;
       result.counterexample = cex;
       result.reason = "the kernels write different values to '" +

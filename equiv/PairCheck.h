@@ -31,6 +31,8 @@ struct PairCheck {
   bool hasDeadline;
   /// Regroupings of sums proved for this pair, shared by its queries.
   RegroupCache regrouped = {};
+  /// The most pairs of folds (kv.fold) one query aligned.
+  unsigned alignedFolds = 0;
 
   unsigned remainingMs() {
     if (!hasDeadline)
@@ -83,7 +85,7 @@ struct PairCheck {
   bool replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
               const z3::model &m, unsigned arg, const z3::expr &k,
               Counterexample &cex, std::string &why, bool zeroUnread,
-              bool smallInputs = false);
+              bool smallInputs = false, unsigned seed = 0);
   /// The model's scalars (ending the line) and sums (KV_DEBUG).
   static void dumpModel(Encoder &enc, const z3::model &m);
   /// The launch and scalars of the last replay that hit the work limit.

@@ -259,7 +259,7 @@ Value Lowerer::instantiate(Value v, llvm::DenseMap<Value, Value> &map) {
   Operation *d = v.getDefiningOp();
   if (!d || !dependsOnTid(v))
     return v;
-  if (isa<IterOp, SumOp, WriteOp, AssumeOp, ProveOp>(d) ||
+  if (isa<IterOp, SumOp, CarryOp, FoldOp, WriteOp, AssumeOp, ProveOp>(d) ||
       d->getNumResults() != 1) {
     fail("value stored to a staged shared array computed in an inner loop "
          "from the thread id");

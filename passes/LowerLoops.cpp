@@ -508,8 +508,14 @@ void Lowerer::replacePlaceholders(LoopModel &lm) {
   live = andI1(entryGuard, live);
   std::vector<std::pair<Value, Value>> repl{{guard, live}};
   for (Carried &c : lm.carried) {
-    if (lm.accHolders.contains(c.holder.getDefiningOp()))
+    if (lm.accHolders.contains(c.holder.getDefiningOp())) {
+      for (Acc &a : lm.accs)
+        if (a.fold && a.c == &c) {
+          a.carry = CarryOp::create(b, loc, c.init.getType(), c.init, k);
+          repl.push_back({c.holder, a.carry});
+        }
       continue;
+    }
     Value v = c.init;
     if (c.next != c.holder) {
       bool sgn = &c != iv || isSigned;

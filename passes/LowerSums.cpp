@@ -36,11 +36,13 @@ bool Lowerer::findSums(LoopModel &lm) {
       continue;
     Acc a{&c, {}, {}};
     a.term = accTerm(lm, c, a.chain, a.addends);
-    if (!a.term)
-      return giveUp(lm,
-                    "value carried around a loop with a symbolic trip count "
-                    "that is neither an induction variable nor a sum "
-                    "(s += term)");
+    // Any other update is a left fold of the body over the iterations, in
+    // order: no algebra needed, and the checker aligns it with the other
+    // kernel's fold.
+    if (!a.term) {
+      a.chain.clear();
+      a.fold = true;
+    }
     accs.push_back(std::move(a));
   }
   return true;
@@ -98,6 +100,9 @@ bool Lowerer::dropRunningSums(LoopModel &lm) {
   // "no signed overflow" assumptions may use it, and they are dropped (an
   // assumption fewer keeps a proof sound).
   for (Acc &a : lm.accs) {
+    // A fold's running value is its kv.carry: uses of it stay.
+    if (a.fold)
+      continue;
     llvm::SetVector<Operation *> slice;
     llvm::SmallVector<Value> work{a.c->holder};
     for (Operation *op : a.chain)
@@ -143,6 +148,11 @@ void Lowerer::emitSums(LoopModel &lm) {
   }
   std::vector<Value> &totals = lm.totals;
   for (Acc &a : lm.accs) {
+    if (a.fold) {
+      auto fold = FoldOp::create(b, loc, a.carry.getType(), a.carry, a.c->next);
+      totals.push_back(fold.getResult());
+      continue;
+    }
     auto sum = SumOp::create(b, loc, a.term.getType(), a.term, lm.k,
                              IntegerAttr());
     if (unrolled && a.addends == *unrolled)

@@ -215,12 +215,16 @@ private:
     Value init, holder, next;
     Value step64; // an induction variable's step, 64 bits
   };
-  /// An accumulator (`s += term`): its term, and the ops that add it.
+  /// An accumulator: a sum (`s += term`) with its term and the ops that
+  /// add it, or else a fold (any other update, `h = h * 31 + c`), whose
+  /// running value is a kv.carry.
   struct Acc {
     Carried *c;
     Value term;
     llvm::SmallVector<Operation *, 2> chain;
     unsigned addends = 0;
+    bool fold = false;
+    Value carry;
   };
   /// What modelLoop learns about one loop, step by step.
   struct LoopModel {

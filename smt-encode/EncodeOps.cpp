@@ -58,6 +58,10 @@ KernelModel::KernelModel(KernelOp k, std::string label)
     // A sum is the same for every iteration of its own loop.
     if (auto sum = dyn_cast<SumOp>(o))
       llvm::erase(deps, sum.getIter().getDefiningOp());
+    // So is a fold.
+    if (auto f = dyn_cast<FoldOp>(o))
+      if (CarryOp c = f.getCarry())
+        llvm::erase(deps, c.getIter().getDefiningOp());
     llvm::sort(deps);
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     if (!deps.empty())
@@ -239,6 +243,10 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
       return fail("a sum (kv.sum) inside the loop of another sum");
     return sumValue(k, sum, t);
   }
+  if (auto c = dyn_cast<CarryOp>(op))
+    return carryValue(k, c, t);
+  if (auto f = dyn_cast<FoldOp>(op))
+    return foldValue(k, f, t);
   if (auto r = dyn_cast<ReadOp>(op))
     return encodeRead(k, r, t);
   if (auto a = dyn_cast<ApplyOp>(op)) {

@@ -40,6 +40,9 @@ struct Thread {
   /// The thread's iteration number in each kv.iter loop, made on first use
   /// (0 <= k < 2^31). A write inside a loop is one write per (thread, k).
   mutable std::map<mlir::Operation *, z3::expr> iters;
+  /// Running values of accumulators (kv.carry) fixed for this thread: the
+  /// symbolic accumulator of a fold alignment proof.
+  mutable std::map<mlir::Operation *, z3::expr> carries;
 };
 
 /// What the encoder knows of one kernel: its writes by array and interval.
@@ -285,6 +288,9 @@ public:
   z3::func_decl uf(const std::string &name, const z3::sort_vector &dom,
                    unsigned width);
 
+  /// Pairs of folds (kv.fold, one per kernel) proved aligned.
+  unsigned alignedFolds = 0;
+
 private:
   /// With the block's shape fixed (a case split, or assumptions), the
   /// threads of the reader's block that may write array[index] in
@@ -334,6 +340,24 @@ private:
   /// as an uninterpreted function (abstractNonlinear).
   z3::expr abstractArith(mlir::Operation *op, z3::expr l, z3::expr r);
   z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
+  /// kv.carry and kv.fold (Folds.cpp): uninterpreted functions of the
+  /// thread, the loops around the fold (and the iteration), one function
+  /// for two folds that alignFolds proved to compute the same.
+  z3::expr carryValue(KernelModel &k, CarryOp c, const Thread &t);
+  z3::expr foldValue(KernelModel &k, FoldOp f, const Thread &t);
+  z3::expr foldApp(KernelModel &k, FoldOp f, const Thread &t,
+                   const z3::expr *x);
+  /// The loops around \p f, outermost first.
+  std::vector<mlir::Operation *> outerIters(KernelModel &k, FoldOp f);
+  /// Pairs the folds of `trusted` and `bounded` (once per encoder).
+  void alignFolds();
+  bool proveFoldsAligned(KernelModel &k1, FoldOp f1, KernelModel &k2,
+                         FoldOp f2);
+  bool foldsAligned = false;
+  /// The thread and block ids the folds' functions take.
+  std::set<SReg> foldIds;
+  std::map<mlir::Operation *, std::string> foldName, foldClass;
+
   /// The bound variables of the kv.sum bodies being encoded.
   std::vector<z3::expr> sumVars;
   bool mentionsSumVar(const z3::expr &e);

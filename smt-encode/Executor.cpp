@@ -126,9 +126,17 @@ bool Executor::runLoop(const Interval &iv, unsigned n) {
   if (i.iterEnd == n + 1)
     return true;
   auto it = cast<IterOp>(i.op);
-  for (unsigned m = n + 1; m < i.iterEnd; ++m)
-    if (iv.instrs[m].kind == Kind::Sum && iv.instrs[m].ops[1] == i.result)
-      slots[iv.instrs[m].result] = APInt(iv.instrs[m].width, 0);
+  for (unsigned m = n + 1; m < i.iterEnd; ++m) {
+    const Instr &j = iv.instrs[m];
+    if (j.kind == Kind::Sum && j.ops[1] == i.result)
+      slots[j.result] = APInt(j.width, 0);
+    // A fold starts from its carry's start value, kept if no iteration
+    // runs (a carry comes before its fold).
+    if (j.kind == Kind::Carry && j.ops[1] == i.result)
+      slots[j.result] = slots[j.ops[0]];
+    if (j.kind == Kind::Fold && j.ops[2] == i.result)
+      slots[j.result] = slots[j.ops[0]];
+  }
   uint64_t k = 0;
   if (!slots[i.ops[3]].isZero()) {
     // Exact arithmetic: |lb + k * step| < 2^129 for any k <= 2^20.

@@ -227,11 +227,14 @@ bool Executor::compileLoops(
       iv.instrs[l].iterEnd = n + 1;
     if (i.op->getNumResults() == 1)
       slotLoops[i.result] = deps;
-    // A sum runs in its loop's range, but its value is the loop's total.
-    if (i.kind == Kind::Sum)
+    // A sum runs in its loop's range, but its value is the loop's total;
+    // so does a fold.
+    if (i.kind == Kind::Sum || i.kind == Kind::Fold) {
+      unsigned iter = i.ops[i.kind == Kind::Sum ? 1 : 2];
       llvm::erase_if(slotLoops[i.result], [&](unsigned l) {
-        return iv.instrs[l].result == i.ops[1];
+        return iv.instrs[l].result == iter;
       });
+    }
   }
   for (unsigned n = 0; n < iv.instrs.size(); ++n) {
     Instr &i = iv.instrs[n];
@@ -340,6 +343,15 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             i.kind = Kind::Sum;
             return addOperand(sum.getTerm()) && addOperand(sum.getIter());
           })
+          .Case([&](CarryOp c) {
+            i.kind = Kind::Carry;
+            return addOperand(c.getInit()) && addOperand(c.getIter());
+          })
+          .Case([&](FoldOp f) {
+            i.kind = Kind::Fold;
+            return addOperand(f.getAcc()) && addOperand(f.getNext()) &&
+                   addOperand(f.getCarry().getIter());
+          })
           .Case([&](ApplyOp a) {
             i.kind = Kind::Apply;
             for (Value v : a.getOperands())
@@ -417,6 +429,10 @@ bool Executor::checkWidths(const Instr &i) const {
     return true;
   case Kind::Sum:
     return n == 2 && w(0) == i.width && w(1) == 64;
+  case Kind::Carry:
+    return n == 2 && w(0) == i.width && w(1) == 64;
+  case Kind::Fold:
+    return n == 3 && w(0) == i.width && w(1) == i.width && w(2) == 64;
   case Kind::CmpI:
   case Kind::NoWrap:
     return n == 2 && w(0) == w(1) && i.width == 1;

@@ -56,6 +56,8 @@ enum class Kind : uint8_t {
   Iter,
   /// kv.sum: adds its term in each iteration of its loop (zeroed on entry).
   Sum,
+  Carry,
+  Fold,
 };
 
 enum class FloatFn : uint8_t { None, Add, Sub, Mul, Div, Neg, Cmp };

@@ -216,6 +216,14 @@ bool Executor::exec(const Instr &i) {
   case Kind::Sum:
     slots[i.result] += arg(0);
     return true;
+  case Kind::Carry:
+    // Its slot holds the running value: set by runLoop, then by its fold.
+    return true;
+  case Kind::Fold:
+    // ops: the carry, the update, the loop's iteration.
+    slots[i.ops[0]] = arg(1);
+    slots[i.result] = arg(1);
+    return true;
   case Kind::NoWrap: {
     if (i.aux & 4)
       return set(APInt(1, 1));

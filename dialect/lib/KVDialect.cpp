@@ -108,7 +108,7 @@ LogicalResult KernelOp::verify() {
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
         isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp,
-            NoWrapOp, IterOp, SumOp, ProveOp>(op))
+            NoWrapOp, IterOp, SumOp, ProveOp, CarryOp, FoldOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }
@@ -154,5 +154,21 @@ LogicalResult WriteOp::verify() {
 LogicalResult SumOp::verify() {
   if (!getIter().getDefiningOp<IterOp>())
     return emitOpError("iterates over a value that is not a kv.iter");
+  return success();
+}
+
+LogicalResult CarryOp::verify() {
+  if (!getIter().getDefiningOp<IterOp>())
+    return emitOpError("iterates over a value that is not a kv.iter");
+  return success();
+}
+
+LogicalResult FoldOp::verify() {
+  CarryOp c = getCarry();
+  if (!c)
+    return emitOpError("accumulator is not a kv.carry");
+  for (Operation *u : c->getUsers())
+    if (u != getOperation() && isa<FoldOp>(u))
+      return emitOpError("two kv.fold ops name one kv.carry");
   return success();
 }

@@ -146,3 +146,36 @@ kv.kernel @sum_not_over_iter attributes {arg_names = ["n"]} {
 kv.kernel @unsigned_array attributes {arg_names = ["in", "n"], unsigned_params = ["in"]} {
 ^bb0(%in: !kv.global<i32>, %n: i32):
 }
+
+// -----
+
+kv.kernel @carry_not_over_iter attributes {arg_names = ["n"]} {
+^bb0(%n: i64):
+  %x = arith.constant 1 : i32
+  // expected-error @+1 {{'kv.carry' op iterates over a value that is not a kv.iter}}
+  %h = kv.carry %x over %n : i32
+}
+
+// -----
+
+kv.kernel @fold_not_of_carry attributes {arg_names = ["n"]} {
+^bb0(%n: i32):
+  %x = arith.constant 1 : i32
+  // expected-error @+1 {{'kv.fold' op accumulator is not a kv.carry}}
+  %r = kv.fold %n = %x : i32
+}
+
+// -----
+
+kv.kernel @two_folds attributes {arg_names = ["n"]} {
+^bb0(%n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %x = arith.constant 1 : i32
+  %k = kv.iter from %c0 step %c1 while slt %n if %true
+  %h = kv.carry %x over %k : i32
+  // expected-error @+1 {{'kv.fold' op two kv.fold ops name one kv.carry}}
+  %r = kv.fold %h = %x : i32
+  %s = kv.fold %h = %x : i32
+}

@@ -425,6 +425,49 @@ kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
   EXPECT_EQ(cells(none, 0), (std::map<uint64_t, uint64_t>{{0, 0}, {1, 0}}));
 }
 
+// kv.fold is a left fold in iteration order: h = h * 31 + x from 7 over
+// the iterations that run; with none it is the carry's start value. A
+// write of the running value (kv.carry) inside the loop sees the value at
+// the iteration's start.
+TEST_F(ExecutorTest, FoldInOrder) {
+  kv::KernelOp k = parse(R"(
+kv.kernel @hash attributes {arg_names = ["out", "run", "in", "n"]} {
+^bb0(%out: !kv.global<i32>, %run: !kv.global<i32>, %in: !kv.global<i32>, %n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c7 = arith.constant 7 : i32
+  %c31 = arith.constant 31 : i32
+  %k = kv.iter from %c0 step %c1 while slt %n if %true
+  %h = kv.carry %c7 over %k : i32
+  kv.write %run[%k] = %h if %true : !kv.global<i32>, i64, i32
+  %x = kv.read %in[%k] if %true : !kv.global<i32>, i64 -> i32
+  %m = arith.muli %h, %c31 : i32
+  %next = arith.addi %m, %x : i32
+  %r = kv.fold %h = %next : i32
+  kv.write %out[%c0] = %r if %true : !kv.global<i32>, i64, i32
+}
+)",
+                         "hash");
+  ASSERT_TRUE(k);
+  auto runWith = [&](uint64_t n) {
+    kv::ExecInputs in;
+    in.scalar = [n](unsigned) { return APInt(64, n); };
+    in.initial = [](unsigned, uint64_t index) { return APInt(32, index + 1); };
+    return kv::execute(k, launch(1, 1), in);
+  };
+  kv::ExecResult three = runWith(3);
+  ASSERT_TRUE(three.ok) << three.error;
+  // ((7 * 31 + 1) * 31 + 2) * 31 + 3: not a sum of terms.
+  EXPECT_EQ(cells(three, 0), (std::map<uint64_t, uint64_t>{{0, 209563}}));
+  EXPECT_EQ(cells(three, 1),
+            (std::map<uint64_t, uint64_t>{{0, 7}, {1, 218}, {2, 6760}}));
+  kv::ExecResult none = runWith(0);
+  ASSERT_TRUE(none.ok) << none.error;
+  EXPECT_EQ(cells(none, 0), (std::map<uint64_t, uint64_t>{{0, 7}}));
+  EXPECT_TRUE(cells(none, 1).empty());
+}
+
 const char *WrapKernel = R"(
 kv.kernel @wrap attributes {arg_names = ["out", "a", "b"]} {
 ^bb0(%out: !kv.global<i32>, %a: i32, %b: i32):

@@ -277,4 +277,39 @@ def KV_SumOp : KV_Op<"sum", [Pure, AllTypesMatch<["term", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def KV_CarryOp : KV_Op<"carry", [AllTypesMatch<["init", "result"]>]> {
+  let summary = "an accumulator's value at the start of a loop iteration";
+  let description = [{
+    `%acc = kv.carry %init over %k : i32` is the value of a variable carried
+    around the loop of `%k` (a `kv.iter`) at the start of iteration k:
+    `init` at k = 0, else what the `kv.fold` naming `%acc` computed in
+    iteration k - 1. Together they are a left fold of the loop's body over
+    its iterations, in order: `h = h * 31 + c`, `m = max(m, x)`, or a float
+    `acc += a[k] * b[k]` (kept uninterpreted, so no reassociation is
+    assumed). Not pure: two accumulators with the same start are two.
+  }];
+  let arguments = (ins AnySignlessInteger:$init, I64:$iter);
+  let results = (outs AnySignlessInteger:$result);
+  let assemblyFormat = "$init `over` $iter attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def KV_FoldOp : KV_Op<"fold", [AllTypesMatch<["acc", "next", "result"]>]> {
+  let summary = "an accumulator's value after its loop";
+  let description = [{
+    `%r = kv.fold %acc = %next : i32`: `%acc` is a `kv.carry`, `%next` the
+    value the body computes from it in an iteration. The result is the
+    carry's `init` when no iteration runs, else `%next` of the last
+    iteration that runs. Like `kv.sum`, the result does not depend on the
+    loop's iteration number.
+  }];
+  let arguments = (ins AnySignlessInteger:$acc, AnySignlessInteger:$next);
+  let results = (outs AnySignlessInteger:$result);
+  let assemblyFormat = "$acc `=` $next attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    CarryOp getCarry() { return getAcc().getDefiningOp<CarryOp>(); }
+  }];
+}
+
 #endif // KV_OPS_TD
