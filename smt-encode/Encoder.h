@@ -341,22 +341,51 @@ private:
   z3::expr abstractArith(mlir::Operation *op, z3::expr l, z3::expr r);
   z3::expr sumValue(KernelModel &k, SumOp sum, const Thread &t);
   /// kv.carry and kv.fold (Folds.cpp): uninterpreted functions of the
-  /// thread, the loops around the fold (and the iteration), one function
-  /// for two folds that alignFolds proved to compute the same.
+  /// thread, the loops around the fold (and the iteration); folds that
+  /// alignFolds proved to be segments of one fold read its function.
   z3::expr carryValue(KernelModel &k, CarryOp c, const Thread &t);
   z3::expr foldValue(KernelModel &k, FoldOp f, const Thread &t);
   z3::expr foldApp(KernelModel &k, FoldOp f, const Thread &t,
                    const z3::expr *x);
+  /// Appends the ids and outer iterations a fold's functions take.
+  z3::expr foldArgs(KernelModel &k, FoldOp f, const Thread &t,
+                    z3::expr_vector &args);
+  /// \p t at iteration \p x of \p f's loop.
+  Thread &foldThreadAt(KernelModel &k, FoldOp f, const Thread &t,
+                       const z3::expr &x);
+  /// The trip count of \p f's loop for \p t (a function with its
+  /// definition from the exit test in `side`).
+  z3::expr foldTrips(KernelModel &k, FoldOp f, const Thread &t);
+  std::map<std::pair<mlir::Operation *, unsigned>, z3::expr> tripMemo;
+  /// An aligned fold: its root's function, scale and the fold whose
+  /// result it starts from (none: it starts where the root does).
+  struct FoldAlignment {
+    std::string cls;
+    FoldOp root;
+    KernelModel *kernel;
+    unsigned scale;
+    FoldOp from;
+  };
+  std::map<mlir::Operation *, FoldAlignment> alignment;
+  /// The root's iteration at which aligned fold \p f starts.
+  z3::expr foldOffset(FoldOp f, const Thread &t);
+  /// The root's running value at its iteration \p p, for \p t.
+  /// With \p unfold (a fold's result), also its definition one step down.
+  z3::expr rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
+                     bool unfold = false);
   /// The loops around \p f, outermost first.
   std::vector<mlir::Operation *> outerIters(KernelModel &k, FoldOp f);
-  /// Pairs the folds of `trusted` and `bounded` (once per encoder).
+  /// Aligns the folds of `bounded` with those of `trusted` (once per
+  /// encoder).
   void alignFolds();
-  bool proveFoldsAligned(KernelModel &k1, FoldOp f1, KernelModel &k2,
-                         FoldOp f2);
+  bool proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2, FoldOp x,
+                    unsigned scale);
   bool foldsAligned = false;
+  /// How deep rootCarry is unfolding its definition.
+  unsigned unfoldDepth = 0;
+  std::map<mlir::Operation *, std::string> foldName;
   /// The thread and block ids the folds' functions take.
   std::set<SReg> foldIds;
-  std::map<mlir::Operation *, std::string> foldName, foldClass;
 
   /// The bound variables of the kv.sum bodies being encoded.
   std::vector<z3::expr> sumVars;

@@ -6,19 +6,32 @@
 // functions of the thread, the iterations of the loops around it, and (for
 // the running value) the iteration: nothing about the trip count is needed.
 //
-// Two folds, one per kernel, are aligned when a side query proves, for a
-// symbolic thread in range, symbolic outer iterations, iteration x and
-// accumulator value a: equal start values, the same iterations run, and
-// equal updates from a at x. By induction over the iterations the two
-// running values and results are then equal, and both folds use one
-// function. Preconditions of the source kernel at x (no signed overflow)
-// are assumed with a for the accumulator: where the real running value
-// stands, they hold.
+// Alignment: a fold F of the before kernel is a root, with its running
+// value carry_F(p) at iteration p (init_F at p = 0). A fold X of the after
+// kernel is a segment of F with scale U and offset o when, for a symbolic
+// thread in range, outer iterations, iteration y and accumulator a, a side
+// query proves:
+//   - X starts where F stood at o: o = 0 and equal start values, or X
+//     starts from the result of a segment Y of F (a remainder loop after
+//     a loop unrolled by U), o = U_Y * trips(Y) + o_Y;
+//   - iteration y of X runs only where F's iterations U*y + o .. U*y + o +
+//     U - 1 run;
+//   - X's update from a at y equals U updates of F from a at those.
+// By induction X's running value at y is carry_F(U*y + o) and its result
+// carry_F(U * trips(X) + o): one function for both kernels, read at points
+// the main query relates through the loops' trip counts (each defined by
+// its loop's exit test). A loop unrolled at run time (U:1) and its
+// remainder loop align with the single loop; U = 1 is the plain case.
+// Preconditions of the source kernel at F's iterations (no signed
+// overflow) are assumed with a for the accumulator: where the real running
+// value stands, they hold.
 //
 //===----------------------------------------------------------------------===//
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
+
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,10 +64,20 @@ std::vector<Operation *> Encoder::outerIters(KernelModel &k, FoldOp f) {
   return outer;
 }
 
-z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
-                          const z3::expr *x) {
-  alignFolds();
-  unsigned w = widthOf(f.getType());
+namespace {
+
+/// A fold's loop step when it is a constant.
+std::optional<int64_t> constStep(FoldOp f) {
+  llvm::APInt c;
+  if (matchPattern(loopOf(f).getStep(), m_ConstantInt(&c)))
+    return c.getSExtValue();
+  return std::nullopt;
+}
+
+} // namespace
+
+z3::expr Encoder::foldArgs(KernelModel &k, FoldOp f, const Thread &t,
+                           z3::expr_vector &args) {
   // The ids the kernels read: two threads that differ only in others
   // (a 1-D kernel's rows along y) compute the same fold.
   if (foldIds.empty())
@@ -65,34 +88,121 @@ z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
               op.getGroup() == SRegGroup::Bid)
             foldIds.insert(op.getName());
         });
-  auto make = [&](const std::string &name) {
-    z3::expr_vector args(ctx);
-    for (int d = 0; d < 3; ++d) {
-      if (foldIds.count(makeSReg(SRegGroup::Tid, d)))
-        args.push_back(t.tid[d]);
-      if (foldIds.count(makeSReg(SRegGroup::Bid, d)))
-        args.push_back(t.bid[d]);
-    }
-    for (Operation *o : outerIters(k, f))
-      args.push_back(iterVar(cast<IterOp>(o), t));
-    if (x)
-      args.push_back(*x);
-    z3::sort_vector dom(ctx);
-    for (unsigned i = 0; i < args.size(); ++i)
-      dom.push_back(args[i].get_sort());
-    return ctx.function(name.c_str(), dom, bvSort(w))(args);
-  };
-  std::string kind = x ? "carry." : "fold.";
+  for (int d = 0; d < 3; ++d) {
+    if (foldIds.count(makeSReg(SRegGroup::Tid, d)))
+      args.push_back(t.tid[d]);
+    if (foldIds.count(makeSReg(SRegGroup::Bid, d)))
+      args.push_back(t.bid[d]);
+  }
+  for (Operation *o : outerIters(k, f))
+    args.push_back(iterVar(cast<IterOp>(o), t));
+  return ctx.bool_val(true);
+}
+
+z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
+                          const z3::expr *x) {
+  unsigned w = widthOf(f.getType());
+  z3::expr_vector args(ctx);
+  foldArgs(k, f, t, args);
+  if (x)
+    args.push_back(*x);
+  z3::sort_vector dom(ctx);
+  for (unsigned i = 0; i < args.size(); ++i)
+    dom.push_back(args[i].get_sort());
   auto own = foldName.find(f);
-  z3::expr mine = make(kind + (own != foldName.end()
-                                   ? own->second
-                                   : k.label + ".fold" +
-                                         std::to_string(foldName.size())));
-  auto shared = foldClass.find(f);
-  if (shared == foldClass.end())
-    return mine;
-  // Aligned for the threads of the launch only.
-  return z3::ite(inRange(t), make(kind + shared->second), mine);
+  std::string name = (x ? "carry." : "fold.") +
+                     (own != foldName.end()
+                          ? own->second
+                          : k.label + ".fold" + std::to_string(foldName.size()));
+  return ctx.function(name.c_str(), dom, bvSort(w))(args);
+}
+
+Thread &Encoder::foldThreadAt(KernelModel &k, FoldOp f, const Thread &t,
+                              const z3::expr &x) {
+  IterOp it = loopOf(f);
+  Thread &tn = makeThread(t.tid, t.bid, t.depth);
+  for (auto &[o, v] : t.iters)
+    if (o != it.getOperation())
+      tn.iters.emplace(o, v);
+  tn.iters.emplace(it.getOperation(), x);
+  tn.carries = t.carries;
+  return tn;
+}
+
+z3::expr Encoder::foldTrips(KernelModel &k, FoldOp f, const Thread &t) {
+  auto key = std::make_pair(f.getOperation(), t.id);
+  auto m = tripMemo.find(key);
+  if (m != tripMemo.end())
+    return m->second;
+  // The first iteration that does not run: the loop's trip count (its
+  // iterations are a prefix, fewer than 2^31, which the checker proves).
+  z3::expr_vector args(ctx);
+  foldArgs(k, f, t, args);
+  z3::sort_vector dom(ctx);
+  for (unsigned i = 0; i < args.size(); ++i)
+    dom.push_back(args[i].get_sort());
+  std::string name = "trips." + foldName[f];
+  z3::expr n = ctx.function(name.c_str(), dom, bvSort(64))(args);
+  IterOp it = loopOf(f);
+  z3::expr one = ctx.bv_val(1, 64);
+  Thread &tn = foldThreadAt(k, f, t, n);
+  Thread &tp = foldThreadAt(k, f, t, n - one);
+  side.push_back(z3::ult(n, ctx.bv_val(uint64_t(1) << 31, 64)) &&
+                 !live(k, it, tn) &&
+                 (n == ctx.bv_val(0, 64) || live(k, it, tp)));
+  tripMemo.emplace(key, n);
+  return n;
+}
+
+z3::expr Encoder::foldOffset(FoldOp f, const Thread &t) {
+  const FoldAlignment &al = alignment.at(f);
+  if (!al.from)
+    return ctx.bv_val(0, 64);
+  FoldOp from = al.from;
+  const FoldAlignment &y = alignment.at(from);
+  return ctx.bv_val(y.scale, 64) * foldTrips(*y.kernel, from, t) +
+         foldOffset(from, t);
+}
+
+z3::expr Encoder::rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
+                            bool unfold) {
+  const FoldAlignment &al = alignment.at(f);
+  FoldOp rootOp = al.root;
+  const FoldAlignment &root = alignment.at(rootOp);
+  // The thread in the root's loops: outer iterations by position.
+  Thread &tr = makeThread(t.tid, t.bid, t.depth);
+  std::vector<Operation *> mine = outerIters(*al.kernel, f),
+                           theirs = outerIters(*root.kernel, rootOp);
+  for (size_t i = 0; i < mine.size() && i < theirs.size(); ++i)
+    tr.iters.emplace(theirs[i], iterVar(cast<IterOp>(mine[i]), t));
+  z3::expr init = value(*root.kernel, rootOp.getCarry().getInit(), tr);
+  z3::expr_vector args(ctx);
+  foldArgs(*root.kernel, rootOp, tr, args);
+  args.push_back(p);
+  z3::sort_vector dom(ctx);
+  for (unsigned i = 0; i < args.size(); ++i)
+    dom.push_back(args[i].get_sort());
+  z3::expr c = ctx.function(("carry." + al.cls).c_str(), dom,
+                            bvSort(widthOf(f.getType())))(args);
+  z3::expr r = z3::ite(p == ctx.bv_val(0, 64), init, c);
+  // At a result: the definition unfolded one step, the value at p being
+  // the root's update of the value at p - 1 where p - 1 runs. A loop
+  // unrolled at run time with its last iteration as straight-line code
+  // after it ends with such an update. (Deeper and elsewhere, the
+  // unfoldings make the queries much harder.)
+  if (unfold && unfoldDepth == 0) {
+    ++unfoldDepth;
+    z3::expr one = ctx.bv_val(1, 64);
+    Thread &tp = foldThreadAt(*root.kernel, rootOp, tr, p - one);
+    z3::expr before = rootCarry(f, t, p - one);
+    tp.carries.insert_or_assign(rootOp.getCarry(), before);
+    z3::expr step = value(*root.kernel, rootOp.getNext(), tp);
+    side.push_back(z3::implies(inRange(t) && z3::uge(p, one) &&
+                                   live(*root.kernel, loopOf(rootOp), tp),
+                               c == step));
+    --unfoldDepth;
+  }
+  return r;
 }
 
 z3::expr Encoder::carryValue(KernelModel &k, CarryOp c, const Thread &t) {
@@ -102,31 +212,38 @@ z3::expr Encoder::carryValue(KernelModel &k, CarryOp c, const Thread &t) {
   FoldOp f = foldOf(c);
   if (!f)
     return unsupportedOp(c, "a kv.carry without its kv.fold");
+  alignFolds();
   z3::expr x = iterVar(c.getIter().getDefiningOp<IterOp>(), t);
   z3::expr init = value(k, c.getInit(), t);
-  return z3::ite(x == ctx.bv_val(0, 64), init, foldApp(k, f, t, &x));
+  z3::expr own = z3::ite(x == ctx.bv_val(0, 64), init, foldApp(k, f, t, &x));
+  auto al = alignment.find(f);
+  if (al == alignment.end())
+    return own;
+  // Aligned for the threads of the launch only.
+  z3::expr p = ctx.bv_val(al->second.scale, 64) * x + foldOffset(f, t);
+  return z3::ite(inRange(t), rootCarry(f, t, p), own);
 }
 
 z3::expr Encoder::foldValue(KernelModel &k, FoldOp f, const Thread &t) {
+  alignFolds();
   CarryOp c = f.getCarry();
   IterOp it = loopOf(f);
   // The same thread at iterations 0 and 1 of the fold's loop: a loop that
   // does not run leaves the start value, one that runs once its first
   // update (-O2 peels such a path off the loop).
-  auto at = [&](uint64_t n) -> Thread & {
-    Thread &tn = makeThread(t.tid, t.bid, t.depth);
-    for (auto &[o, v] : t.iters)
-      if (o != it.getOperation())
-        tn.iters.emplace(o, v);
-    tn.iters.emplace(it.getOperation(), ctx.bv_val(n, 64));
-    tn.carries = t.carries;
-    return tn;
-  };
-  Thread &t0 = at(0), &t1 = at(1);
+  Thread &t0 = foldThreadAt(k, f, t, ctx.bv_val(0, 64));
+  Thread &t1 = foldThreadAt(k, f, t, ctx.bv_val(1, 64));
   z3::expr init = value(k, c.getInit(), t);
   z3::expr first = value(k, f.getNext(), t0);
-  return z3::ite(!live(k, it, t0), init,
-                 z3::ite(!live(k, it, t1), first, foldApp(k, f, t, nullptr)));
+  z3::expr own =
+      z3::ite(!live(k, it, t0), init,
+              z3::ite(!live(k, it, t1), first, foldApp(k, f, t, nullptr)));
+  auto al = alignment.find(f);
+  if (al == alignment.end())
+    return own;
+  z3::expr p = ctx.bv_val(al->second.scale, 64) * foldTrips(k, f, t) +
+               foldOffset(f, t);
+  return z3::ite(inRange(t), rootCarry(f, t, p, /*unfold=*/true), own);
 }
 
 void Encoder::alignFolds() {
@@ -145,32 +262,52 @@ void Encoder::alignFolds() {
   }
   if (byKernel[0].empty() || byKernel[1].empty())
     return;
-  // A fold whose update uses another fold's running value aligns once that
-  // one is aligned: a few rounds.
-  for (unsigned round = 0; round < 4; ++round) {
-    bool changed = false;
-    for (FoldOp f1 : byKernel[0]) {
-      if (foldClass.count(f1))
+  // The after kernel's folds in order: a remainder loop's start is the
+  // result of the loop before it, aligned first.
+  for (FoldOp x : byKernel[1]) {
+    FoldOp from;
+    if (auto y = x.getCarry().getInit().getDefiningOp<FoldOp>())
+      if (alignment.count(y))
+        from = y;
+    for (FoldOp f : byKernel[0]) {
+      if (f.getType() != x.getType() ||
+          outerIters(*ks[0], f).size() != outerIters(*ks[1], x).size() ||
+          (from && alignment.at(from).root != f))
         continue;
-      for (FoldOp f2 : byKernel[1]) {
-        if (foldClass.count(f2) || f1.getType() != f2.getType() ||
-            outerIters(*ks[0], f1).size() != outerIters(*ks[1], f2).size())
-          continue;
-        if (!proveFoldsAligned(*ks[0], f1, *ks[1], f2))
-          continue;
-        std::string name = "aligned" + std::to_string(alignedFolds++);
-        foldClass[f1] = foldClass[f2] = name;
-        changed = true;
-        break;
+      // The unroll factor: the ratio of the loops' steps, else 1.
+      std::vector<unsigned> scales{1};
+      std::optional<int64_t> sf = constStep(f), sx = constStep(x);
+      if (sf && sx && *sf != 0 && *sx % *sf == 0 && *sx / *sf > 1 &&
+          *sx / *sf <= 16)
+        scales.insert(scales.begin(), (unsigned)(*sx / *sf));
+      bool done = false;
+      for (unsigned u : scales) {
+        std::string cls = alignment.count(f)
+                              ? alignment.at(f).cls
+                              : "aligned" + std::to_string(alignedFolds);
+        // Tentatively: the proof reads X's offset through `alignment`.
+        bool rootNew = !alignment.count(f);
+        if (rootNew)
+          alignment[f] = FoldAlignment{cls, f, ks[0], 1, {}};
+        alignment[x] = FoldAlignment{cls, f, ks[1], u, from};
+        if (proveSegment(*ks[0], f, *ks[1], x, u)) {
+          if (rootNew)
+            ++alignedFolds;
+          done = true;
+          break;
+        }
+        alignment.erase(x);
+        if (rootNew)
+          alignment.erase(f);
       }
+      if (done)
+        break;
     }
-    if (!changed)
-      break;
   }
 }
 
-bool Encoder::proveFoldsAligned(KernelModel &k1, FoldOp f1, KernelModel &k2,
-                                FoldOp f2) {
+bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
+                           FoldOp x, unsigned scale) {
   std::string n = std::to_string(fresh++);
   unsigned tw = bdim[0].get_sort().bv_size();
   std::vector<z3::expr> tid, bid;
@@ -187,7 +324,7 @@ bool Encoder::proveFoldsAligned(KernelModel &k1, FoldOp f1, KernelModel &k2,
   unsigned sideBefore = side.size();
   Thread &t = makeThread(tid, bid, 1);
   // The loops around the folds at the same iterations, by position.
-  std::vector<Operation *> o1 = outerIters(k1, f1), o2 = outerIters(k2, f2);
+  std::vector<Operation *> o1 = outerIters(k1, f), o2 = outerIters(k2, x);
   for (size_t i = 0; i < o1.size(); ++i) {
     z3::expr o = ctx.bv_const(("align" + n + ".o" + std::to_string(i)).c_str(),
                               64);
@@ -195,42 +332,48 @@ bool Encoder::proveFoldsAligned(KernelModel &k1, FoldOp f1, KernelModel &k2,
     t.iters.emplace(o1[i], o);
     t.iters.emplace(o2[i], o);
   }
-  z3::expr x = z3::zext(ctx.bv_const(("align" + n + ".x").c_str(), 31), 33);
-  IterOp it1 = loopOf(f1), it2 = loopOf(f2);
-  t.iters.emplace(it1, x);
-  t.iters.emplace(it2, x);
+  z3::expr y = z3::zext(ctx.bv_const(("align" + n + ".y").c_str(), 31), 33);
   z3::expr a = ctx.bv_const(("align" + n + ".acc").c_str(),
-                            widthOf(f1.getType()));
-  t.carries.emplace(f1.getCarry(), a);
-  t.carries.emplace(f2.getCarry(), a);
+                            widthOf(f.getType()));
   z3::expr differ = ctx.bool_val(false);
   z3::expr pre = ctx.bool_val(true);
   {
-    z3::expr init1 = value(k1, f1.getCarry().getInit(), t);
-    z3::expr init2 = value(k2, f2.getCarry().getInit(), t);
-    z3::expr runs1 = live(k1, it1, t), runs2 = live(k2, it2, t);
-    z3::expr next1 = value(k1, f1.getNext(), t);
-    z3::expr next2 = value(k2, f2.getNext(), t);
-    differ = init1 != init2 || runs1 != runs2 || (runs1 && next1 != next2);
-    // The source kernel's preconditions in the loop and around it, those
-    // that read no array.
-    for (KernelModel *k : {&k1, &k2}) {
-      if (k != trusted)
-        continue;
-      Operation *loop = k == &k1 ? it1.getOperation() : it2.getOperation();
-      const std::vector<Operation *> &outer = k == &k1 ? o1 : o2;
-      for (AssumeOp as : k->assumes) {
-        const std::vector<Operation *> &deps = k->itersOf(as);
-        if (dependsOn(as.getCond()) ||
-            llvm::any_of(deps, [&](Operation *d) {
-              return d != loop && !llvm::is_contained(outer, d);
-            }))
+    IterOp itf = loopOf(f), itx = loopOf(x);
+    Thread &tx = foldThreadAt(k2, x, t, y);
+    tx.carries.emplace(x.getCarry(), a);
+    z3::expr runsX = live(k2, itx, tx);
+    z3::expr off = foldOffset(x, t);
+    z3::expr base = ctx.bv_val(scale, 64) * y + off;
+    if (!alignment.at(x).from)
+      differ = differ || value(k1, f.getCarry().getInit(), t) !=
+                             value(k2, x.getCarry().getInit(), t);
+    // U updates of F from a, at F's iterations base .. base + U - 1.
+    z3::expr acc = a;
+    for (unsigned u = 0; u < scale; ++u) {
+      Thread &tf = foldThreadAt(k1, f, t, base + ctx.bv_val(u, 64));
+      tf.carries.insert_or_assign(f.getCarry(), acc);
+      if (u + 1 == scale)
+        differ = differ || (runsX && !live(k1, itf, tf));
+      acc = value(k1, f.getNext(), tf);
+      // The source kernel's preconditions at those iterations, those that
+      // read no array.
+      for (KernelModel *k : {&k1}) {
+        if (k != trusted)
           continue;
-        z3::expr c = value(*k, as.getCond(), t);
-        pre = pre &&
-              z3::implies(liveAll(*k, as, t), c.is_bool() ? c : bvToBool(c));
+        for (AssumeOp as : k->assumes) {
+          const std::vector<Operation *> &deps = k->itersOf(as);
+          if (dependsOn(as.getCond()) ||
+              llvm::any_of(deps, [&](Operation *d) {
+                return d != itf.getOperation() && !llvm::is_contained(o1, d);
+              }))
+            continue;
+          z3::expr c = value(*k, as.getCond(), tf);
+          pre = pre && z3::implies(liveAll(*k, as, tf),
+                                   c.is_bool() ? c : bvToBool(c));
+        }
       }
     }
+    differ = differ || (runsX && value(k2, x.getNext(), tx) != acc);
   }
   shadow = wasShadow;
   proofOnly = wasProofOnly;
@@ -240,15 +383,15 @@ bool Encoder::proveFoldsAligned(KernelModel &k1, FoldOp f1, KernelModel &k2,
   q.push_back(inRange(t));
   q.push_back(globalIndexFacts(t));
   q.push_back(pre);
-  for (const z3::expr &f : proofFacts)
-    q.push_back(f);
+  for (const z3::expr &e : proofFacts)
+    q.push_back(e);
   for (unsigned i = sideBefore; i < side.size(); ++i)
     q.push_back(side[i]);
   q.push_back(differ);
   bool proved = proveUnsat(z3::mk_and(q), "align-fold");
   if (debugEnabled("encoder"))
-    llvm::errs() << "aligning " << k1.label << " fold " << foldName[f1]
-                 << " with " << k2.label << " fold " << foldName[f2] << ": "
+    llvm::errs() << "aligning " << foldName[x] << " with " << foldName[f]
+                 << " (" << scale << ":1): "
                  << (proved ? "proved" : "not proved") << "\n";
   return proved;
 }

@@ -19,9 +19,8 @@ __global__ void unroll4(int *out, const int *in, int n) {
 // A counter stored under the guard of an enclosing if stays a constant on
 // that path: with n pinned by the assumption, the loop inside the if is
 // unrolled four times (it ran into the 1024-visit limit when the counter
-// was merged with its value from before the if). The loop computes
-// s = 3 * s + x, which is no sum (kv.sum), so the loop model does not
-// apply and the case split on n does.
+// was merged with its value from before the if). The loop walks a pointer,
+// which the loop model does not carry, so the case split on n applies.
 // RUN: %expect-exit 0 %kvalidate --emit-kv --assume='n == 4' %s:guarded_sum %s:guarded_sum \
 // RUN:   | FileCheck %s --check-prefix=GUARDED
 // RUN: %expect-exit 0 %kvalidate --assume='n == 4' %s:guarded_sum %s:guarded_sum \
@@ -36,8 +35,9 @@ __global__ void guarded_sum(int *out, const int *in, int n) {
   int r = threadIdx.x;
   if (r < 8) {
     int s = 0;
+    const int *p = in + r * n;
     for (int k = 0; k < n; ++k)
-      s = 3 * s + in[r * n + k];
+      s = 3 * s + *p++;
     out[r] = s;
   }
 }
