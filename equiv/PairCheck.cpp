@@ -80,6 +80,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   z3::context ctx;
   Encoder enc(ctx, opts.bits, before);
   enc.regroupCache = &regrouped;
+  enc.alignCache = &alignedCache;
   if (hasDeadline)
     enc.deadline = deadline;
   // KV_PRECISE=1 (a debugging aid) starts with precise products.

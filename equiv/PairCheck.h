@@ -31,6 +31,8 @@ struct PairCheck {
   bool hasDeadline;
   /// Regroupings of sums proved for this pair, shared by its queries.
   RegroupCache regrouped = {};
+  /// Fold alignments proved for this pair, shared by its queries.
+  AlignCache alignedCache = {};
   /// The most pairs of folds (kv.fold) one query aligned.
   unsigned alignedFolds = 0;
 

@@ -87,10 +87,17 @@ using RegroupCache =
     std::map<std::tuple<mlir::Operation *, mlir::Operation *, mlir::Operation *>,
              bool>;
 
+/// Fold alignments proved for a kernel pair (after fold, before fold,
+/// scale): they hold for every thread, so the pair's queries share them.
+using AlignCache =
+    std::map<std::tuple<mlir::Operation *, mlir::Operation *, unsigned>, bool>;
+
 class Encoder {
 public:
   /// Where regroupSums keeps what it proved (else its own cache).
   RegroupCache *regroupCache = nullptr;
+  /// Where alignFolds keeps what it proved (else nothing is kept).
+  AlignCache *alignCache = nullptr;
   Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource);
 
   z3::context &ctx;
