@@ -300,12 +300,16 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                    unsigned width) -> std::optional<llvm::APInt> {
       z3::sort_vector dom(ctx);
       z3::expr_vector vals(ctx);
-      for (const llvm::APInt &a : args) {
-        dom.push_back(ctx.bv_sort(a.getBitWidth()));
-        vals.push_back(ctx.bv_val(llvm::toString(a, 10, false).c_str(),
-                                  a.getBitWidth()));
+      std::vector<z3::expr> ops;
+      for (const llvm::APInt &a : args)
+        ops.push_back(ctx.bv_val(llvm::toString(a, 10, false).c_str(),
+                                 a.getBitWidth()));
+      std::string name = enc.canonicalApply(fn.str(), ops);
+      for (const z3::expr &e : ops) {
+        dom.push_back(e.get_sort());
+        vals.push_back(e);
       }
-      z3::expr r = enc.uf("uf." + fn.str(), dom, width)(vals);
+      z3::expr r = enc.uf("uf." + name, dom, width)(vals);
       return numeralOf(m.eval(r, true), width);
     };
     return in;

@@ -202,6 +202,30 @@ z3::expr Encoder::unsupportedOp(Operation *op, llvm::StringRef what) {
                            : 1);
 }
 
+std::string Encoder::canonicalApply(std::string fn,
+                                    std::vector<z3::expr> &ops) {
+  // IEEE addition and multiplication commute bit for bit (a NaN result's
+  // payload is unspecified in LLVM and canonical on the GPU), and a
+  // comparison is its mirror with the operands swapped: one order for
+  // both kernels, so that x + 0.0 and 0.0 + x are one term (-O2 moves
+  // constants to the right).
+  if (ops.size() != 2)
+    return fn;
+  static const std::map<std::string, std::string> mirror = {
+      {"fcmp.ogt", "fcmp.olt"}, {"fcmp.oge", "fcmp.ole"},
+      {"fcmp.ugt", "fcmp.ult"}, {"fcmp.uge", "fcmp.ule"}};
+  static const std::set<std::string> symmetric = {
+      "fadd",     "fmul",     "fcmp.oeq", "fcmp.one", "fcmp.ord",
+      "fcmp.uno", "fcmp.ueq", "fcmp.une", "fcmp.true", "fcmp.false"};
+  if (auto m = mirror.find(fn); m != mirror.end()) {
+    std::swap(ops[0], ops[1]);
+    return m->second;
+  }
+  if (symmetric.count(fn) && ops[1].id() < ops[0].id())
+    std::swap(ops[0], ops[1]);
+  return fn;
+}
+
 z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   auto val = [&](unsigned i) { return value(k, op->getOperand(i), t); };
   auto bv = [&](const z3::expr &e) { return e.is_bool() ? boolToBv(e) : e; };
@@ -252,13 +276,16 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   if (auto a = dyn_cast<ApplyOp>(op)) {
     z3::sort_vector dom(ctx);
     z3::expr_vector args(ctx);
-    for (Value o : a.getOperands()) {
-      z3::expr e = bv(value(k, o, t));
+    std::vector<z3::expr> ops;
+    for (Value o : a.getOperands())
+      ops.push_back(bv(value(k, o, t)));
+    std::string fn = canonicalApply(a.getFn().str(), ops);
+    for (const z3::expr &e : ops) {
       dom.push_back(e.get_sort());
       args.push_back(e);
     }
     unsigned w = std::max(1u, widthOf(rt));
-    z3::expr r = uf("uf." + a.getFn().str(), dom, w)(args);
+    z3::expr r = uf("uf." + fn, dom, w)(args);
     return isBool ? bvToBool(r) : r;
   }
   if (auto nw = dyn_cast<NoWrapOp>(op))

@@ -156,6 +156,9 @@ public:
   z3::expr sameThread(const Thread &a, const Thread &b);
 
   z3::expr value(KernelModel &k, mlir::Value v, const Thread &t);
+  /// The name and operand order under which kv.apply \p fn of \p ops is
+  /// encoded (commutative float operations sorted, comparisons mirrored).
+  std::string canonicalApply(std::string fn, std::vector<z3::expr> &ops);
   /// Thread t's iteration number in loop \p it.
   z3::expr iterVar(IterOp it, const Thread &t);
   /// Iteration t.iters[it] of loop \p it runs for thread t.

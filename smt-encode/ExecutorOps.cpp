@@ -126,6 +126,11 @@ APInt floatOp(const Instr &in, const APInt &a, const APInt *b) {
   case FloatFn::None:
     break;
   }
+  // As the GPU computes it: a NaN result is the canonical NaN, whatever
+  // the operands' payloads (the host would pass one on, and then x + y
+  // and y + x could differ in their bits).
+  if (r != r)
+    return APInt::getSignedMaxValue(w);
   return APInt(w, llvm::bit_cast<U>(r));
 }
 

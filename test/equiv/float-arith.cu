@@ -10,13 +10,21 @@
 // SAME: verdict: equivalent
 // SAME: - floating-point and other uninterpreted operations give equal results on equal operands
 //
-// y + a*x instead of a*x + y is the same IEEE value, but commutativity is not
-// part of the model: the honest answer is unknown (exit 2), never
-// not-equivalent, since no counterexample can be confirmed.
-// RUN: %expect-exit 2 %kvalidate --assume='%{1D}' %s:saxpy %s:saxpy_commuted | FileCheck %s --check-prefix=COMM
-// COMM: verdict: unknown
-// COMM-NEXT: reason: {{.+}}
-// COMM-NOT: counterexample
+// y + a*x instead of a*x + y is the same IEEE value, bit for bit (a NaN
+// result's payload is unspecified in LLVM and canonical on the GPU): the
+// encoder keeps one operand order for fadd and fmul.
+// RUN: %expect-exit 0 %kvalidate --assume='%{1D}' %s:saxpy %s:saxpy_commuted | FileCheck %s --check-prefix=COMM
+// COMM: verdict: equivalent
+//
+// So is a comparison and its mirror (x > 0 against 0 < x).
+// RUN: %expect-exit 0 %kvalidate %s:relu %s:relu_mirrored | FileCheck %s --check-prefix=MIRROR
+// MIRROR: verdict: equivalent
+//
+// Subtraction does not commute: x - y against y - x differs, and the
+// counterexample replays on the executor's IEEE arithmetic.
+// RUN: %expect-exit 1 %kvalidate --assume='%{1D}' %s:saxpy_sub %s:saxpy_sub_swapped | FileCheck %s --check-prefix=SUB
+// SUB: verdict: not-equivalent
+// SUB: counterexample (replayed):
 
 __global__ void saxpy(float *y, const float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,4 +45,27 @@ __global__ void saxpy_commuted(float *y, const float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     y[i] = y[i] + a * x[i];
+}
+
+__global__ void relu(float *out, const float *x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+__global__ void relu_mirrored(float *out, const float *x) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  float v = x[i];
+  out[i] = 0.0f < v ? v : 0.0f;
+}
+
+__global__ void saxpy_sub(float *y, const float *x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] - y[i];
+}
+
+__global__ void saxpy_sub_swapped(float *y, const float *x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = y[i] - x[i];
 }
