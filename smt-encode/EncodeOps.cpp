@@ -206,8 +206,8 @@ std::string Encoder::canonicalApply(std::string fn,
                                     std::vector<z3::expr> &ops) {
   // IEEE addition and multiplication commute bit for bit (a NaN result's
   // payload is unspecified in LLVM and canonical on the GPU), and a
-  // comparison is its mirror with the operands swapped: one order for
-  // both kernels, so that x + 0.0 and 0.0 + x are one term (-O2 moves
+  // comparison is its mirror with the operands swapped: the smaller
+  // operand first, so that x + 0.0 and 0.0 + x are one value (-O2 moves
   // constants to the right).
   if (ops.size() != 2)
     return fn;
@@ -221,8 +221,15 @@ std::string Encoder::canonicalApply(std::string fn,
     std::swap(ops[0], ops[1]);
     return m->second;
   }
-  if (symmetric.count(fn) && ops[1].id() < ops[0].id())
-    std::swap(ops[0], ops[1]);
+  // By value, not by term: two kernels' operands may be equal values
+  // written as different terms, and congruence must still apply.
+  if (symmetric.count(fn) && !z3::eq(ops[0], ops[1])) {
+    z3::expr lt = z3::ult(ops[0], ops[1]);
+    z3::expr lo = z3::ite(lt, ops[0], ops[1]);
+    z3::expr hi = z3::ite(lt, ops[1], ops[0]);
+    ops[0] = lo;
+    ops[1] = hi;
+  }
   return fn;
 }
 
