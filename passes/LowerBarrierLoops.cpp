@@ -354,7 +354,7 @@ bool Lowerer::resolveStagedReads(LoopModel &lm) {
     b.setInsertionPoint(ph);
     Location outer = loc;
     loc = ph.getLoc();
-    auto restore = llvm::make_scope_exit([&] { loc = outer; });
+    llvm::scope_exit restore([&] { loc = outer; });
     Value v = forwardStaged(m, array, ph.getOperand(0), ph.getOperand(1),
                             ph.getResult(0).getType());
     if (failed)
