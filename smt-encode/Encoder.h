@@ -358,8 +358,15 @@ private:
   z3::expr foldApp(KernelModel &k, FoldOp f, const Thread &t,
                    const z3::expr *x);
   /// Appends the ids and outer iterations a fold's functions take.
-  z3::expr foldArgs(KernelModel &k, FoldOp f, const Thread &t,
-                    z3::expr_vector &args);
+  void foldArgs(KernelModel &k, FoldOp f, const Thread &t,
+                z3::expr_vector &args);
+  /// The application of the \p width-bit function \p name to \p args.
+  z3::expr appOf(const std::string &name, const z3::expr_vector &args,
+                 unsigned width);
+  /// Thread and block coordinates of a side proof's own thread, named
+  /// PREFIX.N.tid.x etc.
+  void namedIds(const std::string &prefix, std::vector<z3::expr> &tid,
+                std::vector<z3::expr> &bid);
   /// \p t at iteration \p x of \p f's loop.
   Thread &foldThreadAt(KernelModel &k, FoldOp f, const Thread &t,
                        const z3::expr &x);

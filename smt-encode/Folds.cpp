@@ -30,6 +30,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
+#include "smt-encode/Executor.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -76,8 +77,8 @@ std::optional<int64_t> constStep(FoldOp f) {
 
 } // namespace
 
-z3::expr Encoder::foldArgs(KernelModel &k, FoldOp f, const Thread &t,
-                           z3::expr_vector &args) {
+void Encoder::foldArgs(KernelModel &k, FoldOp f, const Thread &t,
+                       z3::expr_vector &args) {
   // The ids the kernels read: two threads that differ only in others
   // (a 1-D kernel's rows along y) compute the same fold.
   if (foldIds.empty())
@@ -96,7 +97,24 @@ z3::expr Encoder::foldArgs(KernelModel &k, FoldOp f, const Thread &t,
   }
   for (Operation *o : outerIters(k, f))
     args.push_back(iterVar(cast<IterOp>(o), t));
-  return ctx.bool_val(true);
+}
+
+z3::expr Encoder::appOf(const std::string &name, const z3::expr_vector &args,
+                        unsigned width) {
+  z3::sort_vector dom(ctx);
+  for (unsigned i = 0; i < args.size(); ++i)
+    dom.push_back(args[i].get_sort());
+  return uf(name, dom, width)(args);
+}
+
+void Encoder::namedIds(const std::string &prefix, std::vector<z3::expr> &tid,
+                       std::vector<z3::expr> &bid) {
+  unsigned tw = modelWidth(32, bits);
+  std::string n = prefix + std::to_string(fresh++);
+  for (int d = 0; d < 3; ++d) {
+    tid.push_back(ctx.bv_const((n + ".tid." + axes[d]).c_str(), tw));
+    bid.push_back(ctx.bv_const((n + ".bid." + axes[d]).c_str(), tw));
+  }
 }
 
 z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
@@ -106,15 +124,12 @@ z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
   foldArgs(k, f, t, args);
   if (x)
     args.push_back(*x);
-  z3::sort_vector dom(ctx);
-  for (unsigned i = 0; i < args.size(); ++i)
-    dom.push_back(args[i].get_sort());
   auto own = foldName.find(f);
   std::string name = (x ? "carry." : "fold.") +
                      (own != foldName.end()
                           ? own->second
                           : k.label + ".fold" + std::to_string(foldName.size()));
-  return ctx.function(name.c_str(), dom, bvSort(w))(args);
+  return appOf(name, args, w);
 }
 
 Thread &Encoder::foldThreadAt(KernelModel &k, FoldOp f, const Thread &t,
@@ -138,11 +153,7 @@ z3::expr Encoder::foldTrips(KernelModel &k, FoldOp f, const Thread &t) {
   // iterations are a prefix, fewer than 2^31, which the checker proves).
   z3::expr_vector args(ctx);
   foldArgs(k, f, t, args);
-  z3::sort_vector dom(ctx);
-  for (unsigned i = 0; i < args.size(); ++i)
-    dom.push_back(args[i].get_sort());
-  std::string name = "trips." + foldName[f];
-  z3::expr n = ctx.function(name.c_str(), dom, bvSort(64))(args);
+  z3::expr n = appOf("trips." + foldName[f], args, 64);
   IterOp it = loopOf(f);
   z3::expr one = ctx.bv_val(1, 64);
   Thread &tn = foldThreadAt(k, f, t, n);
@@ -179,11 +190,7 @@ z3::expr Encoder::rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
   z3::expr_vector args(ctx);
   foldArgs(*root.kernel, rootOp, tr, args);
   args.push_back(p);
-  z3::sort_vector dom(ctx);
-  for (unsigned i = 0; i < args.size(); ++i)
-    dom.push_back(args[i].get_sort());
-  z3::expr c = ctx.function(("carry." + al.cls).c_str(), dom,
-                            bvSort(widthOf(f.getType())))(args);
+  z3::expr c = appOf("carry." + al.cls, args, widthOf(f.getType()));
   z3::expr r = z3::ite(p == ctx.bv_val(0, 64), init, c);
   // At a result: the definition unfolded one step, the value at p being
   // the root's update of the value at p - 1 where p - 1 runs. A loop
@@ -317,14 +324,8 @@ void Encoder::alignFolds() {
 bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
                            FoldOp x, unsigned scale) {
   std::string n = std::to_string(fresh++);
-  unsigned tw = bdim[0].get_sort().bv_size();
   std::vector<z3::expr> tid, bid;
-  for (int d = 0; d < 3; ++d) {
-    tid.push_back(
-        ctx.bv_const(("align" + n + ".tid." + axes[d]).c_str(), tw));
-    bid.push_back(
-        ctx.bv_const(("align" + n + ".bid." + axes[d]).c_str(), tw));
-  }
+  namedIds("align", tid, bid);
   z3::expr_vector q(ctx);
   bool wasShadow = shadow, wasProofOnly = proofOnly;
   shadow = proofOnly = true;
@@ -365,21 +366,18 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
       acc = value(k1, f.getNext(), tf);
       // The source kernel's preconditions at those iterations, those that
       // read no array.
-      for (KernelModel *k : {&k1}) {
-        if (k != trusted)
-          continue;
-        for (AssumeOp as : k->assumes) {
-          const std::vector<Operation *> &deps = k->itersOf(as);
+      if (&k1 == trusted)
+        for (AssumeOp as : k1.assumes) {
+          const std::vector<Operation *> &deps = k1.itersOf(as);
           if (dependsOn(as.getCond()) ||
               llvm::any_of(deps, [&](Operation *d) {
                 return d != itf.getOperation() && !llvm::is_contained(o1, d);
               }))
             continue;
-          z3::expr c = value(*k, as.getCond(), tf);
-          pre = pre && z3::implies(liveAll(*k, as, tf),
+          z3::expr c = value(k1, as.getCond(), tf);
+          pre = pre && z3::implies(liveAll(k1, as, tf),
                                    c.is_bool() ? c : bvToBool(c));
         }
-      }
     }
     differ = differ || (runsX && value(k2, x.getNext(), tx) != acc);
   }

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
-#include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
 
 #include <optional>
@@ -317,15 +316,9 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
                            bool tail) {
   // One thread for the three sums, with coordinates of its own: the
   // records' threads may be tied to the query's cell.
-  unsigned tw = modelWidth(32, bits);
   std::string n = std::to_string(fresh++);
   std::vector<z3::expr> tid, bid;
-  for (int d = 0; d < 3; ++d) {
-    tid.push_back(
-        ctx.bv_const(("regroup" + n + ".tid." + axes[d]).c_str(), tw));
-    bid.push_back(
-        ctx.bv_const(("regroup" + n + ".bid." + axes[d]).c_str(), tw));
-  }
+  namedIds("regroup", tid, bid);
   // The thread and the sums' copies of it stay out of the query's threads
   // (whose pairs get index lemmas).
   bool wasShadow = shadow, wasProofOnly = proofOnly;
