@@ -140,7 +140,15 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
               SolverSettings{opts.solver, opts.seed});
   s.add(enc.facts);
   s.add(enc.side);
-  s.add(lemmas);
+  // Index lemmas are quadratic in the index terms. A few hundred keep
+  // spurious models (and the exact products they would call for) away;
+  // thousands (a sum's witnesses, unrolled) dominate a query refuted in
+  // seconds without them. With products abstracted the query is refined
+  // anyway: then so many lemmas join it only where a model needs them.
+  if (enc.abstractNonlinear && lemmas.size() > 500)
+    s.addLazy(lemmas);
+  else
+    s.add(lemmas);
   s.add(vs != vt);
   if (std::string path = dumpPath("query", enc.paramNames[arg]);
       !path.empty())

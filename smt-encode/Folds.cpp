@@ -36,6 +36,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace kv {
@@ -73,6 +75,34 @@ std::optional<int64_t> constStep(FoldOp f) {
   if (matchPattern(loopOf(f).getStep(), m_ConstantInt(&c)))
     return c.getSExtValue();
   return std::nullopt;
+}
+
+/// The longest chain of operations from a fold's running value to its
+/// update, casts not counted (0 when the update does not read it). A loop
+/// unrolled U times, or one whose body walks a tile of U elements, chains U
+/// copies of the source body.
+unsigned carryDepth(FoldOp f) {
+  Value carry = f.getAcc();
+  llvm::DenseMap<Value, int> memo;
+  std::function<int(Value)> depth = [&](Value v) -> int {
+    if (v == carry)
+      return 0;
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    memo[v] = -1; // no cycles in SSA; guards the recursion all the same
+    int best = -1;
+    if (Operation *op = v.getDefiningOp()) {
+      for (Value o : op->getOperands())
+        best = std::max(best, depth(o));
+      bool cast = isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
+                      arith::BitcastOp>(op);
+      if (best >= 0 && !cast)
+        ++best;
+    }
+    return memo[v] = best;
+  };
+  int d = depth(f.getNext());
+  return d < 0 ? 0 : (unsigned)d;
 }
 
 } // namespace
@@ -287,6 +317,12 @@ void Encoder::alignFolds() {
       if (sf && sx && *sf != 0 && *sx % *sf == 0 && *sx / *sf > 1 &&
           *sx / *sf <= 16)
         scales.insert(scales.begin(), (unsigned)(*sx / *sf));
+      // Or the ratio of the updates' depths: a tile loop's body that chains
+      // a tile's worth of source updates.
+      unsigned df = carryDepth(f), dx = carryDepth(x);
+      if (df && dx % df == 0 && dx / df > 1 && dx / df <= 64 &&
+          !llvm::is_contained(scales, dx / df))
+        scales.insert(scales.begin(), dx / df);
       bool done = false;
       for (unsigned u : scales) {
         std::string cls = alignment.count(f)

@@ -149,6 +149,8 @@ z3::check_result Portfolio::checkRefined(
                               : "unknown",
              ms());
   std::vector<bool> exact(abstracted.size());
+  // Lazy facts asserted in this call (a pop may have dropped earlier ones).
+  std::vector<bool> asserted(lazy.size());
   for (unsigned round = 0; r == z3::sat; ++round) {
     if (accept && accept(*model)) {
       if (debug)
@@ -168,8 +170,18 @@ z3::check_result Portfolio::checkRefined(
       exact[i] = true;
       ++added;
     }
+    unsigned facts = 0;
+    for (size_t i = 0; i < lazy.size(); ++i) {
+      if (asserted[i] || (round < 3 && !model->eval(lazy[i], true).is_false()))
+        continue;
+      add(lazy[i]);
+      asserted[i] = true;
+      ++facts;
+    }
+    added += facts;
     if (debug)
-      kvDebugf("refinement round %u: %u precise products\n", round, added);
+      kvDebugf("refinement round %u: %u precise products, %u lemmas\n", round,
+               added - facts, facts);
     if (!added)
       break;
     if (round == 50) {

@@ -55,6 +55,13 @@ public:
     for (unsigned i = 0; i < v.size(); ++i)
       asserts.push_back(v[i]);
   }
+  /// Valid facts that checkRefined asserts only where a model breaks them
+  /// (index lemmas: quadratic in the index terms, most never needed; with
+  /// them all, a query the solver refutes in seconds can take a minute).
+  void addLazy(const z3::expr_vector &v) {
+    for (unsigned i = 0; i < v.size(); ++i)
+      lazy.push_back(v[i]);
+  }
   void setRemaining(std::function<unsigned()> f) { remainingMs = std::move(f); }
   const z3::expr_vector &assertions() const { return asserts; }
   /// Z3's deterministic resource limit per check (0: none): unlike a
@@ -75,6 +82,8 @@ public:
   /// check() with lazy refinement of abstracted terms (application, precise
   /// term): the precise definition of every application the model gets
   /// wrong is put back, so a `sat` model is right for all of them.
+  /// The lazy facts are refined the same way: those a model breaks are
+  /// asserted, and after a few rounds all of them.
   /// \p accept, when given, sees each model before it is refined: a model
   /// it accepts (a counterexample that replays with exact arithmetic, say)
   /// ends the search as `sat` unrefined, without the exact products that
@@ -87,12 +96,15 @@ public:
   std::string to_smt2() {
     z3::solver s(ctx);
     s.add(asserts);
+    for (const z3::expr &e : lazy)
+      s.add(e);
     return s.to_smt2();
   }
 
 private:
   z3::context &ctx;
   z3::expr_vector asserts;
+  std::vector<z3::expr> lazy;
   std::vector<unsigned> frames;
   std::function<unsigned()> remainingMs;
   SolverSettings settings;
