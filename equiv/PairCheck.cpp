@@ -140,12 +140,11 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
               SolverSettings{opts.solver, opts.seed});
   s.add(enc.facts);
   s.add(enc.side);
-  // Index lemmas are quadratic in the index terms. A few hundred keep
-  // spurious models (and the exact products they would call for) away;
-  // thousands (a sum's witnesses, unrolled) dominate a query refuted in
-  // seconds without them. With products abstracted the query is refined
-  // anyway: then so many lemmas join it only where a model needs them.
-  if (enc.abstractNonlinear && lemmas.size() > 500)
+  // Index lemmas are quadratic in the index terms: thousands of them (a
+  // sum's witnesses, unrolled) dominate a query refuted in seconds without
+  // them. With products abstracted the query is refined anyway: then the
+  // lemmas join it where a model breaks them, before any exact product.
+  if (enc.abstractNonlinear)
     s.addLazy(lemmas);
   else
     s.add(lemmas);

@@ -206,6 +206,9 @@ public:
   /// the former 2 s subquery timeout allowed, and pins usually take under
   /// 1M (KV_SUBSTATS).
   unsigned subqueryRlimit = 10000000, subqueryMs = 20000;
+  /// proveUnsat's strategy (equation solving first or not) that decided
+  /// the last side query of each kind.
+  std::map<std::string, bool> sideStrategy;
   unsigned pinRlimit = 20000000;
   /// The end of the check's time budget (none when unset). Past it,
   /// encoding throws EncodeTimeout and side queries get no more time.

@@ -9,6 +9,8 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -72,26 +74,49 @@ z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
 
 bool Encoder::proveUnsat(const z3::expr &f, const char *what,
                          unsigned rlimitScale) {
-  // Z3's default solver, then equation solving first: each fails on
-  // queries the other answers at once (the default one on launch
-  // assumptions that make two kernels' terms coincide, the other on the
-  // bit-level index arithmetic of unrolled sums).
-  checkDeadline();
-  z3::solver s(ctx);
-  s.add(f);
-  s.add(loopFacts);
-  auto r = checkSmall(s, what, subqueryRlimit * rlimitScale,
-                      withinDeadline(subqueryMs));
-  if (r == z3::unknown) {
+  // Z3's default solver and equation solving first: each fails on queries
+  // the other answers at once (the default one on launch assumptions that
+  // make two kernels' terms coincide, the other on the bit-level index
+  // arithmetic of unrolled sums). The first query of a kind gives both a
+  // sixteenth of the budget first, then the whole of it, so that a query
+  // one of them refutes in milliseconds does not wait for the other to use
+  // up its limit; later queries of the kind start with the strategy that
+  // decided the last one.
+  auto attempt = [&](bool eqs, unsigned rlimit, z3::solver &s) {
     checkDeadline();
-    z3::tactic tac = z3::tactic(ctx, "simplify") &
-                     z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "smt");
-    s = tac.mk_solver();
+    if (eqs)
+      s = (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") &
+           z3::tactic(ctx, "smt"))
+              .mk_solver();
+    else
+      s = z3::solver(ctx);
     s.add(f);
     s.add(loopFacts);
-    r = checkSmall(s, (std::string(what) + "/eqs").c_str(), subqueryRlimit,
-                   withinDeadline(subqueryMs));
+    return checkSmall(s, eqs ? (std::string(what) + "/eqs").c_str() : what,
+                      rlimit, withinDeadline(subqueryMs));
+  };
+  auto budget = [&](bool eqs) {
+    return eqs ? subqueryRlimit : subqueryRlimit * rlimitScale;
+  };
+  struct Step {
+    bool eqs;
+    unsigned share;
+  };
+  Step steps[] = {{false, 16}, {true, 16}, {false, 1}, {true, 1}};
+  llvm::ArrayRef<Step> plan = steps;
+  auto known = sideStrategy.find(what);
+  if (known != sideStrategy.end()) {
+    steps[0] = {known->second, 1};
+    steps[1] = {!known->second, 1};
+    plan = plan.take_front(2);
   }
+  z3::solver s(ctx);
+  z3::check_result r = z3::unknown;
+  for (Step st : plan)
+    if ((r = attempt(st.eqs, budget(st.eqs) / st.share, s)) != z3::unknown) {
+      sideStrategy[what] = st.eqs;
+      break;
+    }
   if (std::string path = dumpPath("sub"); !path.empty()) {
     dumpTo(path, s.to_smt2());
     llvm::errs() << "subquery " << path << ": "

@@ -151,37 +151,45 @@ z3::check_result Portfolio::checkRefined(
   std::vector<bool> exact(abstracted.size());
   // Lazy facts asserted in this call (a pop may have dropped earlier ones).
   std::vector<bool> asserted(lazy.size());
+  unsigned productRounds = 0, factRounds = 0;
   for (unsigned round = 0; r == z3::sat; ++round) {
     if (accept && accept(*model)) {
       if (debug)
         kvDebugf("refinement round %u: model accepted unrefined\n", round);
       return r;
     }
-    unsigned added = 0;
-    for (size_t i = 0; i < abstracted.size(); ++i) {
-      auto &[app, precise] = abstracted[i];
-      // After a few rounds, every application is made exact: models that
-      // get one new product wrong per round would otherwise take as many
-      // rounds as there are products.
-      if (exact[i] || (round < 3 && z3::eq(model->eval(app, true),
-                                           model->eval(precise, true))))
-        continue;
-      add(app == precise);
-      exact[i] = true;
-      ++added;
-    }
-    unsigned facts = 0;
+    // The facts a model breaks first, alone: they are cheap to add, and
+    // often enough to refute the query without a multiplier's bits.
+    unsigned added = 0, facts = 0;
     for (size_t i = 0; i < lazy.size(); ++i) {
-      if (asserted[i] || (round < 3 && !model->eval(lazy[i], true).is_false()))
+      if (asserted[i] ||
+          (factRounds < 3 && !model->eval(lazy[i], true).is_false()))
         continue;
       add(lazy[i]);
       asserted[i] = true;
       ++facts;
     }
-    added += facts;
+    if (facts)
+      ++factRounds;
+    for (size_t i = 0; i < abstracted.size() && !facts; ++i) {
+      auto &[app, precise] = abstracted[i];
+      // After a few rounds, every application is made exact: models that
+      // get one new product wrong per round would otherwise take as many
+      // rounds as there are products.
+      if (exact[i] ||
+          (productRounds < 3 &&
+           z3::eq(model->eval(app, true), model->eval(precise, true))))
+        continue;
+      add(app == precise);
+      exact[i] = true;
+      ++added;
+    }
+    if (added)
+      ++productRounds;
     if (debug)
       kvDebugf("refinement round %u: %u precise products, %u lemmas\n", round,
-               added - facts, facts);
+               added, facts);
+    added += facts;
     if (!added)
       break;
     if (round == 50) {
