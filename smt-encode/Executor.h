@@ -17,6 +17,7 @@
 #include "llvm/ADT/APInt.h"
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace kv {
@@ -66,6 +67,18 @@ struct ExecResult {
 ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
                    const ExecInputs &in, uint64_t maxThreads = 1u << 20,
                    uint64_t maxSteps = 0);
+
+namespace executor {
+/// kv.apply \p fn on \p args as the GPU computes it, where the host can:
+/// IEEE conversions between integers, floats and doubles, the exact math
+/// intrinsics (fabs, sqrt, fma, rounding, minnum/maxnum, copysign) and frem.
+/// None for other operations (approximate math, libdevice calls, narrow
+/// floats) and for patterns a model width cut; \p why is set when the
+/// operation has no value (an out-of-range fptosi is poison).
+std::optional<llvm::APInt> nativeApply(llvm::StringRef fn,
+                                       llvm::ArrayRef<llvm::APInt> args,
+                                       unsigned width, std::string &why);
+} // namespace executor
 
 } // namespace kv
 

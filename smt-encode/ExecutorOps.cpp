@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "smt-encode/ExecutorInternal.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/bit.h"
 
 #include <cmath>
@@ -134,7 +135,154 @@ APInt floatOp(const Instr &in, const APInt &a, const APInt *b) {
   return APInt(w, llvm::bit_cast<U>(r));
 }
 
+/// A float or double from its bit pattern, by the width of the pattern.
+std::optional<double> toHost(llvm::StringRef type, const APInt &v) {
+  if (type == "float" && v.getBitWidth() == 32)
+    return llvm::bit_cast<float>((uint32_t)v.getZExtValue());
+  if (type == "double" && v.getBitWidth() == 64)
+    return llvm::bit_cast<double>(v.getZExtValue());
+  return std::nullopt;
+}
+
+/// The pattern of \p x as \p type (a float is rounded to nearest, as the
+/// GPU's .rn conversions do); NaN is the canonical NaN.
+std::optional<APInt> fromHost(llvm::StringRef type, double x) {
+  if (type == "float") {
+    if (x != x)
+      return APInt::getSignedMaxValue(32);
+    return APInt(32, llvm::bit_cast<uint32_t>((float)x));
+  }
+  if (type == "double") {
+    if (x != x)
+      return APInt::getSignedMaxValue(64);
+    return APInt(64, llvm::bit_cast<uint64_t>(x));
+  }
+  return std::nullopt;
+}
+
+/// Integer widths in type names: i1 .. i64.
+std::optional<unsigned> intWidth(llvm::StringRef type) {
+  unsigned w;
+  if (!type.consume_front("i") || type.getAsInteger(10, w) || !w || w > 64)
+    return std::nullopt;
+  return w;
+}
+
 } // namespace
+
+std::optional<APInt> nativeApply(llvm::StringRef fn,
+                                 llvm::ArrayRef<APInt> args, unsigned width,
+                                 std::string &why) {
+  // Conversions, named by the lowering "<cast>.<from>.<to>": exact on the
+  // host where the result is representable, rounded to nearest otherwise,
+  // as PTX's cvt.rn (int to float) and cvt.rzi (float to int) do.
+  llvm::SmallVector<llvm::StringRef, 3> part;
+  fn.split(part, '.');
+  if (part.size() == 3 && args.size() == 1) {
+    llvm::StringRef op = part[0], from = part[1], to = part[2];
+    const APInt &a = args[0];
+    if (op == "sitofp" || op == "uitofp") {
+      // Through long double would double-round 64-bit values: the exact
+      // integer goes through APFloat, which rounds once.
+      if (!intWidth(from) || a.getBitWidth() != *intWidth(from))
+        return std::nullopt;
+      llvm::APFloat f(to == "float" ? llvm::APFloat::IEEEsingle()
+                                    : llvm::APFloat::IEEEdouble());
+      if (to != "float" && to != "double")
+        return std::nullopt;
+      f.convertFromAPInt(a, op == "sitofp",
+                         llvm::APFloat::rmNearestTiesToEven);
+      APInt bits = f.bitcastToAPInt();
+      return bits.getBitWidth() == width ? std::optional(bits) : std::nullopt;
+    }
+    if (op == "fptosi" || op == "fptoui") {
+      std::optional<double> x = toHost(from, a);
+      std::optional<unsigned> w = intWidth(to);
+      if (!x || !w || *w != width)
+        return std::nullopt;
+      double t = std::trunc(*x);
+      bool isSigned = op == "fptosi";
+      double lo = isSigned ? -std::ldexp(1.0, *w - 1) : 0.0;
+      double hi = isSigned ? std::ldexp(1.0, *w - 1) : std::ldexp(1.0, *w);
+      if (!(t >= lo && t < hi)) {
+        why = "'" + fn.str() + "' of a value out of the integer's range "
+              "(poison)";
+        return std::nullopt;
+      }
+      return isSigned ? APInt(*w, (uint64_t)(int64_t)t, true)
+                      : APInt(*w, (uint64_t)t);
+    }
+    if (op == "fpext" || op == "fptrunc") {
+      std::optional<double> x = toHost(from, a);
+      if (!x)
+        return std::nullopt;
+      std::optional<APInt> r = fromHost(to, *x);
+      return r && r->getBitWidth() == width ? r : std::nullopt;
+    }
+  }
+  // Math intrinsics with IEEE-exact results (llvm.<name>.f32 / .f64); the
+  // approximate ones (sin, exp, ...) are the GPU's own and not computed.
+  if (fn.consume_front("llvm.")) {
+    auto [name, ty] = fn.rsplit('.');
+    llvm::StringRef type = ty == "f32" ? "float" : ty == "f64" ? "double" : "";
+    llvm::SmallVector<double, 3> x;
+    for (const APInt &a : args) {
+      std::optional<double> v = toHost(type, a);
+      if (!v)
+        return std::nullopt;
+      x.push_back(*v);
+    }
+    auto result = [&](double r) { return fromHost(type, r); };
+    auto single = [&](double r) -> std::optional<APInt> {
+      // Rounded once, in the operation's own precision.
+      return type == "float" ? fromHost(type, (float)r) : fromHost(type, r);
+    };
+    // fabs and copysign touch the sign bit only, NaN payloads included.
+    APInt sign = APInt::getSignMask(args.empty() ? 1 : args[0].getBitWidth());
+    if (x.size() == 1) {
+      if (name == "fabs")
+        return args[0] & ~sign;
+      if (name == "sqrt")
+        return type == "float" ? result(std::sqrt((float)x[0]))
+                               : result(std::sqrt(x[0]));
+      if (name == "floor")
+        return result(std::floor(x[0]));
+      if (name == "ceil")
+        return result(std::ceil(x[0]));
+      if (name == "trunc")
+        return result(std::trunc(x[0]));
+      if (name == "round")
+        return result(std::round(x[0]));
+      if (name == "rint" || name == "nearbyint" || name == "roundeven")
+        return result(std::nearbyint(x[0]));
+    }
+    if (x.size() == 2) {
+      if (name == "copysign")
+        return (args[0] & ~sign) | (args[1] & sign);
+      // minnum/maxnum: the other operand where one is NaN; a zero of
+      // either sign where both are zeros.
+      if (name == "minnum")
+        return result(std::fmin(x[0], x[1]));
+      if (name == "maxnum")
+        return result(std::fmax(x[0], x[1]));
+    }
+    if (x.size() == 3 && (name == "fma" || name == "fmuladd"))
+      // fmuladd may be fused or not; the NVPTX backend fuses it.
+      return type == "float"
+                 ? single(std::fma((float)x[0], (float)x[1], (float)x[2]))
+                 : result(std::fma(x[0], x[1], x[2]));
+    return std::nullopt;
+  }
+  if (fn == "frem" && args.size() == 2 && args[0].getBitWidth() == width) {
+    llvm::StringRef type = width == 32 ? "float" : width == 64 ? "double" : "";
+    std::optional<double> x = toHost(type, args[0]), y = toHost(type, args[1]);
+    if (!x || !y)
+      return std::nullopt;
+    // fmod is exact: no rounding, whatever the precision.
+    return fromHost(type, std::fmod(*x, *y));
+  }
+  return std::nullopt;
+}
 
 bool Executor::apply(const Instr &i) {
   if (i.floatFn != FloatFn::None) {
@@ -145,10 +293,17 @@ bool Executor::apply(const Instr &i) {
     return true;
   }
   llvm::StringRef fn = cast<ApplyOp>(i.op).getFn();
+  llvm::SmallVector<APInt, 4> args;
+  for (unsigned s : i.ops)
+    args.push_back(slots[s]);
+  std::string why;
+  if (std::optional<APInt> r = nativeApply(fn, args, i.width, why)) {
+    slots[i.result] = std::move(*r);
+    return true;
+  }
+  if (!why.empty())
+    return fail("cannot replay " + why);
   if (in.apply) {
-    llvm::SmallVector<APInt, 4> args;
-    for (unsigned s : i.ops)
-      args.push_back(slots[s]);
     if (std::optional<APInt> r = in.apply(fn, args, i.width)) {
       if (r->getBitWidth() != i.width)
         return fail("result of '" + fn + "' has " +

@@ -25,6 +25,23 @@
 // RUN: %expect-exit 1 %kvalidate --assume='%{1D}' %s:saxpy_sub %s:saxpy_sub_swapped | FileCheck %s --check-prefix=SUB
 // SUB: verdict: not-equivalent
 // SUB: counterexample (replayed):
+//
+// Conversions replay as the GPU computes them (round to nearest): halving
+// an int before or after converting it differs on odd values.
+// RUN: %expect-exit 1 %kvalidate --assume='%{1D}' %s:half_int %s:half_float | FileCheck %s --check-prefix=CONV
+// CONV: verdict: not-equivalent
+// CONV: counterexample (replayed):
+// CONV: mismatch: out[{{[0-9]+}}]:
+//
+// exp(x) against exp(x + 0.0f) (equal: -0 and +0 have one exp). The solver
+// sees two applications of an unknown function on different terms; its
+// model is not replayed with values it chose for exp, the GPU's own
+// approximation, which the host cannot compute: unknown, never a made-up
+// counterexample.
+// RUN: %expect-exit 2 %kvalidate --hunt=0 --assume='%{1D}' %s:exp_plain %s:exp_plus_zero | FileCheck %s --check-prefix=EXP
+// EXP: verdict: unknown
+// EXP: cannot replay uninterpreted operation '{{.*}}exp{{.*}}'
+// EXP-NOT: counterexample
 
 __global__ void saxpy(float *y, const float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -68,4 +85,28 @@ __global__ void saxpy_sub_swapped(float *y, const float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     y[i] = y[i] - x[i];
+}
+
+__global__ void half_int(float *out, const int *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = (float)(in[i] / 2);
+}
+
+__global__ void half_float(float *out, const int *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = (float)in[i] * 0.5f;
+}
+
+__global__ void exp_plain(float *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = __builtin_expf(x[i]);
+}
+
+__global__ void exp_plus_zero(float *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = __builtin_expf(x[i] + 0.0f);
 }

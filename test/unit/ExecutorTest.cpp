@@ -12,8 +12,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/ADT/bit.h"
+
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -566,6 +569,59 @@ kv.kernel @edge attributes {arg_names = ["out", "x", "z", "sh"]} {
                                                        {4, 0},
                                                        {5, minus1},
                                                        {6, 0}}));
+}
+
+} // namespace
+
+namespace {
+
+/// nativeApply on 32-bit float patterns.
+std::optional<uint64_t> native(llvm::StringRef fn,
+                               std::initializer_list<APInt> args,
+                               unsigned width, std::string *why = nullptr) {
+  std::string ignored;
+  std::optional<APInt> r = kv::executor::nativeApply(
+      fn, llvm::ArrayRef<APInt>(args.begin(), args.size()), width,
+      why ? *why : ignored);
+  if (!r)
+    return std::nullopt;
+  return r->getZExtValue();
+}
+
+APInt f32(float x) { return APInt(32, llvm::bit_cast<uint32_t>(x)); }
+uint64_t bitsOf(float x) { return llvm::bit_cast<uint32_t>(x); }
+
+// Conversions and exact intrinsics replay as the GPU computes them; what
+// the host cannot compute exactly (approximate math) has no value, so a
+// replay never borrows one from the solver's model.
+TEST(NativeApply, ConversionsAndExactMath) {
+  // 2^24 + 1 is not a float: rounded to nearest even, once.
+  EXPECT_EQ(native("sitofp.i32.float", {APInt(32, 16777217)}, 32),
+            bitsOf(16777216.0f));
+  EXPECT_EQ(native("uitofp.i32.float", {APInt(32, 0xffffffffu)}, 32),
+            bitsOf(4294967296.0f));
+  EXPECT_EQ(native("sitofp.i32.float", {APInt(32, -3, true)}, 32),
+            bitsOf(-3.0f));
+  EXPECT_EQ(native("fptosi.float.i32", {f32(-2.75f)}, 32),
+            APInt(32, -2, true).getZExtValue());
+  // Out of range: poison, with a reason, not a value.
+  std::string why;
+  EXPECT_EQ(native("fptosi.float.i32", {f32(3e9f)}, 32, &why), std::nullopt);
+  EXPECT_NE(why.find("poison"), std::string::npos);
+  EXPECT_EQ(native("fpext.float.double", {f32(0.1f)}, 64),
+            llvm::bit_cast<uint64_t>((double)0.1f));
+  EXPECT_EQ(native("llvm.sqrt.f32", {f32(2.0f)}, 32), bitsOf(std::sqrt(2.0f)));
+  EXPECT_EQ(native("llvm.fma.f32", {f32(3.0f), f32(5.0f), f32(1.0f)}, 32),
+            bitsOf(16.0f));
+  // fabs clears the sign bit and nothing else, NaN payload included.
+  EXPECT_EQ(native("llvm.fabs.f32", {APInt(32, 0xffc00001u)}, 32),
+            0x7fc00001u);
+  EXPECT_EQ(native("llvm.maxnum.f32", {f32(NAN), f32(2.0f)}, 32),
+            bitsOf(2.0f));
+  EXPECT_EQ(native("frem", {f32(7.5f), f32(2.0f)}, 32), bitsOf(1.5f));
+  // The GPU's approximate exp is not the host's: no value.
+  EXPECT_EQ(native("llvm.exp.f32", {f32(1.0f)}, 32), std::nullopt);
+  EXPECT_EQ(native("__nv_expf", {f32(1.0f)}, 32), std::nullopt);
 }
 
 } // namespace
