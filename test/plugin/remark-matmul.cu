@@ -3,7 +3,8 @@
 // loop); the tiled kernels keep their barrier loop over the tiles, rotated
 // (the short one tests the counter before its increment), with the inner
 // loop over a tile fully unrolled. The plugin proves each pipeline for
-// every n that is a multiple of the tile.
+// every n that is a multiple of the tile. (The barrier loops of tiles.cu:
+// remark-barrier-loops.cu.)
 //
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
 // RUN:   -mllvm -kvalidate-timeout=300 \
@@ -13,16 +14,6 @@
 // CHECK-DAG: remark: kvalidate: kernel 'matmul_naive': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'matmul_tiled': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'matmul_tiled_short': equivalent ({{[0-9]+}} ms)
-//
-// The staged neighbour sums (tiles.cu): the barrier loop survives -O2.
-// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -fno-discard-value-names \
-// RUN:   -mllvm -kvalidate-timeout=300 \
-// RUN:   -mllvm -kvalidate-kernel=neighbour_staged -mllvm -kvalidate-kernel=neighbour_wrong \
-// RUN:   -mllvm -kvalidate-assume='blockDim.x <= 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1 && rounds <= 1000' \
-// RUN:   %inputs/tiles.cu -o %t.s 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=TILES --implicit-check-not=warning: --implicit-check-not=error:
-// TILES-DAG: remark: kvalidate: kernel 'neighbour_staged': equivalent ({{[0-9]+}} ms)
-// TILES-DAG: remark: kvalidate: kernel 'neighbour_wrong': equivalent ({{[0-9]+}} ms)
 
 // The solver-heavy lane (test/lit.cfg.py).
 // REQUIRES: long
