@@ -16,6 +16,22 @@
 namespace kv {
 namespace lowering {
 
+namespace {
+/// PTX's conversions between integers and floats (llvm.nvvm.f2i.rn,
+/// llvm.nvvm.d2ull.rz.ftz, llvm.nvvm.d2i.hi, ...): pure, and defined
+/// exactly by PTX (executor::nativeApply computes them).
+bool isNvvmConversion(llvm::StringRef name) {
+  if (!name.consume_front("llvm.nvvm."))
+    return false;
+  auto [from, rest] = name.split('2');
+  llvm::StringRef to = rest.split('.').first;
+  auto isType = [](llvm::StringRef t) {
+    return llvm::is_contained({"f", "d", "i", "ui", "ll", "ull"}, t);
+  };
+  return !rest.empty() && isType(from) && isType(to);
+}
+} // namespace
+
 void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   curInst = &inst;
   if (const llvm::DebugLoc &dl = inst.getDebugLoc())
@@ -162,9 +178,13 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     default:
       break;
     }
-    // Pure floating-point math intrinsics stay uninterpreted.
+    // Pure floating-point math intrinsics stay uninterpreted, and so do
+    // PTX's conversions to integers (f2i.rn, d2i.hi, ...: libdevice's
+    // __float2int_rn): functions of their operands alone.
     if (callee->doesNotAccessMemory() && !call.getType()->isVoidTy() &&
-        call.getType()->isFloatingPointTy()) {
+        (call.getType()->isFloatingPointTy() ||
+         (call.getType()->isIntegerTy() && isNvvmConversion(name) &&
+          call.arg_size() > 0))) {
       llvm::SmallVector<Value> ops;
       for (const llvm::Use &a : call.args())
         ops.push_back(evalScalar(a.get(), s));

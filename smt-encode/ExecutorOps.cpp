@@ -9,9 +9,11 @@
 #include "smt-encode/ExecutorInternal.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/bit.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 using namespace mlir;
@@ -168,6 +170,66 @@ std::optional<unsigned> intWidth(llvm::StringRef type) {
   return w;
 }
 
+/// PTX's cvt between integers and floats, as llvm.nvvm.<from>2<to>.<mode>
+/// [.ftz] (from, to: f d i ui ll ull; mode: rn rz rm rp), and d2i.hi/lo
+/// (the halves of a double's pattern). Float to integer clamps to the
+/// integer's range, NaN giving 0; .ftz flushes a subnormal operand to zero.
+std::optional<APInt> nvvmConversion(llvm::StringRef name, const APInt &a,
+                                    unsigned width) {
+  auto [from, rest] = name.split('2');
+  llvm::SmallVector<llvm::StringRef, 3> part;
+  rest.split(part, '.');
+  if (part.size() < 2)
+    return std::nullopt;
+  llvm::StringRef to = part[0], mode = part[1];
+  bool ftz = part.size() > 2 && part[2] == "ftz";
+  auto isFloat = [](llvm::StringRef t) { return t == "f" || t == "d"; };
+  auto intBits = [](llvm::StringRef t) -> unsigned {
+    return t == "i" || t == "ui" ? 32 : t == "ll" || t == "ull" ? 64 : 0;
+  };
+  if (from == "d" && to == "i" && (mode == "hi" || mode == "lo")) {
+    if (a.getBitWidth() != 64 || width != 32)
+      return std::nullopt;
+    return mode == "hi" ? a.lshr(32).trunc(32) : a.trunc(32);
+  }
+  llvm::APFloat::roundingMode rm;
+  if (mode == "rn")
+    rm = llvm::APFloat::rmNearestTiesToEven;
+  else if (mode == "rz")
+    rm = llvm::APFloat::rmTowardZero;
+  else if (mode == "rm")
+    rm = llvm::APFloat::rmTowardNegative;
+  else if (mode == "rp")
+    rm = llvm::APFloat::rmTowardPositive;
+  else
+    return std::nullopt;
+  const llvm::fltSemantics &single = llvm::APFloat::IEEEsingle();
+  const llvm::fltSemantics &dbl = llvm::APFloat::IEEEdouble();
+  if (isFloat(from) && intBits(to)) {
+    unsigned fw = from == "f" ? 32 : 64;
+    if (a.getBitWidth() != fw || width != intBits(to))
+      return std::nullopt;
+    llvm::APFloat x(fw == 32 ? single : dbl, a);
+    if (x.isNaN())
+      return APInt(width, 0);
+    if (ftz && x.isDenormal())
+      x = llvm::APFloat::getZero(x.getSemantics(), x.isNegative());
+    llvm::APSInt r(width, /*isUnsigned=*/to.starts_with("u"));
+    bool exact;
+    // convertToInteger saturates out-of-range values, as cvt does.
+    x.convertToInteger(r, rm, &exact);
+    return APInt(r);
+  }
+  if (intBits(from) && isFloat(to)) {
+    if (a.getBitWidth() != intBits(from) || width != (to == "f" ? 32u : 64u))
+      return std::nullopt;
+    llvm::APFloat f(to == "f" ? single : dbl);
+    f.convertFromAPInt(a, /*IsSigned=*/!from.starts_with("u"), rm);
+    return f.bitcastToAPInt();
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<APInt> nativeApply(llvm::StringRef fn,
@@ -220,6 +282,8 @@ std::optional<APInt> nativeApply(llvm::StringRef fn,
       return r && r->getBitWidth() == width ? r : std::nullopt;
     }
   }
+  if (fn.starts_with("llvm.nvvm.") && args.size() == 1)
+    return nvvmConversion(fn.drop_front(strlen("llvm.nvvm.")), args[0], width);
   // Math intrinsics with IEEE-exact results (llvm.<name>.f32 / .f64); the
   // approximate ones (sin, exp, ...) are the GPU's own and not computed.
   if (fn.consume_front("llvm.")) {

@@ -33,6 +33,13 @@
 // CONV: counterexample (replayed):
 // CONV: mismatch: out[{{[0-9]+}}]:
 //
+// So do PTX's conversions (__float2int_rn is llvm.nvvm.f2i.rn once
+// libdevice is linked): to nearest even against toward zero.
+// RUN: %expect-exit 1 %kvalidate --assume='%{1D}' %s:round_rn %s:round_rz | FileCheck %s --check-prefix=CVT
+// CVT: verdict: not-equivalent
+// CVT: counterexample (replayed):
+// CVT: mismatch: out[{{[0-9]+}}]:
+//
 // exp(x) against exp(x + 0.0f) (equal: -0 and +0 have one exp). The solver
 // sees two applications of an unknown function on different terms; its
 // model is not replayed with values it chose for exp, the GPU's own
@@ -109,4 +116,16 @@ __global__ void exp_plus_zero(float *out, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = __builtin_expf(x[i] + 0.0f);
+}
+
+__global__ void round_rn(int *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = __nvvm_f2i_rn(x[i]);
+}
+
+__global__ void round_rz(int *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = __nvvm_f2i_rz(x[i]);
 }

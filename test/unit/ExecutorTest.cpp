@@ -619,6 +619,18 @@ TEST(NativeApply, ConversionsAndExactMath) {
   EXPECT_EQ(native("llvm.maxnum.f32", {f32(NAN), f32(2.0f)}, 32),
             bitsOf(2.0f));
   EXPECT_EQ(native("frem", {f32(7.5f), f32(2.0f)}, 32), bitsOf(1.5f));
+  // PTX's cvt: rounding modes, saturation, NaN to 0, halves of a double.
+  EXPECT_EQ(native("llvm.nvvm.f2i.rn", {f32(2.5f)}, 32), 2u);
+  EXPECT_EQ(native("llvm.nvvm.f2i.rm", {f32(-0.5f)}, 32), 0xffffffffu);
+  EXPECT_EQ(native("llvm.nvvm.f2i.rz", {f32(3e9f)}, 32), 0x7fffffffu);
+  EXPECT_EQ(native("llvm.nvvm.f2ui.rn", {f32(-1.0f)}, 32), 0u);
+  EXPECT_EQ(native("llvm.nvvm.f2i.rn.ftz", {f32(NAN)}, 32), 0u);
+  EXPECT_EQ(native("llvm.nvvm.i2f.rz", {APInt(32, 16777217)}, 32),
+            bitsOf(16777216.0f));
+  EXPECT_EQ(native("llvm.nvvm.i2f.rp", {APInt(32, 16777217)}, 32),
+            bitsOf(16777218.0f));
+  EXPECT_EQ(native("llvm.nvvm.d2i.hi", {APInt(64, 0x123456789abcdef0ull)}, 32),
+            0x12345678u);
   // The GPU's approximate exp is not the host's: no value.
   EXPECT_EQ(native("llvm.exp.f32", {f32(1.0f)}, 32), std::nullopt);
   EXPECT_EQ(native("__nv_expf", {f32(1.0f)}, 32), std::nullopt);
