@@ -162,12 +162,42 @@ std::optional<APInt> fromHost(llvm::StringRef type, double x) {
   return std::nullopt;
 }
 
+/// The IEEE format of a type name: float or double.
+const llvm::fltSemantics *semanticsOf(llvm::StringRef type) {
+  if (type == "float")
+    return &llvm::APFloat::IEEEsingle();
+  if (type == "double")
+    return &llvm::APFloat::IEEEdouble();
+  return nullptr;
+}
+
 /// Integer widths in type names: i1 .. i64.
 std::optional<unsigned> intWidth(llvm::StringRef type) {
   unsigned w;
   if (!type.consume_front("i") || type.getAsInteger(10, w) || !w || w > 64)
     return std::nullopt;
   return w;
+}
+
+/// Integer \p a as a float of \p to, rounded once in mode \p rm (through
+/// a host double, a 64-bit value would be rounded twice).
+APInt intToFloat(const APInt &a, bool isSigned, const llvm::fltSemantics &to,
+                 llvm::APFloat::roundingMode rm) {
+  llvm::APFloat f(to);
+  f.convertFromAPInt(a, isSigned, rm);
+  return f.bitcastToAPInt();
+}
+
+/// \p x rounded in mode \p rm to an integer of \p width, and whether it was
+/// NaN or out of range (then the value is saturated, NaN giving 0).
+std::pair<APInt, bool> floatToInt(const llvm::APFloat &x, unsigned width,
+                                  bool isUnsigned,
+                                  llvm::APFloat::roundingMode rm) {
+  llvm::APSInt r(width, isUnsigned);
+  bool exact;
+  bool invalid =
+      x.convertToInteger(r, rm, &exact) == llvm::APFloat::opInvalidOp;
+  return {APInt(r), invalid};
 }
 
 /// PTX's cvt between integers and floats, as llvm.nvvm.<from>2<to>.<mode>
@@ -210,22 +240,15 @@ std::optional<APInt> nvvmConversion(llvm::StringRef name, const APInt &a,
     if (a.getBitWidth() != fw || width != intBits(to))
       return std::nullopt;
     llvm::APFloat x(fw == 32 ? single : dbl, a);
-    if (x.isNaN())
-      return APInt(width, 0);
     if (ftz && x.isDenormal())
       x = llvm::APFloat::getZero(x.getSemantics(), x.isNegative());
-    llvm::APSInt r(width, /*isUnsigned=*/to.starts_with("u"));
-    bool exact;
-    // convertToInteger saturates out-of-range values, as cvt does.
-    x.convertToInteger(r, rm, &exact);
-    return APInt(r);
+    // Saturated out of range and NaN giving 0, as cvt does.
+    return floatToInt(x, width, to.starts_with("u"), rm).first;
   }
   if (intBits(from) && isFloat(to)) {
     if (a.getBitWidth() != intBits(from) || width != (to == "f" ? 32u : 64u))
       return std::nullopt;
-    llvm::APFloat f(to == "f" ? single : dbl);
-    f.convertFromAPInt(a, /*IsSigned=*/!from.starts_with("u"), rm);
-    return f.bitcastToAPInt();
+    return intToFloat(a, !from.starts_with("u"), to == "f" ? single : dbl, rm);
   }
   return std::nullopt;
 }
@@ -243,36 +266,23 @@ std::optional<APInt> nativeApply(llvm::StringRef fn,
   if (part.size() == 3 && args.size() == 1) {
     llvm::StringRef op = part[0], from = part[1], to = part[2];
     const APInt &a = args[0];
-    if (op == "sitofp" || op == "uitofp") {
-      // Through long double would double-round 64-bit values: the exact
-      // integer goes through APFloat, which rounds once.
-      if (!intWidth(from) || a.getBitWidth() != *intWidth(from))
-        return std::nullopt;
-      llvm::APFloat f(to == "float" ? llvm::APFloat::IEEEsingle()
-                                    : llvm::APFloat::IEEEdouble());
-      if (to != "float" && to != "double")
-        return std::nullopt;
-      f.convertFromAPInt(a, op == "sitofp",
-                         llvm::APFloat::rmNearestTiesToEven);
-      APInt bits = f.bitcastToAPInt();
-      return bits.getBitWidth() == width ? std::optional(bits) : std::nullopt;
-    }
-    if (op == "fptosi" || op == "fptoui") {
-      std::optional<double> x = toHost(from, a);
-      std::optional<unsigned> w = intWidth(to);
-      if (!x || !w || *w != width)
-        return std::nullopt;
-      double t = std::trunc(*x);
-      bool isSigned = op == "fptosi";
-      double lo = isSigned ? -std::ldexp(1.0, *w - 1) : 0.0;
-      double hi = isSigned ? std::ldexp(1.0, *w - 1) : std::ldexp(1.0, *w);
-      if (!(t >= lo && t < hi)) {
+    const llvm::fltSemantics *fromF = semanticsOf(from), *toF = semanticsOf(to);
+    std::optional<unsigned> fromI = intWidth(from), toI = intWidth(to);
+    if ((op == "sitofp" || op == "uitofp") && fromI && toF &&
+        a.getBitWidth() == *fromI && llvm::APFloat::getSizeInBits(*toF) == width)
+      return intToFloat(a, op == "sitofp", *toF,
+                        llvm::APFloat::rmNearestTiesToEven);
+    if ((op == "fptosi" || op == "fptoui") && fromF && toI && *toI == width &&
+        a.getBitWidth() == llvm::APFloat::getSizeInBits(*fromF)) {
+      auto [r, invalid] = floatToInt(llvm::APFloat(*fromF, a), width,
+                                     op == "fptoui",
+                                     llvm::APFloat::rmTowardZero);
+      if (invalid) {
         why = "'" + fn.str() + "' of a value out of the integer's range "
               "(poison)";
         return std::nullopt;
       }
-      return isSigned ? APInt(*w, (uint64_t)(int64_t)t, true)
-                      : APInt(*w, (uint64_t)t);
+      return r;
     }
     if (op == "fpext" || op == "fptrunc") {
       std::optional<double> x = toHost(from, a);
