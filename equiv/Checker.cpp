@@ -96,7 +96,12 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   if (!admitsLaunch(before, opts, result))
     return finish();
 
-  auto encodingTimeout = [&] {
+  auto encodingTimeout = [&](const EncodeTimeout &e) {
+    if (e.tooLarge)
+      return std::string("the query grew too large to encode: its read "
+                         "chains need more than ") +
+             std::to_string(Encoder::defaultMaxThreads) +
+             " symbolic threads (barrier intervals chained too deep)";
     return std::string("timeout: the time budget ran out while encoding "
                        "the query, before the solver ran");
   };
@@ -122,7 +127,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     for (auto [k, label] : {std::pair{before, "before"}, {after, "after"}}) {
       if (checkSafety(k, before, label, opts.bits, facts,
                       [&] { return pc.remainingMs(); }, result,
-                      /*loopsOnly=*/opts.assumeSafe,
+                      /*loopsOnly=*/opts.assumeSafe ||
+                          opts.modelConditionsOnly,
                       SolverSettings{opts.solver, opts.seed}))
         continue;
       if (!result.possibleDefect)
@@ -137,9 +143,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();
     return finish();
-  } catch (EncodeTimeout &) {
+  } catch (EncodeTimeout &e) {
     result.verdict = Verdict::Unknown;
-    result.reason = encodingTimeout();
+    result.reason = encodingTimeout(e);
     return finish();
   }
 
@@ -160,6 +166,13 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     }
     return finish();
   };
+  if (opts.modelConditionsOnly) {
+    result.verdict = unconfirmed.empty() ? Verdict::Equivalent
+                                         : Verdict::Unknown;
+    result.reason = unconfirmed.empty() ? "the models' conditions hold"
+                                        : unconfirmed;
+    return finish();
+  }
   // Barriers and thread mapping kept (an optimizer's rewrite): proved
   // interval by interval without the read chains.
   std::optional<std::chrono::steady_clock::time_point> deadline;
@@ -192,9 +205,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     result.verdict = Verdict::Unknown;
     result.reason = std::string("solver error: ") + e.msg();
     return finishPossible();
-  } catch (EncodeTimeout &) {
+  } catch (EncodeTimeout &e) {
     result.verdict = Verdict::Unknown;
-    result.reason = encodingTimeout();
+    result.reason = encodingTimeout(e);
     return finishPossible();
   }
   if (!unconfirmed.empty()) {

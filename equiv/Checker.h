@@ -83,6 +83,10 @@ struct CheckOptions {
   /// seed (0: Z3's default).
   bool lockstep = true;
   bool preciseProducts = false;
+  /// Stop after the conditions under which the kv models are the kernels
+  /// (kv.iter counts and kv.prove, as where safety is assumed): `equivalent`
+  /// then only says that the models are exact.
+  bool modelConditionsOnly = false;
   std::string solver;
   unsigned seed = 0;
 };

@@ -2,12 +2,14 @@
 
 #include "equiv/Driver.h"
 #include "passes/LowerToKV.h"
+#include "smt-encode/Debug.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -49,7 +51,7 @@ mlir::FailureOr<KernelOp> lowerFunction(Function &function,
                                         mlir::ModuleOp into, bool isSource,
                                         unsigned unroll, const Case &pins,
                                         bool reportSplit, Unsupported &split,
-                                        std::string &why) {
+                                        std::string &why, bool exactUnroll) {
   std::string firstDiag;
   mlir::ScopedDiagnosticHandler handler(into.getContext(),
                                         [&](mlir::Diagnostic &d) {
@@ -60,6 +62,7 @@ mlir::FailureOr<KernelOp> lowerFunction(Function &function,
   LowerOptions lo;
   lo.assumeNoSignedOverflow = isSource;
   lo.unrollBound = unroll;
+  lo.exactUnroll = exactUnroll;
   lo.reportSplit = reportSplit;
   for (auto &[name, value] : pins)
     lo.pins[name] = value;
@@ -117,13 +120,14 @@ std::string Driver::translateName(const std::string &name,
 std::optional<LoweredPair>
 Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
                   std::vector<std::string> &splitOn, KernelOp &signature,
-                  CheckResult &failure) {
+                  CheckResult &failure, bool exact) {
   LoweredPair out;
   for (KernelInput *in : {&before, &after}) {
     bool isBefore = in == &before;
     KernelOp &slot = isBefore ? out.before : out.after;
-    bool useKernel = in->kernel && (!in->function || (pins.empty() &&
-                                                      unroll == in->kernelUnroll));
+    bool useKernel =
+        in->kernel && (!in->function || (pins.empty() && !exact &&
+                                         unroll == in->kernelUnroll));
     if (useKernel) {
       slot = cast<KernelOp>(in->kernel->clone());
       scratch.push_back(slot);
@@ -137,7 +141,7 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
     std::string why;
     mlir::FailureOr<KernelOp> k =
         lowerFunction(*in->function, scratch, in->isSource, unroll, myPins,
-                      reportSplit, split, why);
+                      reportSplit, split, why, exact);
     if (mlir::succeeded(k)) {
       slot = *k;
       uniquifySymbol(slot, scratch);
@@ -220,6 +224,79 @@ std::optional<std::vector<std::string>> Driver::planHunt(unsigned bound) {
   if (!cut)
     return std::nullopt;
   return domains;
+}
+
+/// The budget of an exact unrolling when the check has none.
+static constexpr unsigned exactSecs = 30;
+
+bool loopNotCounted(StringRef reason) {
+  return reason.contains("loop whose trip count is not a constant") ||
+         reason.contains("loop whose trip count depends on");
+}
+
+/// A number of iterations, at most --unroll-exact, to which every loop the
+/// model cannot count may be unrolled with a proof that it stops by then
+/// (kv.prove at the cut): doubling from 4, then bisecting down while each
+/// probe decides within seconds. Each probe lowers the pair and proves the
+/// models' conditions alone, which is cheap next to the equivalence query;
+/// a tight bound keeps that query free of iterations no launch reaches.
+std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
+  CheckOptions mo = co;
+  mo.modelConditionsOnly = true;
+  // 1: the models are exact with this bound; 0: a loop runs longer (or the
+  // models fail for another reason); -1: the pair does not lower.
+  auto holds = [&](unsigned k) -> int {
+    std::vector<std::string> splitOn;
+    KernelOp signature;
+    CheckResult failure;
+    std::optional<LoweredPair> pair =
+        lowerPair({}, k, /*reportSplit=*/false, splitOn, signature, failure,
+                  /*exact=*/true);
+    if (!pair)
+      return -1;
+    CheckResult r = checkEquivalence(pair->before, pair->after, mo);
+    pair->before.erase();
+    pair->after.erase();
+    // A bound kept only as an assumption (not proved in the budget) is no
+    // proof that the unrolling is exact.
+    bool assumed = any_of(r.assumptions, [](const std::string &a) {
+      return StringRef(a).contains("(assumed: not proved");
+    });
+    bool ok = r.verdict == Verdict::Equivalent && !assumed;
+    KV_DEBUG("driver", llvm::errs() << "unroll-exact " << k << ": "
+                                    << (ok ? "holds" : "fails") << " after "
+                                    << (int)r.timeMs << " ms: " << r.reason
+                                    << "\n");
+    return ok;
+  };
+  // The largest bound first: most loops the model cannot count (over a
+  // scalar n) have no bound, and one probe says so.
+  auto cap = [&](unsigned secs) {
+    mo.timeoutSecs = co.timeoutSecs ? std::min(co.timeoutSecs, secs) : secs;
+  };
+  cap(10);
+  unsigned lo = 0, hi = opts.unrollExact; // lo fails (0: none tried), hi holds
+  if (holds(hi) != 1)
+    return std::nullopt;
+  // Tightening is worth a few seconds, not more: a probe that runs out of
+  // its short budget counts as failed (the bound proved stays).
+  cap(3);
+  for (unsigned k = 4; k < hi; k *= 2) {
+    int h = holds(k);
+    if (h < 0)
+      return std::nullopt;
+    (h ? hi : lo) = k;
+    if (h)
+      break;
+  }
+  while (hi - lo > 1) {
+    unsigned mid = lo + (hi - lo) / 2;
+    int h = holds(mid);
+    if (h < 0)
+      return std::nullopt;
+    (h ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 /// The verdict after the bounded search \p hunt (with the scalar domains
@@ -307,6 +384,44 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   v.loweredUnroll = opts.unroll;
   v.result = checkByCases(lowerWith(opts.unroll), co, opts.maxCases, check,
                           initial);
+  // A loop the model cannot count: unrolled exactly where the checker proves
+  // a bound on its iterations.
+  if (opts.unrollExact && !opts.unroll && !launch &&
+      v.result.verdict == Verdict::Unsupported &&
+      loopNotCounted(v.result.reason)) {
+    if (std::optional<unsigned> k = exactBound(co)) {
+      LowerPairFn exactly = [this, k](const Case &pins, bool reportSplit,
+                                      std::vector<std::string> &splitOn,
+                                      KernelOp &signature,
+                                      CheckResult &failure) {
+        return lowerPair(pins, *k, reportSplit, splitOn, signature, failure,
+                         /*exact=*/true);
+      };
+      // Without a budget of its own (the command line's default), the
+      // attempt gets one: read chains through many unrolled barrier
+      // intervals can grow without end, where the plain lowering stopped at
+      // once.
+      CheckOptions eo = co;
+      if (!eo.timeoutSecs)
+        eo.timeoutSecs = exactSecs;
+      CheckResult e = checkByCases(exactly, eo, opts.maxCases, check, initial);
+      if (e.verdict == Verdict::Unknown)
+        e.reason = "with loops unrolled exactly (at most " +
+                   std::to_string(*k) + " iterations, proved): " + e.reason;
+      if (e.verdict != Verdict::Unsupported || !loopNotCounted(e.reason)) {
+        if (e.verdict == Verdict::Equivalent) {
+          std::string unrolled = "loops unrolled exactly: each loop the "
+                                 "model cannot count runs at most " +
+                                 std::to_string(*k) +
+                                 " iterations (proved) and is unrolled "
+                                 "that far";
+          e.method = e.method.empty() ? unrolled : e.method + "; " + unrolled;
+        }
+        v.result = std::move(e);
+        v.loweredUnroll = *k;
+      }
+    }
+  }
   if (!hunt || (v.result.verdict != Verdict::Unknown &&
                 v.result.verdict != Verdict::Unsupported))
     return v;

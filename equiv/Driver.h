@@ -52,7 +52,13 @@ mlir::FailureOr<KernelOp> lowerFunction(llvm::Function &function,
                                         mlir::ModuleOp into, bool isSource,
                                         unsigned unroll, const Case &pins,
                                         bool reportSplit, Unsupported &split,
-                                        std::string &why);
+                                        std::string &why,
+                                        bool exactUnroll = false);
+
+/// Whether \p reason (of a failed lowering or an unsupported verdict) is a
+/// loop that the model could not count and no case split fixed: the driver
+/// then tries to unroll it exactly (--unroll-exact).
+bool loopNotCounted(llvm::StringRef reason);
 
 /// The checker's options from the front door's: the one place where a
 /// CheckOptions is filled.
@@ -64,8 +70,8 @@ struct Validation {
   /// Set when the bounded search (--hunt) found the counterexample.
   std::string foundBy;
   /// The --unroll bound the verdict's kernels were lowered with (--unroll,
-  /// or --hunt's when the search found the verdict); `kvalidate replay`
-  /// lowers them the same way.
+  /// --unroll-exact's proved bound, or --hunt's when the search found the
+  /// verdict); `kvalidate replay` lowers them the same way.
   unsigned loweredUnroll = 0;
 };
 
@@ -90,8 +96,10 @@ private:
                                        bool reportSplit,
                                        std::vector<std::string> &splitOn,
                                        KernelOp &signature,
-                                       CheckResult &failure);
+                                       CheckResult &failure,
+                                       bool exact = false);
   std::optional<std::vector<std::string>> planHunt(unsigned bound);
+  std::optional<unsigned> exactBound(const CheckOptions &co);
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
                        const std::vector<std::string> &domains);
   std::string translateName(const std::string &name, bool toAfter) const;

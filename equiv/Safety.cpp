@@ -272,6 +272,22 @@ void SafetyCheck::collectAccesses() {
   }
 }
 
+bool SafetyCheck::dataDependentAccess() {
+  return llvm::any_of(accesses, [&](const Access &a) {
+    return overApproxIn(k, a.guard) || overApproxIn(k, a.index);
+  });
+}
+
+void SafetyCheck::abstractReads(Query &q) {
+  // Per kernel: the before kernel's preconditions read its own memory, not
+  // the after kernel's.
+  q.enc.readHook = [&q](KernelModel &km, unsigned arg, int interval,
+                        const z3::expr &index, const Thread &t) {
+    return q.enc.intervalState("state." + km.label, km, arg, interval, index,
+                               t);
+  };
+}
+
 bool SafetyCheck::overApprox(Value v, llvm::StringRef) {
   return overApproxIn(k, v);
 }

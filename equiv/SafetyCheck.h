@@ -117,6 +117,13 @@ struct SafetyCheck {
   /// The kernel's reads and writes, and its barriers under a condition.
   void collectAccesses();
   bool overApprox(mlir::Value v, llvm::StringRef);
+  /// Whether an access's guard or index reads an array (a write under
+  /// `if (m[t + s] > m[t])`).
+  bool dataDependentAccess();
+  /// Reads in \p q become the memory each interval starts from, one
+  /// uninterpreted function per kernel (the threads read the same memory):
+  /// no read chains, and an over-approximation, so `unsat` is a proof.
+  void abstractReads(Query &q);
   bool isShared(unsigned arg);
   /// Adds what was proved and what assumed to the result's assumptions.
   void listProperties();
@@ -125,6 +132,7 @@ struct SafetyCheck {
   bool checkBounds();
   /// Barrier divergence (SafetyDivergence.cpp).
   bool checkDivergence();
+  bool idleWhenSkipped(BarrierOp b, bool after);
   /// Loops with a symbolic trip count that the kv.iter model counts
   /// (SafetyModel.cpp).
   bool checkLoops();
@@ -140,6 +148,10 @@ struct SafetyCheck {
   // Two accesses of threads t1 and t2 that conflict: same cell, one a
   // write, not ordered by a barrier or program order.
   std::vector<Pair> conflicts(Query &q);
+  /// Reports the race of \p p that \p q's model shows (possible where it
+  /// rests on over-approximated reads).
+  bool reportRace(Query &q, const Pair &p);
+
   // The conflicts that remain when two writes of the same value are
   // tolerated (GPUVerify's benign races: a 1-D kernel launched with
   // y > 1 is no defect).

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace mlir;
@@ -62,39 +63,83 @@ z3::expr SafetyCheck::harmful(Query &q, std::vector<Pair> &pairs) {
 }
 
 bool SafetyCheck::checkRaces() {
+  // Threads that differ only in ids the kernel never reads (a 1-D kernel's
+  // blocks along y) do the same from the same memory: by induction over the
+  // intervals their writes carry equal values. Outside loops only
+  // (elsewhere their iterations may differ). Such pairs are left out from
+  // the start: one query instead of two.
+  std::set<SReg> used;
+  k.walk([&](SRegOp op) { used.insert(op.getName()); });
+  auto asymmetric = [&](Query &x, std::vector<Pair> &ps) {
+    z3::expr symmetric = x.ctx.bool_val(true);
+    for (int i = 0; i < 3; ++i) {
+      if (used.count(makeSReg(SRegGroup::Tid, i)))
+        symmetric = symmetric && x.t1->tid[i] == x.t2->tid[i];
+      if (used.count(makeSReg(SRegGroup::Bid, i)))
+        symmetric = symmetric && x.t1->bid[i] == x.t2->bid[i];
+    }
+    z3::expr asym = x.ctx.bool_val(false);
+    for (Pair &p : ps) {
+      bool plain = p.a->write && p.b->write &&
+                   x.km.itersOf(p.a->op).empty() &&
+                   x.km.itersOf(p.b->op).empty();
+      asym = asym || (plain ? p.cond && !symmetric : p.cond);
+    }
+    return asym;
+  };
+  if (dataDependentAccess()) {
+    // Reads as uninterpreted interval states first: no read chains (through
+    // every iteration of an unrolled barrier loop), and `unsat` is a proof,
+    // every memory content being considered.
+    Query a(k, paramSource, label, bits);
+    if (!start(a))
+      return false;
+    abstractReads(a);
+    std::vector<Pair> apairs = conflicts(a);
+    z3::check_result r =
+        apairs.empty() ? z3::unsat
+                       : a.solve(asymmetric(a, apairs), budget());
+    if (r == z3::unsat) {
+      if (!apairs.empty())
+        proved.push_back("no data race (writes of equal values tolerated)");
+      return true;
+    }
+    // A read-write conflict needs no values: reported from this model, as
+    // possible where an access's guard or index reads written memory (the
+    // exact query would build the read chains this one avoids).
+    if (r == z3::sat)
+      for (Pair &p : apairs)
+        if (!(p.a->write && p.b->write) &&
+            a.model->eval(p.cond, true).is_true())
+          return reportRace(a, p);
+  }
   Query q(k, paramSource, label, bits);
   if (!start(q))
     return false;
   std::vector<Pair> pairs = conflicts(q);
+  // A read-write conflict is a race whatever the values: such pairs come
+  // first, so that a model showing one reports it.
+  auto readWrite = [](const Pair &p) { return !(p.a->write && p.b->write); };
+  std::stable_partition(pairs.begin(), pairs.end(), readWrite);
   if (!pairs.empty()) {
     // First without the written values: most kernels have no conflicting
     // accesses at all, and the values pull in every read behind them.
-    // Threads that differ only in ids the kernel never reads (a 1-D
-    // kernel's blocks along y) do the same from the same memory: by
-    // induction over the intervals their writes carry equal values.
-    // Outside loops only (elsewhere their iterations may differ). Such
-    // pairs are left out from the start: one query instead of two.
-    z3::check_result r;
-    {
-      std::set<SReg> used;
-      k.walk([&](SRegOp op) { used.insert(op.getName()); });
-      z3::expr symmetric = q.ctx.bool_val(true);
-      for (int i = 0; i < 3; ++i) {
-        if (used.count(makeSReg(SRegGroup::Tid, i)))
-          symmetric = symmetric && q.t1->tid[i] == q.t2->tid[i];
-        if (used.count(makeSReg(SRegGroup::Bid, i)))
-          symmetric = symmetric && q.t1->bid[i] == q.t2->bid[i];
-      }
-      z3::expr asym = q.ctx.bool_val(false);
-      for (Pair &p : pairs) {
-        bool plain = p.a->write && p.b->write &&
-                     q.km.itersOf(p.a->op).empty() &&
-                     q.km.itersOf(p.b->op).empty();
-        asym = asym || (plain ? p.cond && !symmetric : p.cond);
-      }
-      r = q.solve(asym, budget());
-    }
+    z3::check_result r = q.solve(asymmetric(q, pairs), budget());
+    // Values pull in every read behind them (a read chain per barrier
+    // interval of an unrolled loop): a read-write conflict, which needs
+    // none, is looked for first.
+    bool readWriteRace = false;
     if (r == z3::sat) {
+      z3::expr rw = q.ctx.bool_val(false);
+      for (Pair &p : pairs)
+        if (readWrite(p)) {
+          readWriteRace |= q.model->eval(p.cond, true).is_true();
+          rw = rw || p.cond;
+        }
+      if (!readWriteRace && !rw.is_false())
+        readWriteRace = q.solve(rw, budget()) == z3::sat;
+    }
+    if (r == z3::sat && !readWriteRace) {
       // The values with the memory each interval starts from one
       // uninterpreted function (the threads read the same memory): equal
       // for every content is equal for the real one, and no read chain
@@ -102,13 +147,7 @@ bool SafetyCheck::checkRaces() {
       Query u(k, paramSource, label, bits);
       if (!start(u))
         return false;
-      // Per kernel: the before kernel's preconditions read its own
-      // memory, not the after kernel's.
-      u.enc.readHook = [&u](KernelModel &km, unsigned arg, int interval,
-                            const z3::expr &index, const Thread &t) {
-        return u.enc.intervalState("state." + km.label, km, arg, interval,
-                                   index, t);
-      };
+      abstractReads(u);
       std::vector<Pair> upairs = conflicts(u);
       if (u.solve(harmful(u, upairs), budget()) == z3::unsat) {
         r = z3::unsat;
@@ -121,30 +160,28 @@ bool SafetyCheck::checkRaces() {
     if (r == z3::unsat)
       proved.push_back("no data race (writes of equal values tolerated)");
     if (r == z3::sat)
-      for (Pair &p : pairs) {
-        if (!q.model->eval(p.cond, true).is_true())
-          continue;
-        Defect d;
-        d.kind = p.a->write && p.b->write
-                     ? "write-write race (different values)"
-                     : "read-write race";
-        d.array = k.getArgName(p.a->arg).str();
-        d.index = evalS(*q.model, q.index(p.a->index, *q.t1));
-        d.sites.push_back(
-            q.site(*q.t1, p.a->op, p.a->write ? "writes" : "reads"));
-        d.sites.push_back(
-            q.site(*q.t2, p.b->op, p.b->write ? "writes" : "reads"));
-        bool dep = false;
-        for (const Access *x : {p.a, p.b}) {
-          dep |= overApprox(x->index, "") ||
-                 overApprox(x->guard, "");
-          if (p.a->write && p.b->write)
-            dep |= overApprox(cast<WriteOp>(x->op).getValue(), "");
-        }
-        return report(q, Verdict::Race, std::move(d), dep);
-      }
+      for (Pair &p : pairs)
+        if (q.model->eval(p.cond, true).is_true())
+          return reportRace(q, p);
   }
   return true;
+}
+
+bool SafetyCheck::reportRace(Query &q, const Pair &p) {
+  Defect d;
+  d.kind = p.a->write && p.b->write ? "write-write race (different values)"
+                                    : "read-write race";
+  d.array = k.getArgName(p.a->arg).str();
+  d.index = evalS(*q.model, q.index(p.a->index, *q.t1));
+  d.sites.push_back(q.site(*q.t1, p.a->op, p.a->write ? "writes" : "reads"));
+  d.sites.push_back(q.site(*q.t2, p.b->op, p.b->write ? "writes" : "reads"));
+  bool dep = false;
+  for (const Access *x : {p.a, p.b}) {
+    dep |= overApprox(x->index, "") || overApprox(x->guard, "");
+    if (p.a->write && p.b->write)
+      dep |= overApprox(cast<WriteOp>(x->op).getValue(), "");
+  }
+  return report(q, Verdict::Race, std::move(d), dep);
 }
 
 } // namespace safety

@@ -84,10 +84,21 @@ const llvm::BasicBlock *Lowerer::boundedExit(const llvm::BasicBlock *bb,
   if (!opts.unrollBound)
     return nullptr;
   llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
-  if (!l || visits[l->getHeader()] <= opts.unrollBound)
+  if (!l)
     return nullptr;
   bool in0 = l->contains(succ0), in1 = l->contains(succ1);
   if (in0 == in1)
+    return nullptr;
+  unsigned ran = visits[l->getHeader()];
+  if (opts.exactUnroll) {
+    // Iterations of this entry; a latch's test decides on the next one. So
+    // a rotated loop (test at the end) and one tested at the top are both
+    // cut after unrollBound bodies: their barriers stay aligned.
+    ran -= entryVisits.lookup(l->getHeader());
+    if ((in0 ? succ0 : succ1) == l->getHeader())
+      ++ran;
+  }
+  if (ran <= opts.unrollBound)
     return nullptr;
   return in0 ? succ1 : succ0;
 }
@@ -240,9 +251,19 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       } else if (const llvm::BasicBlock *exit = boundedExit(bb, succ0, succ1)) {
         // --unroll: the loop has run its bound; executions that stay in it
         // longer are assumed away (a bounded verdict), this one leaves.
+        // Unrolled exactly, the checker proves that none stays.
         Value stay = exit == succ0 ? notI1(c) : c;
-        AssumeOp::create(b, loc, notI1(andI1(s.guard, stay)),
-                         b.getI64IntegerAttr(opts.unrollBound), /*ub=*/false);
+        Value leaves = notI1(andI1(s.guard, stay));
+        if (opts.exactUnroll)
+          ProveOp::create(b, loc, leaves,
+                          b.getStringAttr(
+                              "a loop that runs at most " +
+                              std::to_string(opts.unrollBound) +
+                              " iterations (unrolled that far)"));
+        else
+          AssumeOp::create(b, loc, leaves,
+                           b.getI64IntegerAttr(opts.unrollBound),
+                           /*ub=*/false);
         next = exit;
       } else if (splitLoopExit(bb, succ0, succ1, c)) {
         return;

@@ -8,6 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
+#include <optional>
+
 namespace kv {
 namespace lowering {
 
@@ -26,6 +30,17 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   // otherwise use up part of it (the bounded verdict would claim more
   // iterations than were unrolled).
   auto visitsSaved = visits;
+  // This execution of the loop counts its iterations from here.
+  std::optional<unsigned> outerEntry;
+  if (auto it = entryVisits.find(header); it != entryVisits.end())
+    outerEntry = it->second;
+  entryVisits[header] = visits[header];
+  auto restoreEntry = llvm::make_scope_exit([&] {
+    if (outerEntry)
+      entryVisits[header] = *outerEntry;
+    else
+      entryVisits.erase(header);
+  });
   auto rollBack = [&]() {
     visits = visitsSaved;
     while (!blk.empty() && &blk.back() != mark) {

@@ -174,9 +174,10 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
         hits.push_back({it->guard, it->val});
         // A store of the loop body at its top level is unconditional
         // within the iteration, and one made under the reading path's own
-        // guard happened on that path (a counter inside an if stays a
+        // guard (or one of its conjuncts: an unrolled loop's earlier
+        // iteration) happened on that path (a counter inside an if stays a
         // constant, so a loop there keeps its constant trip count).
-        if (isTrue(it->guard) || it->guard == s.guard ||
+        if (isTrue(it->guard) || conjunctOf(it->guard, s.guard) ||
             (!symLoops.empty() && it->guard == symLoops.back().guard)) {
           complete = true;
           break;

@@ -28,6 +28,12 @@ struct LowerOptions {
   /// iterations; longer executions are assumed away (kv.assume {bound}), so
   /// verdicts are bounded. 0: such loops are unsupported.
   unsigned unrollBound = 0;
+  /// With unrollBound: the bound is proved, not assumed. Each entry of such
+  /// a loop is unrolled at most unrollBound times and the exit after the
+  /// last iteration is a kv.prove (the loop has left by then), so the model
+  /// is exact wherever the checker proves it: tree reductions over
+  /// blockDim.x, a halving counter over an int.
+  bool exactUnroll = false;
   /// Assume that `nsw` arithmetic does not overflow (C's signed overflow is
   /// undefined). Right for source kernels; not for optimized IR, where a
   /// flag may sit on speculated code.

@@ -158,6 +158,9 @@ private:
     unsigned headerVisits;
   };
   std::vector<LoopEntry> loopEntries;
+  /// visits[header] when the innermost current execution of each loop was
+  /// entered (LowerOptions::exactUnroll counts iterations per entry).
+  llvm::DenseMap<const llvm::BasicBlock *, unsigned> entryVisits;
   /// Set (with `failed`) to unwind to the entry of this loop.
   const llvm::Loop *restartLoop = nullptr;
   /// Loops being modelled as one symbolic iteration (kv.iter), innermost
@@ -314,6 +317,18 @@ private:
     if (isFalse(a) || isFalse(c))
       return i1(false);
     return b.createOrFold<arith::AndIOp>(loc, a, c);
+  }
+  /// Whether \p c is \p g or one of its conjuncts (so g implies c).
+  bool conjunctOf(Value c, Value g, unsigned budget = 256) {
+    llvm::SmallVector<Value> work{g};
+    while (!work.empty() && budget--) {
+      Value x = work.pop_back_val();
+      if (x == c)
+        return true;
+      if (auto a = x.getDefiningOp<arith::AndIOp>())
+        work.append({a.getLhs(), a.getRhs()});
+    }
+    return false;
   }
   Value notI1(Value a) {
     return b.createOrFold<arith::XOrIOp>(loc, a, i1(true));

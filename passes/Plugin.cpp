@@ -170,9 +170,10 @@ struct Snapshot {
   struct Kernel {
     kv::KernelOp Op;     // null if lowering failed
     std::string Failure; // why, if it failed
-    /// A loop's trip count depends on launch dimensions or scalars: the
-    /// check lowers the source (Snapshot::Source) once per case.
-    bool NeedsSplit = false;
+    /// A loop's trip count depends on launch dimensions or scalars, or the
+    /// model cannot count it: the check lowers the source
+    /// (Snapshot::Source) again, once per case or unrolled exactly.
+    bool NeedsSource = false;
   };
   kv::Options Opts;
 
@@ -253,9 +254,12 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
       K.Op = *Op;
     } else if (!Split.splitOn.empty()) {
       Split.signature.erase();
-      K.NeedsSplit = true;
+      K.NeedsSource = true;
+    } else if (Opts.unrollExact && !Opts.unroll &&
+               kv::loopNotCounted(K.Failure)) {
+      K.NeedsSource = true;
     }
-    if (!S->Source && (K.NeedsSplit || (Opts.hunt && !Opts.unroll)))
+    if (!S->Source && (K.NeedsSource || (Opts.hunt && !Opts.unroll)))
       S->Source = CloneModule(M);
   }
   return S;
@@ -274,7 +278,7 @@ void checkModule(Module &M, Snapshot &S) {
     if (It == S.Kernels.end())
       continue;
     const Snapshot::Kernel &Before = It->second;
-    if (!Before.Op && !Before.NeedsSplit) {
+    if (!Before.Op && !Before.NeedsSource) {
       kv::Validation V;
       V.result.verdict = kv::Verdict::Unsupported;
       V.result.reason = "before optimization: " + Before.Failure;

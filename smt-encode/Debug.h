@@ -6,6 +6,7 @@
 // (LLVM_DEBUG and -debug-only would be the usual way, but Debian's LLVM is
 // built without assertions, where both compile to nothing.) Kinds in use:
 //   checker   the per-array queries: models, refinement rounds
+//   driver    the driver's attempts (--unroll-exact's bounds)
 //   encoder   read chains, regrouped sums, side-query outcomes
 //   lockstep  the interval-by-interval proof
 //   safety    the race, divergence and bounds queries

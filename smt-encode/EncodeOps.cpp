@@ -111,6 +111,8 @@ Thread &Encoder::makeThread(std::vector<z3::expr> tid,
                                    std::move(tid), std::move(bid), depth});
     return shadowThreads.back();
   }
+  if (threads.size() >= maxThreads)
+    throw EncodeTimeout{/*tooLarge=*/true};
   threads.push_back(
       Thread{(unsigned)threads.size(), std::move(tid), std::move(bid), depth});
   return threads.back();

@@ -29,8 +29,14 @@
 namespace kv {
 
 /// Thrown when encoding runs past Encoder::deadline: deep read chains can
-/// take longer to build than the whole budget, before any solver runs.
-struct EncodeTimeout {};
+/// take longer to build than the whole budget, before any solver runs. Or
+/// (\p tooLarge) when the read chains need more symbolic threads than
+/// Encoder::maxThreads: a chain per barrier interval, each read of an
+/// interval asking for a writer in every earlier one, grows exponentially
+/// with the intervals (a reduction unrolled ten times), in memory as well.
+struct EncodeTimeout {
+  bool tooLarge = false;
+};
 
 struct Thread {
   unsigned id;
@@ -206,6 +212,9 @@ public:
   /// the former 2 s subquery timeout allowed, and pins usually take under
   /// 1M (KV_SUBSTATS).
   unsigned subqueryRlimit = 10000000, subqueryMs = 20000;
+  /// The most symbolic threads one query may have (EncodeTimeout beyond).
+  static constexpr unsigned defaultMaxThreads = 2000;
+  unsigned maxThreads = defaultMaxThreads;
   /// proveUnsat's strategy (equation solving first or not) that decided
   /// the last side query of each kind.
   std::map<std::string, bool> sideStrategy;

@@ -75,18 +75,25 @@ z3::expr Encoder::threadFacts(const Thread &t) {
         f = f && z3::implies(liveAll(*bounded, a, t),
                              value(*bounded, a.getCond(), t));
   for (Operation &op : trusted->op.getBlock()) {
-    Value arr, idx;
+    Value arr, idx, guard;
     if (auto r = dyn_cast<ReadOp>(op)) {
       arr = r.getArray();
       idx = r.getIndex();
+      guard = r.getGuard();
     } else if (auto w = dyn_cast<WriteOp>(op)) {
       arr = w.getArray();
       idx = w.getIndex();
+      guard = w.getGuard();
     } else {
       continue;
     }
     auto sh = dyn_cast<SharedArrayType>(arr.getType());
     if (!assumeInBounds || !sh || sh.getSize() <= 0)
+      continue;
+    // Likewise an access whose guard or index reads data (a write under
+    // `if (m[t + s] > m[t])`) gives no fact: its reads would chain through
+    // every earlier barrier interval.
+    if ((guard && dependsOn(guard)) || dependsOn(idx))
       continue;
     // Compare at the index's own width so that a wrapped index is caught.
     z3::expr i = value(*trusted, idx, t);

@@ -20,9 +20,18 @@
 // SCAN-DAG: remark: kvalidate: kernel 'scan_tree': equivalent
 // SCAN-DAG: remark: kvalidate: kernel 'scan_tree_bug': equivalent
 //
-// Without an assumption that bounds the block size there is no split: the
-// loop is unsupported, as a warning, and the code is unchanged.
+// Without an assumption that bounds the block size there is no split. The
+// loop runs at most 10 iterations for every block size, which the checker
+// proves, so it is unrolled that far: proved for every launch
+// (plugin/remark-unroll-exact.cu has more).
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=EXACT --implicit-check-not=warning:
+// EXACT: remark: kvalidate: kernel 'sum_strided': equivalent ({{[0-9]+}} ms) [{{.*}}checked: the after kernel has a loop that runs at most 10 iterations (unrolled that far) at {{.*}}block_reduce.cu:{{[0-9]+}}:3 (proved)] [proof: {{.*}}loops unrolled exactly: each loop the model cannot count runs at most 10 iterations (proved)
+// Without exact unrolling the loop is unsupported, as a warning, and the
+// code is unchanged.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-unroll-exact=0 \
 // RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOSPLIT
 // NOSPLIT: warning: kvalidate: kernel 'sum_strided': unsupported: {{.*}}loop whose trip count is not a constant {{.*}}(no case split: the assumptions allow more than 64 values of blockDim.x)

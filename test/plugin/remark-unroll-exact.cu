@@ -1,0 +1,25 @@
+// Loops whose trip count follows the block size, or halves an int, compiled
+// at -O2 with the plugin and no assumptions, as a real build would: the
+// model cannot count them and there are too many block sizes to split on,
+// but the checker proves that each stops within a few iterations for every
+// launch (kv.prove at the cut), so they are unrolled that far and the proof
+// holds for every block size and every n (tree reductions, a float sum, a
+// Hillis-Steele scan, a digit count that -O2 may turn into ctlz). A loop
+// with no such bound stays a warning that names it.
+//
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   %inputs/tree_loops.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
+// CHECK-DAG: remark: kvalidate: kernel 'max_halving': equivalent ({{[0-9]+}} ms) [{{.*}}checked: the before kernel has a loop that runs at most 10 iterations (unrolled that far) at {{.*}}tree_loops.cu:21:3 (proved); {{.*}}] [proof: interval by interval: {{.*}}; loops unrolled exactly: each loop the model cannot count runs at most 10 iterations (proved) and is unrolled that far]
+// CHECK-DAG: remark: kvalidate: kernel 'sum_doubling': equivalent ({{[0-9]+}} ms) [{{.*}}runs at most 10 iterations (unrolled that far) at {{.*}}tree_loops.cu:35:3 (proved)
+// CHECK-DAG: remark: kvalidate: kernel 'fsum_halving': equivalent ({{[0-9]+}} ms) [{{.*}}loops unrolled exactly
+// CHECK-DAG: remark: kvalidate: kernel 'scan_doubling': equivalent ({{[0-9]+}} ms) [{{.*}}loops unrolled exactly
+// CHECK-DAG: remark: kvalidate: kernel 'digits': equivalent ({{[0-9]+}} ms) [{{.*}}a loop that runs at most {{3[12]}} iterations (unrolled that far) at {{.*}}tree_loops.cu:76:3 (proved)
+// CHECK-DAG: tree_loops.cu:81:17: warning: kvalidate: kernel 'collatz_steps': unsupported: before optimization: {{.*}}tree_loops.cu:85:3: loop whose trip count is not a constant
+//
+// The code the plugin compiles is unchanged.
+// RUN: %clang-cuda -O2 -S %inputs/tree_loops.cu -o %t.plain.s
+// RUN: diff %t.plain.s %t.s
+
+// The solver-heavy lane (test/lit.cfg.py).
+// REQUIRES: long
