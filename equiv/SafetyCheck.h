@@ -149,8 +149,8 @@ struct SafetyCheck {
   // write, not ordered by a barrier or program order.
   std::vector<Pair> conflicts(Query &q);
   /// Reports the race of \p p that \p q's model shows (possible where it
-  /// rests on over-approximated reads).
-  bool reportRace(Query &q, const Pair &p);
+  /// rests on over-approximated reads: any read, with \p viaStates).
+  bool reportRace(Query &q, const Pair &p, bool viaStates = false);
 
   // The conflicts that remain when two writes of the same value are
   // tolerated (GPUVerify's benign races: a 1-D kernel launched with

@@ -111,7 +111,7 @@ bool SafetyCheck::checkRaces() {
       for (Pair &p : apairs)
         if (!(p.a->write && p.b->write) &&
             a.model->eval(p.cond, true).is_true())
-          return reportRace(a, p);
+          return reportRace(a, p, /*viaStates=*/true);
   }
   Query q(k, paramSource, label, bits);
   if (!start(q))
@@ -167,7 +167,7 @@ bool SafetyCheck::checkRaces() {
   return true;
 }
 
-bool SafetyCheck::reportRace(Query &q, const Pair &p) {
+bool SafetyCheck::reportRace(Query &q, const Pair &p, bool viaStates) {
   Defect d;
   d.kind = p.a->write && p.b->write ? "write-write race (different values)"
                                     : "read-write race";
@@ -178,6 +178,9 @@ bool SafetyCheck::reportRace(Query &q, const Pair &p) {
   bool dep = false;
   for (const Access *x : {p.a, p.b}) {
     dep |= overApprox(x->index, "") || overApprox(x->guard, "");
+    // Interval states stand for every read, of input arrays too.
+    if (viaStates)
+      dep |= q.enc.dependsOn(x->index) || q.enc.dependsOn(x->guard);
     if (p.a->write && p.b->write)
       dep |= overApprox(cast<WriteOp>(x->op).getValue(), "");
   }
