@@ -356,11 +356,12 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
     return launch ? checkFixedLaunch(b, a, o, *launch)
                   : checkEquivalence(b, a, o);
   };
-  auto lowerWith = [this](unsigned unroll) -> LowerPairFn {
-    return [this, unroll](const Case &pins, bool reportSplit,
-                          std::vector<std::string> &splitOn,
-                          KernelOp &signature, CheckResult &failure) {
-      return lowerPair(pins, unroll, reportSplit, splitOn, signature, failure);
+  auto lowerWith = [this](unsigned unroll, bool exact = false) -> LowerPairFn {
+    return [this, unroll, exact](const Case &pins, bool reportSplit,
+                                 std::vector<std::string> &splitOn,
+                                 KernelOp &signature, CheckResult &failure) {
+      return lowerPair(pins, unroll, reportSplit, splitOn, signature, failure,
+                       exact);
     };
   };
 
@@ -390,13 +391,6 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
       v.result.verdict == Verdict::Unsupported &&
       loopNotCounted(v.result.reason)) {
     if (std::optional<unsigned> k = exactBound(co)) {
-      LowerPairFn exactly = [this, k](const Case &pins, bool reportSplit,
-                                      std::vector<std::string> &splitOn,
-                                      KernelOp &signature,
-                                      CheckResult &failure) {
-        return lowerPair(pins, *k, reportSplit, splitOn, signature, failure,
-                         /*exact=*/true);
-      };
       // Without a budget of its own (the command line's default), the
       // attempt gets one: read chains through many unrolled barrier
       // intervals can grow without end, where the plain lowering stopped at
@@ -404,7 +398,8 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
       CheckOptions eo = co;
       if (!eo.timeoutSecs)
         eo.timeoutSecs = exactSecs;
-      CheckResult e = checkByCases(exactly, eo, opts.maxCases, check, initial);
+      CheckResult e = checkByCases(lowerWith(*k, /*exact=*/true), eo,
+                                   opts.maxCases, check, initial);
       if (e.verdict == Verdict::Unknown)
         e.reason = "with loops unrolled exactly (at most " +
                    std::to_string(*k) + " iterations, proved): " + e.reason;
