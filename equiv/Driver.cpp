@@ -244,7 +244,8 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
   CheckOptions mo = co;
   mo.modelConditionsOnly = true;
   // 1: the models are exact with this bound; 0: a loop runs longer (or the
-  // models fail for another reason); -1: the pair does not lower.
+  // models fail for another reason); 2: undecided in the probe's budget;
+  // -1: the pair does not lower.
   auto holds = [&](unsigned k) -> int {
     std::vector<std::string> splitOn;
     KernelOp signature;
@@ -262,12 +263,16 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
     bool assumed = any_of(r.assumptions, [](const std::string &a) {
       return StringRef(a).contains("(assumed: not proved");
     });
-    bool ok = r.verdict == Verdict::Equivalent && !assumed;
+    int h = r.verdict == Verdict::Equivalent && !assumed ? 1
+            : assumed || r.verdict == Verdict::Unknown   ? 2
+                                                         : 0;
     KV_DEBUG("driver", llvm::errs() << "unroll-exact " << k << ": "
-                                    << (ok ? "holds" : "fails") << " after "
-                                    << (int)r.timeMs << " ms: " << r.reason
-                                    << "\n");
-    return ok;
+                                    << (h == 1 ? "holds"
+                                        : h    ? "undecided"
+                                               : "fails")
+                                    << " after " << (int)r.timeMs
+                                    << " ms: " << r.reason << "\n");
+    return h;
   };
   // The largest bound first: most loops the model cannot count (over a
   // scalar n) have no bound, and one probe says so.
@@ -279,12 +284,15 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
   if (holds(hi) != 1)
     return std::nullopt;
   // Tightening is worth a few seconds, not more: a probe that runs out of
-  // its short budget counts as failed (the bound proved stays).
+  // its short budget ends it (the bound proved stays), as larger unrolled
+  // models only get harder.
   cap(3);
   for (unsigned k = 4; k < hi; k *= 2) {
     int h = holds(k);
     if (h < 0)
       return std::nullopt;
+    if (h == 2)
+      continue; // a larger bound may still be proved quickly
     (h ? hi : lo) = k;
     if (h)
       break;
@@ -294,6 +302,8 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
     int h = holds(mid);
     if (h < 0)
       return std::nullopt;
+    if (h == 2)
+      break;
     (h ? hi : lo) = mid;
   }
   return hi;

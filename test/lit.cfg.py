@@ -51,6 +51,10 @@ if not hasattr(config, "kv_obj_root"):
 
 # Test outputs (%t) go to the build tree, never next to the sources.
 config.test_exec_root = os.path.join(config.kv_obj_root, "test")
+# kvalidate's cache (the CUDA SDK's precompiled headers, --cache-dir) as well:
+# one per build tree, shared by the tests, not the user's.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root,
+                                                    "cache")
 
 for tool in ("kvalidate", "kv-opt"):
     if not os.path.exists(os.path.join(config.kv_tools_dir, tool)):

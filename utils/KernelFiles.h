@@ -42,6 +42,9 @@ struct CudaFlags {
   std::vector<std::string> includeDirs, defines;
   /// --cuda-path: nullopt to look for /usr/local/cuda, "" for none.
   std::optional<std::string> cudaPath;
+  /// --cache-dir: where the CUDA SDK headers' precompiled form is kept
+  /// ("" for no cache).
+  std::string cacheDir;
 };
 
 /// Split FILE:KERNEL into \p ref; false with \p err when FILE is missing.

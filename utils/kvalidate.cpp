@@ -91,6 +91,13 @@ static cl::opt<std::string> CudaPath(
              "include/cuda_runtime.h, else none; an empty DIR forces none)"),
     cl::value_desc("DIR"), cl::cat(KVCategory));
 
+static cl::opt<std::string> CacheDir(
+    "cache-dir",
+    cl::desc("Where the CUDA SDK's headers are kept precompiled for .cu "
+             "inputs (default: kvalidate in the user's cache directory; an "
+             "empty DIR turns the cache off)"),
+    cl::value_desc("DIR"), cl::cat(KVCategory));
+
 // Spelled --threads=N on the command line; LLVM's libraries already own an
 // option called "threads", so main() renames the argument before parsing.
 static cl::opt<std::string> Threads(
@@ -511,6 +518,14 @@ int main(int argc, char **argv) {
   flags.defines.assign(Defines.begin(), Defines.end());
   if (CudaPath.getNumOccurrences())
     flags.cudaPath = CudaPath;
+  flags.cacheDir = CacheDir;
+  if (!CacheDir.getNumOccurrences()) {
+    SmallString<128> dir;
+    if (sys::path::cache_directory(dir)) {
+      sys::path::append(dir, "kvalidate");
+      flags.cacheDir = dir.str().str();
+    }
+  }
   if (!kv::loadInput(before, nullptr, llvmCtx, ctx, flags, err) ||
       !kv::loadInput(after, &before, llvmCtx, ctx, flags, err))
     return fail(err);
