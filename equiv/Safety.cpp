@@ -71,7 +71,8 @@ int64_t evalS(const z3::model &m, const z3::expr &e) {
 }
 
 z3::check_result Query::solve(const z3::expr &cond,
-                              const std::function<unsigned()> &remainingMs) {
+                              const std::function<unsigned()> &remainingMs,
+                              bool readable) {
   Portfolio s(ctx, remainingMs, solver);
   s.rlimit = safetyRlimit;
   s.add(enc.facts);
@@ -106,6 +107,8 @@ z3::check_result Query::solve(const z3::expr &cond,
   if (r != z3::sat)
     return r;
   model = s.get_model();
+  if (!readable)
+    return r;
   // A small grid (and block) makes a readable report.
   unsigned w = enc.gdim[0].get_sort().bv_size();
   for (uint64_t lim : {2, 4, 64}) {

@@ -13,6 +13,7 @@
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
@@ -74,8 +75,11 @@ struct Query {
     return enc.toIndex(enc.value(km, i, t));
   }
 
+  /// Whether \p cond holds for some launch and input; a model found is
+  /// then made \p readable (a small launch) when it may be reported.
   z3::check_result solve(const z3::expr &cond,
-                         const std::function<unsigned()> &remainingMs);
+                         const std::function<unsigned()> &remainingMs,
+                         bool readable = true);
 
   void fillLaunch(Defect &d);
   Defect::Site site(const Thread &t, mlir::Operation *op,
@@ -135,6 +139,8 @@ struct SafetyCheck {
   bool idleWhenSkipped(BarrierOp b, bool after);
   /// Loops with a symbolic trip count that the kv.iter model counts
   /// (SafetyModel.cpp).
+  bool allHold(const std::function<z3::expr(Query &, mlir::Operation *)> &build,
+               llvm::ArrayRef<mlir::Operation *> ops);
   bool checkLoops();
   /// The kv.prove conditions of the lowering's model (SafetyModel.cpp).
   bool checkModelConditions();

@@ -28,8 +28,8 @@ bool SafetyCheck::idleWhenSkipped(BarrierOp b, bool after) {
   for (const Access &a : accesses)
     if (a.interval == interval)
       any = any || q.access(a.op, *q.t1);
-  return q.solve(!q.guard(b.getGuard(), *q.t1) && any, budget()) ==
-         z3::unsat;
+  return q.solve(!q.guard(b.getGuard(), *q.t1) && any, budget(),
+                 /*readable=*/false) == z3::unsat;
 }
 
 bool SafetyCheck::checkDivergence() {
@@ -56,7 +56,8 @@ bool SafetyCheck::checkDivergence() {
     Query all(k, paramSource, label, bits);
     if (!start(all))
       return false;
-    r = all.solve(!all.guard(b.getGuard(), *all.t1), budget());
+    r = all.solve(!all.guard(b.getGuard(), *all.t1), budget(),
+                  /*readable=*/false);
     if (r == z3::sat && (idleWhenSkipped(b, false) || idleWhenSkipped(b, true)))
       continue;
     if (r != z3::unsat) {

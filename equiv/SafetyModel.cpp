@@ -17,62 +17,103 @@ using namespace mlir;
 namespace kv {
 namespace safety {
 
+/// What the model of loop \p it needs.
+static std::string loopNeeds(IterOp it) {
+  std::string what = "positive step, fewer than 2^31 iterations";
+  if (it.getFromNe())
+    what += ", reaching its bound exactly (x != bound)";
+  if (it.getWidth())
+    what += ", no wraparound";
+  return what;
+}
+
+/// The condition under which loop \p it breaks its model (loopNeeds), for
+/// thread t1 of \p q entering it.
+static z3::expr loopBreaks(Query &q, IterOp it) {
+  const Thread &t = *q.t1;
+  auto v = [&](Value x) {
+    return z3::sext(q.enc.value(q.km, x, t), 64); // 128 bits: exact
+  };
+  bool sgn = it.isSigned();
+  z3::expr lb = v(it.getLb()), step = v(it.getStep()), bound = v(it.getBound());
+  if (!sgn) {
+    auto u = [&](Value x) { return z3::zext(q.enc.value(q.km, x, t), 64); };
+    lb = u(it.getLb());
+    step = u(it.getStep());
+    bound = u(it.getBound());
+  }
+  auto pred = [&](const z3::expr &x) {
+    return it.isStrict() ? (sgn ? x < bound : z3::ult(x, bound))
+                         : (sgn ? x <= bound : z3::ule(x, bound));
+  };
+  z3::expr zero = q.ctx.bv_val(0, 128);
+  z3::expr bad =
+      step <= zero || pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
+  // The first value tested (iteration 1's for a do-while).
+  z3::expr first = it.getDoWhile() ? lb + step : lb;
+  if (it.getFromNe()) {
+    // The source tests x != bound: the first value tested is at most
+    // bound, which the steps reach exactly.
+    bad = bad || first > bound || z3::urem(bound - first, step) != zero;
+  }
+  if (auto w = it.getWidth()) {
+    // The first value past the bound still fits in the variable, and so
+    // does the first value tested: the model's 64-bit test is then the
+    // program's w-bit one.
+    uint64_t bitsW = *w;
+    llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
+                          : llvm::APInt::getMaxValue(bitsW);
+    z3::expr min = sgn ? -q.ctx.bv_val(uint64_t(1) << (bitsW - 1), 128) : zero;
+    z3::expr past =
+        bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
+    z3::expr top = q.ctx.bv_val(max.getZExtValue(), 128);
+    bad = bad || past > top || first < min || first > top;
+  }
+  z3::expr g = q.enc.value(q.km, it.getGuard(), t);
+  return (g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) && bad;
+}
+
+/// Whether the conditions \p bad, built by \p build in one query, are all
+/// unsatisfiable: one query for a kernel's many loops and kv.prove
+/// conditions (an unrolled loop has dozens), which usually all hold. False
+/// (and each is then asked alone) when one may fail or the query is
+/// undecided.
+bool SafetyCheck::allHold(
+    const std::function<z3::expr(Query &, Operation *)> &build,
+    llvm::ArrayRef<Operation *> ops) {
+  if (ops.size() < 2)
+    return false;
+  Query q(k, paramSource, label, bits);
+  if (!start(q))
+    return false;
+  z3::expr any = q.ctx.bool_val(false);
+  for (Operation *op : ops)
+    any = any || build(q, op);
+  return q.enc.unsupported.empty() &&
+         q.solve(any, budget(), /*readable=*/false) == z3::unsat;
+}
+
 bool SafetyCheck::checkLoops() {
-  for (Operation &o : k.getBlock()) {
-    auto it = dyn_cast<IterOp>(o);
-    if (!it)
+  std::vector<Operation *> loops;
+  for (Operation &o : k.getBlock())
+    if (isa<IterOp>(o))
+      loops.push_back(&o);
+  bool all = allHold(
+      [&](Query &q, Operation *op) { return loopBreaks(q, cast<IterOp>(op)); },
+      loops);
+  for (Operation *op : loops) {
+    auto it = cast<IterOp>(op);
+    std::string what = loopNeeds(it);
+    if (all) {
+      proved.push_back("a countable loop at " + locationOf(it) + " (" + what +
+                       ")");
       continue;
+    }
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
     const Thread &t = *q.t1;
-    auto v = [&](Value x) {
-      return z3::sext(q.enc.value(q.km, x, t), 64); // 128 bits: exact
-    };
-    bool sgn = it.isSigned();
-    z3::expr lb = v(it.getLb()), step = v(it.getStep()),
-             bound = v(it.getBound());
-    if (!sgn) {
-      auto u = [&](Value x) { return z3::zext(q.enc.value(q.km, x, t), 64); };
-      lb = u(it.getLb());
-      step = u(it.getStep());
-      bound = u(it.getBound());
-    }
-    auto pred = [&](const z3::expr &x) {
-      return it.isStrict() ? (sgn ? x < bound : z3::ult(x, bound))
-                           : (sgn ? x <= bound : z3::ule(x, bound));
-    };
-    z3::expr zero = q.ctx.bv_val(0, 128);
-    z3::expr bad = step <= zero ||
-                   pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
-    std::string what = "positive step, fewer than 2^31 iterations";
-    // The first value tested (iteration 1's for a do-while).
-    z3::expr first = it.getDoWhile() ? lb + step : lb;
-    if (it.getFromNe()) {
-      // The source tests x != bound: the first value tested is at most
-      // bound, which the steps reach exactly.
-      bad = bad || first > bound || z3::urem(bound - first, step) != zero;
-      what += ", reaching its bound exactly (x != bound)";
-    }
-    if (auto w = it.getWidth()) {
-      // The first value past the bound still fits in the variable, and so
-      // does the first value tested: the model's 64-bit test is then the
-      // program's w-bit one.
-      uint64_t bitsW = *w;
-      llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
-                            : llvm::APInt::getMaxValue(bitsW);
-      z3::expr min = sgn ? -q.ctx.bv_val(uint64_t(1) << (bitsW - 1), 128)
-                         : zero;
-      z3::expr past =
-          bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
-      z3::expr top = q.ctx.bv_val(max.getZExtValue(), 128);
-      bad = bad || past > top || first < min || first > top;
-      what += ", no wraparound";
-    }
-    z3::expr g = q.enc.value(q.km, it.getGuard(), t);
-    z3::check_result r = q.solve((g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) &&
-                                     bad,
-                                 budget());
+    z3::check_result r = q.solve(loopBreaks(q, it), budget());
     std::string site =
         "a countable loop at " + locationOf(it) + " (" + what + ")";
     if (r == z3::unknown && !undecided(q, site))
@@ -105,18 +146,28 @@ bool SafetyCheck::checkModelConditions() {
     if (!llvm::is_contained(it->second, where))
       it->second.push_back(where);
   };
-  for (Operation &o : k.getBlock()) {
-    auto pr = dyn_cast<ProveOp>(o);
-    if (!pr)
+  auto broken = [](Query &q, ProveOp pr) {
+    z3::expr c = q.enc.value(q.km, pr.getCond(), *q.t1);
+    return !(c.is_bool() ? c : c == q.ctx.bv_val(1, 1));
+  };
+  std::vector<Operation *> proves;
+  for (Operation &o : k.getBlock())
+    if (isa<ProveOp>(o))
+      proves.push_back(&o);
+  bool all = allHold(
+      [&](Query &q, Operation *op) { return broken(q, cast<ProveOp>(op)); },
+      proves);
+  for (Operation *op : proves) {
+    auto pr = cast<ProveOp>(op);
+    if (all) {
+      note(provedAt, pr.getWhat().str(), locationOf(pr));
       continue;
+    }
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
     const Thread &t = *q.t1;
-    z3::expr c = q.enc.value(q.km, pr.getCond(), t);
-    if (!c.is_bool())
-      c = c == q.ctx.bv_val(1, 1);
-    z3::check_result r = q.solve(!c, budget());
+    z3::check_result r = q.solve(broken(q, pr), budget());
     if (r == z3::unknown) {
       if (!q.enc.unsupported.empty())
         return undecided(q, pr.getWhat().str());

@@ -149,7 +149,8 @@ bool SafetyCheck::checkRaces() {
         return false;
       abstractReads(u);
       std::vector<Pair> upairs = conflicts(u);
-      if (u.solve(harmful(u, upairs), budget()) == z3::unsat) {
+      if (u.solve(harmful(u, upairs), budget(), /*readable=*/false) ==
+          z3::unsat) {
         r = z3::unsat;
       } else {
         r = q.solve(harmful(q, pairs), budget());
