@@ -147,11 +147,12 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
               "before kernel, and has the same checks");
         continue;
       }
-      if (checkSafety(k, before, label, opts.bits, facts,
-                      [&] { return pc.remainingMs(); }, result,
-                      /*loopsOnly=*/opts.assumeSafe ||
-                          opts.modelConditionsOnly,
-                      SolverSettings{opts.solver, opts.seed}))
+      if (checkSafety(
+              k, before, label, opts.bits, facts,
+              [&] { return pc.remainingMs(); }, result,
+              /*loopsOnly=*/opts.assumeSafe || opts.modelConditionsOnly,
+              SolverSettings{opts.solver, opts.seed},
+              /*quiet=*/opts.modelConditionsOnly))
         continue;
       if (!result.possibleDefect)
         return finish();

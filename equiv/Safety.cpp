@@ -320,9 +320,10 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
                  CheckResult &result, bool loopsOnly,
-                 const SolverSettings &solver) {
+                 const SolverSettings &solver, bool quiet) {
   safety::SafetyCheck sc{k,           paramSource, label,     bits,  facts,
                          remainingMs, result,      loopsOnly, solver};
+  sc.quiet = quiet;
   sc.collectAccesses();
 
   // 1. Out-of-bounds accesses to fixed-size shared arrays.

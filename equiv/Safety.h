@@ -45,7 +45,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
                  CheckResult &result, bool loopsOnly = false,
-                 const SolverSettings &solver = {});
+                 const SolverSettings &solver = {}, bool quiet = false);
 
 } // namespace kv
 

@@ -104,6 +104,9 @@ struct SafetyCheck {
   CheckResult &result;
   bool loopsOnly;
   const SolverSettings &solver;
+  /// Only whether the kernel passes matters (the driver's bound probes): a
+  /// condition that fails is not located and no launch made readable.
+  bool quiet = false;
   // A check the solver cannot decide within its budget leaves its property
   // as a stated assumption; a construct without an encoding stops.
   std::vector<std::string> proved, assumed;
@@ -139,8 +142,11 @@ struct SafetyCheck {
   bool idleWhenSkipped(BarrierOp b, bool after);
   /// Loops with a symbolic trip count that the kv.iter model counts
   /// (SafetyModel.cpp).
-  bool allHold(const std::function<z3::expr(Query &, mlir::Operation *)> &build,
-               llvm::ArrayRef<mlir::Operation *> ops);
+  z3::check_result
+  allHold(const std::function<z3::expr(Query &, mlir::Operation *)> &build,
+          llvm::ArrayRef<mlir::Operation *> ops);
+  /// Stops a quiet check at a condition of \p what that fails.
+  bool failsQuietly(const char *what);
   bool checkLoops();
   /// The kv.prove conditions of the lowering's model (SafetyModel.cpp).
   bool checkModelConditions();

@@ -73,24 +73,34 @@ static z3::expr loopBreaks(Query &q, IterOp it) {
   return (g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) && bad;
 }
 
-/// Whether the conditions \p bad, built by \p build in one query, are all
-/// unsatisfiable: one query for a kernel's many loops and kv.prove
-/// conditions (an unrolled loop has dozens), which usually all hold. False
-/// (and each is then asked alone) when one may fail or the query is
-/// undecided.
-bool SafetyCheck::allHold(
-    const std::function<z3::expr(Query &, Operation *)> &build,
-    llvm::ArrayRef<Operation *> ops) {
-  if (ops.size() < 2)
-    return false;
+/// The conditions built by \p build for \p ops in one query: unsat when
+/// all hold. A kernel's loops and kv.prove conditions (an unrolled loop has
+/// dozens) usually all hold, and then cost one query instead of one each.
+/// Otherwise each is asked alone, to locate the one that fails (unknown
+/// here when not tried: fewer than two).
+z3::check_result
+SafetyCheck::allHold(const std::function<z3::expr(Query &, Operation *)> &build,
+                     llvm::ArrayRef<Operation *> ops) {
+  if (ops.size() < 2 && !quiet)
+    return z3::unknown;
+  if (ops.empty())
+    return z3::unsat;
   Query q(k, paramSource, label, bits);
   if (!start(q))
-    return false;
+    return z3::unknown;
   z3::expr any = q.ctx.bool_val(false);
   for (Operation *op : ops)
     any = any || build(q, op);
-  return q.enc.unsupported.empty() &&
-         q.solve(any, budget(), /*readable=*/false) == z3::unsat;
+  if (!q.enc.unsupported.empty())
+    return z3::unknown;
+  return q.solve(any, budget(), /*readable=*/false);
+}
+
+bool SafetyCheck::failsQuietly(const char *what) {
+  result.verdict = Verdict::Unsupported;
+  result.reason = std::string(label) + " kernel: a " + what +
+                  " fails (a bound probe: not located)";
+  return false;
 }
 
 bool SafetyCheck::checkLoops() {
@@ -98,9 +108,12 @@ bool SafetyCheck::checkLoops() {
   for (Operation &o : k.getBlock())
     if (isa<IterOp>(o))
       loops.push_back(&o);
-  bool all = allHold(
+  z3::check_result r0 = allHold(
       [&](Query &q, Operation *op) { return loopBreaks(q, cast<IterOp>(op)); },
       loops);
+  if (quiet && r0 == z3::sat)
+    return failsQuietly("loop model's condition");
+  bool all = r0 == z3::unsat;
   for (Operation *op : loops) {
     auto it = cast<IterOp>(op);
     std::string what = loopNeeds(it);
@@ -154,9 +167,12 @@ bool SafetyCheck::checkModelConditions() {
   for (Operation &o : k.getBlock())
     if (isa<ProveOp>(o))
       proves.push_back(&o);
-  bool all = allHold(
+  z3::check_result r0 = allHold(
       [&](Query &q, Operation *op) { return broken(q, cast<ProveOp>(op)); },
       proves);
+  if (quiet && r0 == z3::sat)
+    return failsQuietly("model condition");
+  bool all = r0 == z3::unsat;
   for (Operation *op : proves) {
     auto pr = cast<ProveOp>(op);
     if (all) {
