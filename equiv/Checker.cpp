@@ -172,6 +172,17 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     return finish();
   }
 
+  // A loop left uncounted in one kernel is matched with the other's by its
+  // bounds: every loop that may be is modelled the same way in both, so
+  // that where one kernel's loop is not counted, neither is its twin.
+  if (!result.uncountedLoops.empty())
+    for (KernelOp k : {before, after}) {
+      KernelModel km(k, "");
+      for (IterOp it : km.iterOps)
+        if (mayLeaveUncounted(km, it))
+          it.setUncounted(true);
+    }
+
   // Every global array either kernel writes is an output.
   std::set<unsigned> outputs;
   for (KernelOp k : {before, after}) {
@@ -249,6 +260,15 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
                     " accumulator loop" + (pc.alignedFolds > 1 ? "s" : "") +
                     " proved iteration by iteration (same start, same "
                     "iterations, same update), for any trip count";
+  if (!result.uncountedLoops.empty()) {
+    std::string m = "loops aligned: the loop" +
+                    std::string(result.uncountedLoops.size() > 1 ? "s" : "") +
+                    " at " + llvm::join(result.uncountedLoops, ", ") +
+                    " run the same iterations in both kernels where the "
+                    "model does not count them (the variable may wrap "
+                    "around): those of a loop with equal bounds";
+    result.method = result.method.empty() ? m : result.method + "; " + m;
+  }
   if (bounded) {
     result.verdict = Verdict::EquivalentUpToBound;
     result.reason = "proved for executions whose symbolic loops run at most " +

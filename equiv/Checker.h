@@ -104,6 +104,9 @@ struct CheckResult {
   bool possibleDefect = false;
   /// How `equivalent` was proved when not by the per-array query.
   std::string method;
+  /// Loops the model does not count for every launch (kv.iter uncounted),
+  /// each with a launch that shows it: aligned between the kernels.
+  std::vector<std::string> uncountedLoops;
   double timeMs = 0;
 };
 

@@ -240,6 +240,23 @@ bool SafetyCheck::report(Query &q, Verdict v, Defect d,
                          bool dataDependent) {
   d.kernel = label;
   q.fillLaunch(d);
+  // A thread of the witness in a loop the model does not count at this
+  // launch: its iterations there are not the loop's own.
+  bool uncounted = false;
+  for (IterOp it : q.km.iterOps)
+    for (const Thread *t : {q.t1, q.t2})
+      if (it.getUncounted() && t &&
+          q.model->eval(q.enc.uncountable(q.km, it, *t, true), true)
+              .is_true())
+        uncounted = true;
+  if (uncounted) {
+    result.verdict = Verdict::Unknown;
+    result.possibleDefect = true;
+    result.reason = "possible " + describe(d) +
+                    "; at this launch a loop the model does not count is "
+                    "entered, and it is not confirmed";
+    return false;
+  }
   if (dataDependent) {
     result.verdict = Verdict::Unknown;
     result.possibleDefect = true;

@@ -31,46 +31,9 @@ static std::string loopNeeds(IterOp it) {
 /// thread t1 of \p q entering it.
 static z3::expr loopBreaks(Query &q, IterOp it) {
   const Thread &t = *q.t1;
-  auto v = [&](Value x) {
-    return z3::sext(q.enc.value(q.km, x, t), 64); // 128 bits: exact
-  };
-  bool sgn = it.isSigned();
-  z3::expr lb = v(it.getLb()), step = v(it.getStep()), bound = v(it.getBound());
-  if (!sgn) {
-    auto u = [&](Value x) { return z3::zext(q.enc.value(q.km, x, t), 64); };
-    lb = u(it.getLb());
-    step = u(it.getStep());
-    bound = u(it.getBound());
-  }
-  auto pred = [&](const z3::expr &x) {
-    return it.isStrict() ? (sgn ? x < bound : z3::ult(x, bound))
-                         : (sgn ? x <= bound : z3::ule(x, bound));
-  };
-  z3::expr zero = q.ctx.bv_val(0, 128);
-  z3::expr bad =
-      step <= zero || pred(lb + q.ctx.bv_val(uint64_t(1) << 31, 128) * step);
-  // The first value tested (iteration 1's for a do-while).
-  z3::expr first = it.getDoWhile() ? lb + step : lb;
-  if (it.getFromNe()) {
-    // The source tests x != bound: the first value tested is at most
-    // bound, which the steps reach exactly.
-    bad = bad || first > bound || z3::urem(bound - first, step) != zero;
-  }
-  if (auto w = it.getWidth()) {
-    // The first value past the bound still fits in the variable, and so
-    // does the first value tested: the model's 64-bit test is then the
-    // program's w-bit one.
-    uint64_t bitsW = *w;
-    llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
-                          : llvm::APInt::getMaxValue(bitsW);
-    z3::expr min = sgn ? -q.ctx.bv_val(uint64_t(1) << (bitsW - 1), 128) : zero;
-    z3::expr past =
-        bound + step - (it.isStrict() ? q.ctx.bv_val(1, 128) : zero);
-    z3::expr top = q.ctx.bv_val(max.getZExtValue(), 128);
-    bad = bad || past > top || first < min || first > top;
-  }
   z3::expr g = q.enc.value(q.km, it.getGuard(), t);
-  return (g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) && bad;
+  return (g.is_bool() ? g : g == q.ctx.bv_val(1, 1)) &&
+         q.enc.uncountable(q.km, it, t);
 }
 
 /// The conditions built by \p build for \p ops in one query: unsat when
@@ -105,8 +68,9 @@ bool SafetyCheck::failsQuietly(const char *what) {
 
 bool SafetyCheck::checkLoops() {
   std::vector<Operation *> loops;
+  // A loop already left uncounted is modelled for every launch.
   for (Operation &o : k.getBlock())
-    if (isa<IterOp>(o))
+    if (auto it = dyn_cast<IterOp>(o); it && !it.getUncounted())
       loops.push_back(&o);
   z3::check_result r0 = allHold(
       [&](Query &q, Operation *op) { return loopBreaks(q, cast<IterOp>(op)); },
@@ -129,6 +93,23 @@ bool SafetyCheck::checkLoops() {
     z3::check_result r = q.solve(loopBreaks(q, it), budget());
     std::string site =
         "a countable loop at " + locationOf(it) + " (" + what + ")";
+    // Modelled where it is counted, and elsewhere as the iterations that
+    // loops with the same bounds share: aligned, not counted.
+    KernelModel km(k, label);
+    bool alignable = q.enc.unsupported.empty() && mayLeaveUncounted(km, it);
+    // One entry per source loop: the plugin's two kernels share them.
+    auto noteUncounted = [&](const std::string &why) {
+      std::string loc = locationOf(it);
+      if (llvm::none_of(result.uncountedLoops, [&](const std::string &e) {
+            return StringRef(e).starts_with(loc + " (");
+          }))
+        result.uncountedLoops.push_back(loc + " (" + why + ")");
+    };
+    if (r == z3::unknown && alignable) {
+      it.setUncounted(true);
+      noteUncounted("not proved countable within the solver's budget");
+      continue;
+    }
     if (r == z3::unknown && !undecided(q, site))
       return false;
     if (r == z3::unsat)
@@ -139,6 +120,14 @@ bool SafetyCheck::checkLoops() {
       q.fillLaunch(d);
       d.kind = "loop that the model cannot count";
       d.sites.push_back(q.site(t, it, "enters it"));
+      if (alignable) {
+        it.setUncounted(true);
+        // The launch and scalars of describe()'s last parenthesis.
+        std::string all = describe(d);
+        size_t at = all.rfind(" (gridDim ");
+        noteUncounted("e.g. " + all.substr(at + 2, all.size() - at - 3));
+        continue;
+      }
       result.verdict = Verdict::Unsupported;
       result.reason = describe(d) + "; the model needs a " + what +
                       " (an --assume that bounds the loop helps)";

@@ -495,8 +495,8 @@ void Lowerer::emitIterOp(LoopModel &lm) {
                                       : (pred == P::ult ? IterPred::ult
                                                         : IterPred::ule),
                              doWhile,
-                             b.getI64IntegerAttr(lm.w),
-                             lm.fromNe);
+                             b.getI64IntegerAttr(lm.w), lm.fromNe,
+                             /*uncounted=*/false);
   lm.k = iter.getResult();
 }
 

@@ -476,10 +476,69 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
   z3::expr k = ctx.bv_const(
       ("t" + std::to_string(t.id) + ".k" + std::to_string(fresh++)).c_str(),
       64);
-  side.push_back(z3::ult(k, ctx.bv_val(uint64_t(1) << 31, 64)));
-  loopFacts.push_back(side.back());
+  // An uncounted loop may run any number of iterations where it wraps
+  // around; live() bounds the others.
+  if (!it.getUncounted()) {
+    side.push_back(z3::ult(k, ctx.bv_val(uint64_t(1) << 31, 64)));
+    loopFacts.push_back(side.back());
+  }
   t.iters.emplace(it, k);
   return k;
+}
+
+bool mayLeaveUncounted(KernelModel &km, IterOp it) {
+  if (!it.isSigned() || it.getFromNe())
+    return false;
+  for (Operation *u : it.getResult().getUsers())
+    if (isa<SumOp, CarryOp>(u))
+      return false;
+  for (Operation &o : km.op.getBlock())
+    if (isa<ProveOp>(o) && llvm::is_contained(km.itersOf(&o), it))
+      return false;
+  return true;
+}
+
+z3::expr Encoder::uncountable(KernelModel &km, IterOp it, const Thread &t,
+                              bool eitherForm) {
+  bool sgn = it.isSigned();
+  // 128 bits: exact for operands extended from 64.
+  auto v = [&](Value x) {
+    z3::expr e = value(km, x, t);
+    return sgn ? z3::sext(e, 64) : z3::zext(e, 64);
+  };
+  z3::expr lb = v(it.getLb()), step = v(it.getStep()), bound = v(it.getBound());
+  auto pred = [&](const z3::expr &x) {
+    return it.isStrict() ? (sgn ? x < bound : z3::ult(x, bound))
+                         : (sgn ? x <= bound : z3::ule(x, bound));
+  };
+  z3::expr zero = ctx.bv_val(0, 128);
+  z3::expr bad =
+      step <= zero || pred(lb + ctx.bv_val(uint64_t(1) << 31, 128) * step);
+  // The first value tested: iteration 1's for a do-while.
+  std::vector<z3::expr> firsts;
+  if (eitherForm || !it.getDoWhile())
+    firsts.push_back(lb);
+  if (eitherForm || it.getDoWhile())
+    firsts.push_back(lb + step);
+  for (const z3::expr &first : firsts) {
+    if (it.getFromNe())
+      // The source tests x != bound: the first value tested is at most
+      // bound, which the steps reach exactly.
+      bad = bad || first > bound || z3::urem(bound - first, step) != zero;
+    if (auto w = it.getWidth()) {
+      // The first value past the bound still fits in the variable, and so
+      // does the first value tested: the model's 64-bit test is then the
+      // program's w-bit one.
+      uint64_t bitsW = *w;
+      llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
+                            : llvm::APInt::getMaxValue(bitsW);
+      z3::expr min = sgn ? -ctx.bv_val(uint64_t(1) << (bitsW - 1), 128) : zero;
+      z3::expr past = bound + step - (it.isStrict() ? ctx.bv_val(1, 128) : zero);
+      z3::expr top = ctx.bv_val(max.getZExtValue(), 128);
+      bad = bad || past > top || first < min || first > top;
+    }
+  }
+  return bad;
 }
 
 z3::expr Encoder::live(KernelModel &k, IterOp it, const Thread &t) {
@@ -502,6 +561,32 @@ z3::expr Encoder::live(KernelModel &k, IterOp it, const Thread &t) {
   }
   if (it.getDoWhile())
     c = c || kv == ctx.bv_val(0, 64);
+  if (it.getUncounted()) {
+    // Where the model does not count the loop, its iterations from 1 on
+    // are a predicate of the bounds, which loops with equal bounds share;
+    // iteration 0 of a loop tested at the top runs when its first value,
+    // in the variable's own width, passes the test.
+    z3::expr lb = value(k, it.getLb(), t), step = value(k, it.getStep(), t);
+    unsigned w = it.getWidth() ? unsigned(*it.getWidth()) : 64;
+    bool sgn = it.isSigned();
+    z3::expr first = lb;
+    if (w < 64)
+      first = sgn ? z3::sext(lb.extract(w - 1, 0), 64 - w)
+                  : z3::zext(lb.extract(w - 1, 0), 64 - w);
+    z3::expr firstRuns =
+        it.isStrict() ? (sgn ? first < bound : z3::ult(first, bound))
+                      : (sgn ? first <= bound : z3::ule(first, bound));
+    z3::sort b64 = ctx.bv_sort(64);
+    z3::func_decl later = ctx.function(
+        ("iter.runs." + std::string(it.isStrict() ? "slt" : "sle") + "." +
+         std::to_string(w))
+            .c_str(),
+        b64, b64, b64, b64, ctx.bool_sort());
+    z3::expr runs = (it.getDoWhile() ? ctx.bool_val(true) : firstRuns) &&
+                    (kv == ctx.bv_val(0, 64) || later(lb, step, bound, kv));
+    c = z3::ite(uncountable(k, it, t, /*eitherForm=*/true), runs,
+                z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64)) && c);
+  }
   z3::expr g = value(k, it.getGuard(), t);
   return (g.is_bool() ? g : bvToBool(g)) && c;
 }

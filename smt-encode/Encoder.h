@@ -70,6 +70,11 @@ struct KernelModel {
   explicit KernelModel(KernelOp k, std::string label);
 };
 
+/// Whether loop \p it of \p k may be modelled as `uncounted` where the model
+/// does not count it: a signed test other than `!=`, and nothing that
+/// counts its iterations (a sum or fold over it, a kv.prove inside it).
+bool mayLeaveUncounted(KernelModel &k, IterOp it);
+
 /// "If `writer` wrote nothing to array[index] in `interval`, no thread of the
 /// reader's block (shared) or of the grid (global) did."
 struct Obligation {
@@ -169,6 +174,12 @@ public:
   z3::expr iterVar(IterOp it, const Thread &t);
   /// Iteration t.iters[it] of loop \p it runs for thread t.
   z3::expr live(KernelModel &k, IterOp it, const Thread &t);
+  /// Where loop \p it, entered by t, is not the model's count of it: a
+  /// step that is not positive, 2^31 iterations, wraparound (kv.iter).
+  /// With \p eitherForm, for the loop tested at the top or at the bottom
+  /// alike, so that two such loops with equal bounds agree on it.
+  z3::expr uncountable(KernelModel &k, IterOp it, const Thread &t,
+                       bool eitherForm = false);
   /// Every loop \p op depends on runs the iteration t is at.
   z3::expr liveAll(KernelModel &k, mlir::Operation *op, const Thread &t);
   /// The guard of a kv.read / kv.write for t, with liveLoops.

@@ -148,12 +148,20 @@ bool Executor::runLoop(const Interval &iv, unsigned n) {
     };
     APInt x = ext(0), step = ext(1), bound = ext(2);
     // Extended unsigned operands are non-negative: signed order fits both.
+    // An uncounted loop runs as the program does: its variable has the
+    // loop's width and wraps around.
+    unsigned vw = it.getWidth() ? unsigned(*it.getWidth()) : 64;
     auto live = [&](const APInt &v) {
+      if (it.getUncounted() && vw < 64) {
+        APInt x = v.trunc(vw);
+        APInt y = sgn ? x.sext(w) : x.zext(w);
+        return it.isStrict() ? y.slt(bound) : y.sle(bound);
+      }
       return it.isStrict() ? v.slt(bound) : v.sle(bound);
     };
     // Live iterations are a prefix only for a positive step (the checker
-    // proves it wherever the loop is entered).
-    if (!step.isStrictlyPositive() &&
+    // proves it wherever the loop is entered and counts it).
+    if (!it.getUncounted() && !step.isStrictlyPositive() &&
         (live(x) || (it.getDoWhile() && live(x + step))))
       return fail("the loop of " + describe(i.op) +
                   " does not terminate (step <= 0)");

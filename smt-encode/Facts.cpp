@@ -147,7 +147,8 @@ z3::expr_vector Encoder::quantifiedObligations() {
           ctx.bv_const((base + ".k" + std::to_string(n++)).c_str(), 64);
       q.iters.emplace(it, kv);
       vars.push_back(kv);
-      range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
+      if (!it.getUncounted())
+        range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
     }
     z3::expr hit = hitAny(k, ob.array, ob.interval, ob.index, q);
     out.push_back(

@@ -64,3 +64,12 @@ __global__ void dot_rows(int *out, const int *m, const int *v, int cols,
     acc += m[r * cols + c] * v[c];
   out[r] = acc;
 }
+
+// axpy_grid_stride, but skipping indices that wrapped around to negative
+// values, which only a launch with n near INT_MAX reaches.
+__global__ void axpy_grid_stride_nonneg(int *y, const int *x, int a, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    if (i >= 0)
+      y[i] = a * x[i] + y[i];
+}

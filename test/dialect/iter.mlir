@@ -69,6 +69,17 @@
 // A loop nothing depends on does not run at all.
 // RUN: printf '{"before":"%s:unused_loop","after":"%s:unused_loop","counterexample":{"gridDim":[1,1,1],"blockDim":[1,1,1],"scalars":{"step":0,"n":1},"arrays":{}}}' > %t.unused.json
 // RUN: %expect-exit 0 %kvalidate replay %t.unused.json | FileCheck %s --check-prefix=AGREE
+// An uncounted loop runs as the program does, its 8-bit variable wrapping
+// around: from 120 by 5 while < 127, it first reaches 127 at iteration 155
+// (the counted model would stop after 2 iterations). The round trip keeps
+// the attribute.
+// RUN: printf '{"before":"%s:wraps","after":"%s:wraps_expected","counterexample":{"gridDim":[1,1,1],"blockDim":[1,1,1],"scalars":{"lb":120,"bound":127},"arrays":{}}}' > %t.wrap.json
+// RUN: %expect-exit 0 %kvalidate replay %t.wrap.json | FileCheck %s --check-prefix=AGREE
+// RUN: printf '{"before":"%s:wraps_counted","after":"%s:wraps_expected","counterexample":{"gridDim":[1,1,1],"blockDim":[1,1,1],"scalars":{"lb":120,"bound":127},"arrays":{}}}' > %t.count.json
+// RUN: %expect-exit 1 %kvalidate replay %t.count.json | FileCheck %s --check-prefix=COUNTED
+// COUNTED: replay: out[0]: before = 1, after = 154
+// RUN: %kv-opt %s | FileCheck %s --check-prefix=ROUND
+// ROUND: kv.iter from %{{.*}} step %{{.*}} while slt %{{.*}} if %{{.*}} uncounted {width = 8 : i64}
 // More than 2^20 iterations: the replay gives up.
 // RUN: printf '{"before":"%s:by_step","after":"%s:by_step","counterexample":{"gridDim":[1,1,1],"blockDim":[1,1,1],"scalars":{"step":1,"n":1048577},"arrays":{}}}' > %t.many.json
 // RUN: %expect-exit 3 %kvalidate replay %t.many.json 2>&1 | FileCheck %s --check-prefix=MANY
@@ -295,6 +306,33 @@ kv.kernel @near_max_expected attributes {arg_names = ["out", "lb", "bound"]} {
   %one = arith.constant 1 : i32
   kv.write %out[%c0] = %one if %true : !kv.global<i32>, i64, i32
   kv.write %out[%c1] = %one if %true : !kv.global<i32>, i64, i32
+}
+
+// for (int8_t x = lb; x < bound; x += 5) out[0] = k, uncounted.
+kv.kernel @wraps attributes {arg_names = ["out", "lb", "bound"]} {
+^bb0(%out: !kv.global<i64>, %lb: i64, %bound: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c5 = arith.constant 5 : i64
+  %k = kv.iter from %lb step %c5 while slt %bound if %true uncounted {width = 8 : i64}
+  kv.write %out[%c0] = %k if %true : !kv.global<i64>, i64, i64
+}
+
+kv.kernel @wraps_counted attributes {arg_names = ["out", "lb", "bound"]} {
+^bb0(%out: !kv.global<i64>, %lb: i64, %bound: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c5 = arith.constant 5 : i64
+  %k = kv.iter from %lb step %c5 while slt %bound if %true {width = 8 : i64}
+  kv.write %out[%c0] = %k if %true : !kv.global<i64>, i64, i64
+}
+
+kv.kernel @wraps_expected attributes {arg_names = ["out", "lb", "bound"]} {
+^bb0(%out: !kv.global<i64>, %lb: i64, %bound: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %last = arith.constant 154 : i64
+  kv.write %out[%c0] = %last if %true : !kv.global<i64>, i64, i64
 }
 
 // for (k = 0; k * step < n; ++k) out[0] = k, with a step of the input's.

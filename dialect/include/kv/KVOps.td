@@ -138,13 +138,22 @@ def KV_IterOp : KV_Op<"iter"> {
     `ult` is the same when the first value tested is at most `bound` and
     `bound` is reached exactly, which the checker proves. Not pure: two
     loops with the same bounds are still two loops.
+
+    With `uncounted` (set by the checker where those conditions may fail,
+    on loops with a signed test whose iterations nothing else counts), the
+    model is exact only where they hold. Elsewhere iterations k >= 1 run
+    by an uninterpreted predicate of (lb, step, bound, k), shared by the
+    loops with the same pred and width: a loop's real iterations are a
+    function of those values (its variable wrapping included), so two such
+    loops with equal bounds run the same iterations.
   }];
   let arguments = (ins I64:$lb, I64:$step, I64:$bound, I1:$guard,
                        KV_IterPredAttr:$pred, UnitAttr:$do_while,
-                       OptionalAttr<I64Attr>:$width, UnitAttr:$from_ne);
+                       OptionalAttr<I64Attr>:$width, UnitAttr:$from_ne,
+                       UnitAttr:$uncounted);
   let results = (outs I64:$k);
   let assemblyFormat = [{
-    `from` $lb `step` $step `while` custom<EnumKeyword>($pred) $bound `if` $guard (`do_while` $do_while^)? attr-dict
+    `from` $lb `step` $step `while` custom<EnumKeyword>($pred) $bound `if` $guard (`do_while` $do_while^)? (`uncounted` $uncounted^)? attr-dict
   }];
   let extraClassDeclaration = [{
     bool isSigned() {
