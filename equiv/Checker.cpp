@@ -261,12 +261,15 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
                     " proved iteration by iteration (same start, same "
                     "iterations, same update), for any trip count";
   if (!result.uncountedLoops.empty()) {
-    std::string m = "loops aligned: the loop" +
-                    std::string(result.uncountedLoops.size() > 1 ? "s" : "") +
+    bool many = result.uncountedLoops.size() > 1;
+    std::string m = std::string("loops aligned: the loop") + (many ? "s" : "") +
                     " at " + llvm::join(result.uncountedLoops, ", ") +
-                    " run the same iterations in both kernels where the "
-                    "model does not count them (the variable may wrap "
-                    "around): those of a loop with equal bounds";
+                    (many ? " run" : " runs") +
+                    " the same iterations in both kernels where the model "
+                    "does not count " +
+                    (many ? "them" : "it") +
+                    " (the variable may wrap around): those of a loop with "
+                    "equal bounds";
     result.method = result.method.empty() ? m : result.method + "; " + m;
   }
   if (bounded) {

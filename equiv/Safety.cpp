@@ -271,8 +271,8 @@ bool SafetyCheck::report(Query &q, Verdict v, Defect d,
 }
 
 std::function<unsigned()> SafetyCheck::budget() {
-  return Portfolio::capped(remainingMs,
-                           std::chrono::milliseconds(safetyBudgetMs));
+  unsigned ms = capMs ? std::min(capMs, safetyBudgetMs) : safetyBudgetMs;
+  return Portfolio::capped(remainingMs, std::chrono::milliseconds(ms));
 }
 
 void SafetyCheck::collectAccesses() {

@@ -107,6 +107,8 @@ struct SafetyCheck {
   /// Only whether the kernel passes matters (the driver's bound probes): a
   /// condition that fails is not located and no launch made readable.
   bool quiet = false;
+  /// A shorter budget for each query, where undecided costs little.
+  unsigned capMs = 0;
   // A check the solver cannot decide within its budget leaves its property
   // as a stated assumption; a construct without an encoding stops.
   std::vector<std::string> proved, assumed;
@@ -144,7 +146,8 @@ struct SafetyCheck {
   /// (SafetyModel.cpp).
   z3::check_result
   allHold(const std::function<z3::expr(Query &, mlir::Operation *)> &build,
-          llvm::ArrayRef<mlir::Operation *> ops);
+          llvm::ArrayRef<mlir::Operation *> ops,
+          const std::function<void(Query &)> &onSat = nullptr);
   /// Stops a quiet check at a condition of \p what that fails.
   bool failsQuietly(const char *what);
   bool checkLoops();

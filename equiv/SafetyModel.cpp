@@ -10,12 +10,16 @@
 
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 
 namespace kv {
 namespace safety {
+
+/// The budget of a query on a loop that may be left uncounted.
+static constexpr unsigned uncountedBudgetMs = 3000;
 
 /// What the model of loop \p it needs.
 static std::string loopNeeds(IterOp it) {
@@ -43,8 +47,9 @@ static z3::expr loopBreaks(Query &q, IterOp it) {
 /// here when not tried: fewer than two).
 z3::check_result
 SafetyCheck::allHold(const std::function<z3::expr(Query &, Operation *)> &build,
-                     llvm::ArrayRef<Operation *> ops) {
-  if (ops.size() < 2 && !quiet)
+                     llvm::ArrayRef<Operation *> ops,
+                     const std::function<void(Query &)> &onSat) {
+  if (ops.size() < 2 && !quiet && !onSat)
     return z3::unknown;
   if (ops.empty())
     return z3::unsat;
@@ -56,7 +61,10 @@ SafetyCheck::allHold(const std::function<z3::expr(Query &, Operation *)> &build,
     any = any || build(q, op);
   if (!q.enc.unsupported.empty())
     return z3::unknown;
-  return q.solve(any, budget(), /*readable=*/false);
+  z3::check_result r = q.solve(any, budget(), /*readable=*/bool(onSat));
+  if (r == z3::sat && onSat)
+    onSat(q);
+  return r;
 }
 
 bool SafetyCheck::failsQuietly(const char *what) {
@@ -72,9 +80,55 @@ bool SafetyCheck::checkLoops() {
   for (Operation &o : k.getBlock())
     if (auto it = dyn_cast<IterOp>(o); it && !it.getUncounted())
       loops.push_back(&o);
-  z3::check_result r0 = allHold(
-      [&](Query &q, Operation *op) { return loopBreaks(q, cast<IterOp>(op)); },
-      loops);
+  // Loops that may be left uncounted are modelled soundly either way: a
+  // condition not decided in a few seconds leaves them so, and one query
+  // decides for all of them.
+  KernelModel km(k, label);
+  // One entry per source loop: the plugin's two kernels share them.
+  auto noteUncounted = [&](IterOp it, const std::string &why) {
+    it.setUncounted(true);
+    std::string loc = locationOf(it);
+    if (llvm::none_of(result.uncountedLoops, [&](const std::string &e) {
+          return StringRef(e).starts_with(loc + " (");
+        }))
+      result.uncountedLoops.push_back(loc + " (" + why + ")");
+  };
+  // "e.g." and the launch and scalars of describe()'s last parenthesis.
+  auto example = [&](Query &q) {
+    Defect d;
+    d.kernel = label;
+    q.fillLaunch(d);
+    std::string all = describe(d);
+    size_t at = all.rfind(" (gridDim ");
+    return "e.g. " + all.substr(at + 2, all.size() - at - 3);
+  };
+  const char *undecidedWhy = "not proved countable within the solver's budget";
+  bool allAlignable = !loops.empty() && llvm::all_of(loops, [&](Operation *op) {
+    return mayLeaveUncounted(km, cast<IterOp>(op));
+  });
+  capMs = allAlignable ? uncountedBudgetMs : 0;
+  llvm::scope_exit uncap([&] { capMs = 0; });
+  auto breaks = [&](Query &q, Operation *op) {
+    return loopBreaks(q, cast<IterOp>(op));
+  };
+  if (allAlignable && !quiet) {
+    std::vector<std::string> why(loops.size(), undecidedWhy);
+    z3::check_result r = allHold(breaks, loops, [&](Query &q) {
+      for (size_t i = 0; i < loops.size(); ++i)
+        if (q.model->eval(breaks(q, loops[i]), true).is_true())
+          why[i] = example(q);
+    });
+    for (size_t i = 0; i < loops.size(); ++i) {
+      auto it = cast<IterOp>(loops[i]);
+      if (r == z3::unsat)
+        proved.push_back("a countable loop at " + locationOf(it) + " (" +
+                         loopNeeds(it) + ")");
+      else
+        noteUncounted(it, why[i]);
+    }
+    return true;
+  }
+  z3::check_result r0 = allHold(breaks, loops);
   if (quiet && r0 == z3::sat)
     return failsQuietly("loop model's condition");
   bool all = r0 == z3::unsat;
@@ -86,6 +140,10 @@ bool SafetyCheck::checkLoops() {
                        ")");
       continue;
     }
+    // Modelled where it is counted, and elsewhere as the iterations that
+    // loops with the same bounds share: aligned, not counted.
+    bool alignable = mayLeaveUncounted(km, it);
+    capMs = alignable ? uncountedBudgetMs : 0;
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
@@ -93,21 +151,9 @@ bool SafetyCheck::checkLoops() {
     z3::check_result r = q.solve(loopBreaks(q, it), budget());
     std::string site =
         "a countable loop at " + locationOf(it) + " (" + what + ")";
-    // Modelled where it is counted, and elsewhere as the iterations that
-    // loops with the same bounds share: aligned, not counted.
-    KernelModel km(k, label);
-    bool alignable = q.enc.unsupported.empty() && mayLeaveUncounted(km, it);
-    // One entry per source loop: the plugin's two kernels share them.
-    auto noteUncounted = [&](const std::string &why) {
-      std::string loc = locationOf(it);
-      if (llvm::none_of(result.uncountedLoops, [&](const std::string &e) {
-            return StringRef(e).starts_with(loc + " (");
-          }))
-        result.uncountedLoops.push_back(loc + " (" + why + ")");
-    };
+    alignable = alignable && q.enc.unsupported.empty();
     if (r == z3::unknown && alignable) {
-      it.setUncounted(true);
-      noteUncounted("not proved countable within the solver's budget");
+      noteUncounted(it, undecidedWhy);
       continue;
     }
     if (r == z3::unknown && !undecided(q, site))
@@ -121,11 +167,7 @@ bool SafetyCheck::checkLoops() {
       d.kind = "loop that the model cannot count";
       d.sites.push_back(q.site(t, it, "enters it"));
       if (alignable) {
-        it.setUncounted(true);
-        // The launch and scalars of describe()'s last parenthesis.
-        std::string all = describe(d);
-        size_t at = all.rfind(" (gridDim ");
-        noteUncounted("e.g. " + all.substr(at + 2, all.size() - at - 3));
+        noteUncounted(it, example(q));
         continue;
       }
       result.verdict = Verdict::Unsupported;
