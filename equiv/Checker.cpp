@@ -135,6 +135,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   // the equivalence check still runs, since a replayed counterexample is a
   // definite answer; "equivalent" is not (it rests on race freedom).
   std::string unconfirmed;
+  // Why the interval-by-interval proof did not apply, if it did not.
+  std::string notLockstep;
   // Kernels that lower to one model (a kernel compared with itself, a pass
   // that changed nothing the model sees) have one set of safety results.
   bool sameModel = printedBody(before) == printedBody(after);
@@ -192,6 +194,11 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
         outputs.insert(arg);
   }
   auto finishPossible = [&]() {
+    // What the cheaper proof found different, for a verdict left open.
+    if (result.verdict == Verdict::Unknown && !notLockstep.empty())
+      result.reason += "; the kernels are not aligned interval by interval (" +
+                       notLockstep + "), so reads are followed through the "
+                       "intervals before them";
     if (!unconfirmed.empty()) {
       if (result.verdict == Verdict::NotEquivalent)
         result.assumptions.push_back(unconfirmed);
@@ -212,7 +219,7 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (pc.hasDeadline)
     deadline = pc.deadline;
-  bool lockstep = proveLockstep(before, after, opts, deadline);
+  bool lockstep = proveLockstep(before, after, opts, deadline, &notLockstep);
   if (lockstep)
     outputs.clear();
   try {

@@ -45,15 +45,23 @@ bool hasLoopModel(KernelOp k) {
 
 bool proveLockstep(
     KernelOp before, KernelOp after, const CheckOptions &opts,
-    std::optional<std::chrono::steady_clock::time_point> deadline) {
+    std::optional<std::chrono::steady_clock::time_point> deadline,
+    std::string *why) {
+  auto stop = [&](const std::string &w) {
+    if (why)
+      *why = w;
+    return false;
+  };
   if (!opts.lockstep)
     return false;
-  if (!sameSignature(before, after) || hasLoopModel(before) ||
-      hasLoopModel(after))
+  if (!sameSignature(before, after))
+    return stop("their parameters or shared arrays differ");
+  if (hasLoopModel(before) || hasLoopModel(after))
     return false;
   KernelModel ks(before, "before"), kt(after, "after");
   if (ks.numIntervals != kt.numIntervals)
-    return false;
+    return stop("they have " + std::to_string(ks.numIntervals) + " and " +
+                std::to_string(kt.numIntervals) + " barrier intervals");
   std::set<unsigned> arrays;
   for (KernelModel *k : {&ks, &kt})
     for (auto &[arg, byInterval] : k->writes)
@@ -61,93 +69,127 @@ bool proveLockstep(
   for (unsigned arg : arrays)
     for (unsigned i = 0; i < ks.numIntervals; ++i)
       if (ks.writes[arg][i].size() != kt.writes[arg][i].size())
-        return false;
+        return stop("interval " + std::to_string(i) + " writes '" +
+                    before.getArgName(arg).str() + "' " +
+                    std::to_string(ks.writes[arg][i].size()) + " and " +
+                    std::to_string(kt.writes[arg][i].size()) + " times");
 
-  try {
-    z3::context ctx;
-    Encoder enc(ctx, opts.bits, before);
-    enc.deadline = deadline;
-    enc.hugeGrids = opts.hugeGrids;
-    enc.abstractNonlinear = true;
-    enc.trusted = &ks;
-    enc.bounded = &kt;
-    std::string err;
-    std::optional<z3::expr> a = parseAssumptions(enc, opts, err);
-    if (!a)
-      return false;
-    enc.facts = enc.launchConstraints() && *a;
-    enc.pinDetermined();
-    // The state after interval i, as the thread's block sees it: the same
-    // function in both kernels (the induction hypothesis).
-    enc.readHook = [&](KernelModel &k, unsigned arg, int interval,
-                       const z3::expr &index, const Thread &t) {
-      return enc.intervalState("lockstep", k, arg, interval, index, t);
-    };
-    Thread &t = enc.freshThread(nullptr, 0);
-    // Per write of either kernel: both kernels make it alike.
-    std::vector<std::pair<std::string, z3::expr>> pairs;
-    for (unsigned arg : arrays)
-      for (unsigned i = 0; i < ks.numIntervals; ++i) {
-        auto &ws = ks.writes[arg][i], &wt = kt.writes[arg][i];
-        for (size_t j = 0; j < ws.size(); ++j) {
-          z3::expr gs = enc.accessGuard(ks, ws[j], t);
-          z3::expr gt = enc.accessGuard(kt, wt[j], t);
-          z3::expr is = enc.toIndex(enc.value(ks, ws[j].getIndex(), t));
-          z3::expr it = enc.toIndex(enc.value(kt, wt[j].getIndex(), t));
-          z3::expr vs = enc.value(ks, ws[j].getValue(), t);
-          z3::expr vt = enc.value(kt, wt[j].getValue(), t);
-          z3::expr pair = gs == gt && z3::implies(gs, is == it && vs == vt);
-          pairs.push_back({"array " + enc.paramNames[arg] + " interval " +
+  // Checks the pairs from \p from on (only that one if \p single); the
+  // index of the first not proved, -1 when all are, -2 when the encoding
+  // fails. With \p exact, products are bit-precise rather than
+  // uninterpreted: an index the optimizer rewrote through distributivity
+  // ((t + 1) * 2 * d against 2 * t * d + 2 * d) only matches so.
+  std::string firstDiffering;
+  auto run = [&](bool exact, size_t from, bool single) -> long {
+    try {
+      z3::context ctx;
+      Encoder enc(ctx, opts.bits, before);
+      enc.deadline = deadline;
+      enc.hugeGrids = opts.hugeGrids;
+      enc.abstractNonlinear = !exact;
+      enc.trusted = &ks;
+      enc.bounded = &kt;
+      std::string err;
+      std::optional<z3::expr> a = parseAssumptions(enc, opts, err);
+      if (!a)
+        return -2;
+      enc.facts = enc.launchConstraints() && *a;
+      enc.pinDetermined();
+      // The state after interval i, as the thread's block sees it: the
+      // same function in both kernels (the induction hypothesis).
+      enc.readHook = [&](KernelModel &k, unsigned arg, int interval,
+                         const z3::expr &index, const Thread &t) {
+        return enc.intervalState("lockstep", k, arg, interval, index, t);
+      };
+      Thread &t = enc.freshThread(nullptr, 0);
+      // Per write of either kernel: both kernels make it alike.
+      std::vector<std::pair<std::string, z3::expr>> pairs;
+      size_t n = 0;
+      for (unsigned arg : arrays)
+        for (unsigned i = 0; i < ks.numIntervals; ++i) {
+          auto &ws = ks.writes[arg][i], &wt = kt.writes[arg][i];
+          for (size_t j = 0; j < ws.size(); ++j, ++n) {
+            std::string what = "array " + enc.paramNames[arg] + " interval " +
                                std::to_string(i) + " write " +
-                               std::to_string(j),
-                           pair});
+                               std::to_string(j);
+            if (n < from || (single && n > from)) {
+              pairs.push_back({what, ctx.bool_val(true)});
+              continue;
+            }
+            z3::expr gs = enc.accessGuard(ks, ws[j], t);
+            z3::expr gt = enc.accessGuard(kt, wt[j], t);
+            z3::expr is = enc.toIndex(enc.value(ks, ws[j].getIndex(), t));
+            z3::expr it = enc.toIndex(enc.value(kt, wt[j].getIndex(), t));
+            z3::expr vs = enc.value(ks, ws[j].getValue(), t);
+            z3::expr vt = enc.value(kt, wt[j].getValue(), t);
+            z3::expr pair = gs == gt && z3::implies(gs, is == it && vs == vt);
+            pairs.push_back({what, pair});
+          }
+        }
+      if (!enc.unsupported.empty())
+        return -2;
+      // One solver per query, without push/pop: Z3 then picks its
+      // non-incremental bit-vector strategy (ackermannized uninterpreted
+      // functions, bit-blasting), which settles these at once where the
+      // incremental core does not.
+      z3::expr_vector context(ctx);
+      context.push_back(enc.facts);
+      context.push_back(enc.inRange(t));
+      context.push_back(enc.threadFacts(t));
+      context.push_back(enc.dataFacts(t));
+      context.push_back(enc.globalIndexFacts(t));
+      for (const z3::expr &e : enc.side)
+        context.push_back(e);
+      // Sums whose operands the optimizer reordered become the same term
+      // once the operands of + and * are sorted.
+      z3::params norm(ctx);
+      norm.set("bv_sort_ac", true);
+      norm.set("som", true);
+      auto refuted = [&](const z3::expr &claim, const char *what) {
+        z3::expr c = claim.simplify(norm);
+        if (c.is_true())
+          return true;
+        z3::solver s(ctx);
+        s.add(context);
+        s.add(!c);
+        return checkSmall(s, what, 2 * enc.subqueryRlimit,
+                          enc.withinDeadline(enc.subqueryMs)) == z3::unsat;
+      };
+      // Each pair on its own: the conjunction is much harder to refute
+      // than its parts.
+      for (size_t i = from; i < pairs.size() && (!single || i == from); ++i) {
+        bool same = refuted(pairs[i].second, exact ? "lockstep exact"
+                                                   : "lockstep");
+        if (debugEnabled("lockstep"))
+          llvm::errs() << "lockstep: " << pairs[i].first
+                       << (exact ? " (exact products)" : "") << ": "
+                       << (same ? "same" : "may differ") << "\n";
+        if (!same) {
+          firstDiffering = pairs[i].first;
+          return long(i);
         }
       }
-    if (!enc.unsupported.empty())
-      return false;
-    // One solver per query, without push/pop: Z3 then picks its
-    // non-incremental bit-vector strategy (ackermannized uninterpreted
-    // functions, bit-blasting), which settles these at once where the
-    // incremental core does not.
-    z3::expr_vector context(ctx);
-    context.push_back(enc.facts);
-    context.push_back(enc.inRange(t));
-    context.push_back(enc.threadFacts(t));
-    context.push_back(enc.dataFacts(t));
-    context.push_back(enc.globalIndexFacts(t));
-    for (const z3::expr &e : enc.side)
-      context.push_back(e);
-    // Sums whose operands the optimizer reordered become the same term once
-    // the operands of + and * are sorted.
-    z3::params norm(ctx);
-    norm.set("bv_sort_ac", true);
-    norm.set("som", true);
-    auto refuted = [&](const z3::expr &claim, const char *what) {
-      z3::expr c = claim.simplify(norm);
-      if (c.is_true())
-        return true;
-      z3::solver s(ctx);
-      s.add(context);
-      s.add(!c);
-      return checkSmall(s, what, 2 * enc.subqueryRlimit,
-                        enc.withinDeadline(enc.subqueryMs)) == z3::unsat;
-    };
-    // Each pair on its own: the conjunction is much harder to refute than
-    // its parts.
-    bool proved = true;
-    for (auto &[what, pair] : pairs) {
-      bool same = refuted(pair, "lockstep");
-      if (debugEnabled("lockstep"))
-        llvm::errs() << "lockstep: " << what << ": "
-                     << (same ? "same" : "may differ") << "\n";
-      if (!(proved = same))
-        break;
+      return -1;
+    } catch (z3::exception &) {
+      return -2;
+    } catch (EncodeTimeout &) {
+      return -2;
     }
-    return proved;
-  } catch (z3::exception &) {
-    return false;
-  } catch (EncodeTimeout &) {
-    return false;
+  };
+  for (size_t from = 0;;) {
+    long r = run(/*exact=*/false, from, /*single=*/false);
+    if (r == -1)
+      return true;
+    if (r < 0)
+      return false;
+    // One pair that may differ with uninterpreted products: again with
+    // exact ones, alone.
+    if (run(/*exact=*/true, size_t(r), /*single=*/true) != -1) {
+      if (why && !firstDiffering.empty())
+        *why = firstDiffering + " may differ (another thread or value)";
+      return false;
+    }
+    from = size_t(r) + 1;
   }
 }
 

@@ -25,10 +25,12 @@ namespace kv {
 /// before kernel's preconditions). False when their shapes differ (barrier
 /// count, parameters, writes per interval, loop models) or the proof does
 /// not go through within its small budget: the caller's full check then
-/// decides. \p deadline bounds it.
+/// decides. \p deadline bounds it. \p why, when given, gets the first
+/// difference that stopped it (for verdicts the full check leaves open).
 bool proveLockstep(
     KernelOp before, KernelOp after, const CheckOptions &opts,
-    std::optional<std::chrono::steady_clock::time_point> deadline);
+    std::optional<std::chrono::steady_clock::time_point> deadline,
+    std::string *why = nullptr);
 
 } // namespace kv
 
