@@ -112,7 +112,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     if (e.tooLarge)
       return std::string("the query grew too large to encode: its read "
                          "chains need more than ") +
-             std::to_string(Encoder::defaultMaxThreads) +
+             std::to_string(opts.maxThreads ? opts.maxThreads
+                                            : Encoder::defaultMaxThreads) +
              " symbolic threads (barrier intervals chained too deep)";
     return std::string("timeout: the time budget ran out while encoding "
                        "the query, before the solver ran");

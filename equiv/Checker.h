@@ -87,6 +87,9 @@ struct CheckOptions {
   /// (kv.iter counts and kv.prove, as where safety is assumed): `equivalent`
   /// then only says that the models are exact.
   bool modelConditionsOnly = false;
+  /// The symbolic threads the equivalence query may chain through (0: the
+  /// encoder's default).
+  unsigned maxThreads = 0;
   std::string solver;
   unsigned seed = 0;
 };

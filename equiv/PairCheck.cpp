@@ -79,6 +79,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   auto t0 = std::chrono::steady_clock::now();
   z3::context ctx;
   Encoder enc(ctx, opts.bits, before);
+  if (opts.maxThreads)
+    enc.maxThreads = opts.maxThreads;
   enc.regroupCache = &regrouped;
   enc.alignCache = &alignedCache;
   if (hasDeadline)
