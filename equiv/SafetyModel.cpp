@@ -76,10 +76,10 @@ bool SafetyCheck::failsQuietly(const char *what) {
 
 bool SafetyCheck::checkLoops() {
   std::vector<Operation *> loops;
-  // A loop already left uncounted is modelled for every launch.
+  std::vector<IterOp> uncounted;
   for (Operation &o : k.getBlock())
-    if (auto it = dyn_cast<IterOp>(o); it && !it.getUncounted())
-      loops.push_back(&o);
+    if (auto it = dyn_cast<IterOp>(o))
+      (it.getUncounted() ? uncounted.push_back(it) : loops.push_back(&o));
   // Loops that may be left uncounted are modelled soundly either way: a
   // condition not decided in a few seconds leaves them so, and one query
   // decides for all of them.
@@ -103,6 +103,10 @@ bool SafetyCheck::checkLoops() {
     return "e.g. " + all.substr(at + 2, all.size() - at - 3);
   };
   const char *undecidedWhy = "not proved countable within the solver's budget";
+  // A loop already left uncounted (by an earlier check of this kernel, or
+  // written so) is modelled for every launch.
+  for (IterOp it : uncounted)
+    noteUncounted(it, "uncounted in the model");
   bool allAlignable = !loops.empty() && llvm::all_of(loops, [&](Operation *op) {
     return mayLeaveUncounted(km, cast<IterOp>(op));
   });
