@@ -273,8 +273,10 @@ bool Lowerer::nextValues(LoopModel &lm, State &s) {
       c.next = v.scalar;
       continue;
     }
-    c.next = c.holder;
-    for (size_t i = s.stores.size(); i-- > lm.storeBase;) {
+    // The iteration's stores in order: a conditional one (`if (r < rows)
+    // acc += ...`) keeps the value before it where its guard fails.
+    Value cur = c.holder;
+    for (size_t i = lm.storeBase; i < s.stores.size(); ++i) {
       const PrivStore &st = s.stores[i];
       if (st.obj != c.obj)
         continue;
@@ -285,13 +287,15 @@ bool Lowerer::nextValues(LoopModel &lm, State &s) {
                        c.off >= st.off.constant + (int64_t)st.size);
       if (disjoint)
         continue;
-      if (!exact || (!isTrue(st.guard) && st.guard != lm.guard) ||
-          st.val.kind != SymVal::Scalar)
-        return giveUp(lm, "private variable updated conditionally or through a "
-                          "pointer in a loop with a symbolic trip count");
-      c.next = st.val.scalar;
-      break;
+      if (!exact || st.val.kind != SymVal::Scalar ||
+          st.val.scalar.getType() != cur.getType())
+        return giveUp(lm, "private variable updated through a pointer or "
+                          "in part in a loop with a symbolic trip count");
+      cur = isTrue(st.guard) || st.guard == lm.guard
+                ? st.val.scalar
+                : select(st.guard, st.val.scalar, cur);
     }
+    c.next = cur;
   }
   return true;
 }

@@ -394,10 +394,17 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
                              value(k2, x.getCarry().getInit(), t);
     // U updates of F from a, at F's iterations base .. base + U - 1.
     z3::expr acc = a;
+    // Where X's iteration runs and F's does not (1:1), X's update must
+    // leave the accumulator alone: a test inside the loop (`if (r < rows)
+    // acc += ...`) against the loop under it. F's function is not used
+    // there: no iteration of F defines it.
+    std::optional<z3::expr> idle;
     for (unsigned u = 0; u < scale; ++u) {
       Thread &tf = foldThreadAt(k1, f, t, base + ctx.bv_val(u, 64));
       tf.carries.insert_or_assign(f.getCarry(), acc);
-      if (u + 1 == scale)
+      if (u + 1 == scale && scale == 1)
+        idle = runsX && !live(k1, itf, tf);
+      else if (u + 1 == scale)
         differ = differ || (runsX && !live(k1, itf, tf));
       acc = value(k1, f.getNext(), tf);
       // The source kernel's preconditions at those iterations, those that
@@ -415,7 +422,12 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
                                    c.is_bool() ? c : bvToBool(c));
         }
     }
-    differ = differ || (runsX && value(k2, x.getNext(), tx) != acc);
+    z3::expr next = value(k2, x.getNext(), tx);
+    if (idle)
+      differ =
+          differ || (*idle && next != a) || (runsX && !*idle && next != acc);
+    else
+      differ = differ || (runsX && next != acc);
   }
   shadow = wasShadow;
   proofOnly = wasProofOnly;

@@ -11,6 +11,9 @@
 //   hash_seed       starts from 5 instead of 7 (wrong)
 //   run_max         m = max(m, in[r*n + k]) with a running maximum written
 //                   to every column (a scan)
+//   fdot_guarded    fdot with the row test inside the loop: a conditional
+//                   update of the accumulator (-O2 hoists the test)
+//   fdot_odd_rows   fdot_guarded skipping odd columns of odd rows (wrong)
 
 __global__ void fdot(float *out, const float *m, const float *v, int cols,
                      int rows) {
@@ -103,4 +106,26 @@ __global__ void run_max_ternary(int *out, const int *in, int n, int rows) {
       out[r * n + k] = m;
     }
   }
+}
+
+__global__ void fdot_guarded(float *out, const float *m, const float *v,
+                             int cols, int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int c = 0; c < cols; ++c)
+    if (r < rows)
+      acc += m[r * cols + c] * v[c];
+  if (r < rows)
+    out[r] = acc;
+}
+
+__global__ void fdot_odd_rows(float *out, const float *m, const float *v,
+                              int cols, int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int c = 0; c < cols; ++c)
+    if (r < rows && (c % 2 == 0 || r % 2 == 0))
+      acc += m[r * cols + c] * v[c];
+  if (r < rows)
+    out[r] = acc;
 }

@@ -1,6 +1,7 @@
 // Folds inside clang, with no assumptions at all: -O2 rotates each loop,
-// hoists the row offsets, turns h * 31 into a shift and a subtraction and
-// the ternary into smax; the plugin aligns each kernel's loop before and
+// hoists the row offsets and a row test out of the loop (a conditional
+// update of the accumulator in the source), turns h * 31 into a shift and a
+// subtraction and the ternary into smax; the plugin aligns each kernel's loop before and
 // after the pipeline.
 //
 // RUN: %clang-cuda -O2 -fno-unroll-loops -S -fpass-plugin=%plugin -Rpass=kvalidate \
@@ -14,6 +15,8 @@
 // CHECK-DAG: remark: kvalidate: kernel 'hash_seed': equivalent ({{[0-9]+}} ms) {{.*}}[proof: loops aligned
 // CHECK-DAG: remark: kvalidate: kernel 'run_max': equivalent ({{[0-9]+}} ms) {{.*}}[proof: loops aligned
 // CHECK-DAG: remark: kvalidate: kernel 'run_max_ternary': equivalent ({{[0-9]+}} ms) {{.*}}[proof: loops aligned
+// CHECK-DAG: remark: kvalidate: kernel 'fdot_guarded': equivalent ({{[0-9]+}} ms) {{.*}}[proof: loops aligned
+// CHECK-DAG: remark: kvalidate: kernel 'fdot_odd_rows': equivalent ({{[0-9]+}} ms) {{.*}}[proof: loops aligned
 //
 // At plain -O2 the loops are also unrolled at run time: the hashes by 4
 // with a remainder loop (on two paths: fewer than 4 columns, and after the
