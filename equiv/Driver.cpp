@@ -385,7 +385,7 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   bool hunt = plan.has_value();
   unsigned huntSecs = 0;
   if (hunt) {
-    huntSecs = timeout ? std::clamp(timeout / 4, 5u, 60u) : 60;
+    huntSecs = timeout ? std::clamp(timeout / 3, 5u, 60u) : 60;
     if (timeout && timeout <= huntSecs)
       hunt = false; // a budget this small goes to the proof
     else if (timeout)
