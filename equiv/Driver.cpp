@@ -228,7 +228,7 @@ std::optional<std::vector<std::string>> Driver::planHunt(unsigned bound) {
 
 /// The budget of an exact unrolling when the check has none.
 static constexpr unsigned exactSecs = 30;
-static constexpr unsigned exactMaxThreads = 100;
+static constexpr unsigned exactMaxThreads = 40;
 
 bool loopNotCounted(StringRef reason) {
   return reason.contains("loop whose trip count is not a constant") ||
