@@ -30,6 +30,25 @@ bool sameSignature(KernelOp a, KernelOp b) {
   return true;
 }
 
+/// Whether \p e applies a function named in \p names.
+bool mentionsAny(const z3::expr &e, const std::set<std::string> &names) {
+  if (names.empty())
+    return false;
+  std::vector<z3::expr> work{e};
+  std::set<unsigned> seen;
+  while (!work.empty()) {
+    z3::expr x = work.back();
+    work.pop_back();
+    if (!x.is_app() || !seen.insert(x.id()).second)
+      continue;
+    if (names.count(x.decl().name().str()))
+      return true;
+    for (unsigned i = 0; i < x.num_args(); ++i)
+      work.push_back(x.arg(i));
+  }
+  return false;
+}
+
 /// Loop models (kv.iter, kv.sum) have iterations the per-thread argument
 /// does not cover.
 bool hasLoopModel(KernelOp k) {
@@ -80,6 +99,9 @@ bool proveLockstep(
   // uninterpreted: an index the optimizer rewrote through distributivity
   // ((t + 1) * 2 * d against 2 * t * d + 2 * d) only matches so.
   std::string firstDiffering;
+  // Whether the first pair not proved has an abstracted product in it (the
+  // only case an exact retry can change).
+  bool differingHasProducts = false;
   auto run = [&](bool exact, size_t from, bool single) -> long {
     try {
       z3::context ctx;
@@ -166,6 +188,11 @@ bool proveLockstep(
                        << (same ? "same" : "may differ") << "\n";
         if (!same) {
           firstDiffering = pairs[i].first;
+          std::set<std::string> names;
+          for (auto &[app, precise] : enc.abstracted)
+            if (app.is_app())
+              names.insert(app.decl().name().str());
+          differingHasProducts = mentionsAny(pairs[i].second, names);
           return long(i);
         }
       }
@@ -184,7 +211,8 @@ bool proveLockstep(
       return false;
     // One pair that may differ with uninterpreted products: again with
     // exact ones, alone.
-    if (run(/*exact=*/true, size_t(r), /*single=*/true) != -1) {
+    if (!differingHasProducts ||
+        run(/*exact=*/true, size_t(r), /*single=*/true) != -1) {
       if (why && !firstDiffering.empty())
         *why = firstDiffering + " may differ (another thread or value)";
       return false;

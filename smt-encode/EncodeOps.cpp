@@ -577,11 +577,11 @@ z3::expr Encoder::live(KernelModel &k, IterOp it, const Thread &t) {
         it.isStrict() ? (sgn ? first < bound : z3::ult(first, bound))
                       : (sgn ? first <= bound : z3::ule(first, bound));
     z3::sort b64 = ctx.bv_sort(64);
-    z3::func_decl later = ctx.function(
-        ("iter.runs." + std::string(it.isStrict() ? "slt" : "sle") + "." +
-         std::to_string(w))
-            .c_str(),
-        b64, b64, b64, b64, ctx.bool_sort());
+    z3::func_decl later =
+        ctx.function(("iter.runs." + std::string(sgn ? "s" : "u") +
+                      (it.isStrict() ? "lt." : "le.") + std::to_string(w))
+                         .c_str(),
+                     b64, b64, b64, b64, ctx.bool_sort());
     z3::expr runs = (it.getDoWhile() ? ctx.bool_val(true) : firstRuns) &&
                     (kv == ctx.bv_val(0, 64) || later(lb, step, bound, kv));
     c = z3::ite(uncountable(k, it, t, /*eitherForm=*/true), runs,
