@@ -30,25 +30,6 @@ bool sameSignature(KernelOp a, KernelOp b) {
   return true;
 }
 
-/// Whether \p e applies a function named in \p names.
-bool mentionsAny(const z3::expr &e, const std::set<std::string> &names) {
-  if (names.empty())
-    return false;
-  std::vector<z3::expr> work{e};
-  std::set<unsigned> seen;
-  while (!work.empty()) {
-    z3::expr x = work.back();
-    work.pop_back();
-    if (!x.is_app() || !seen.insert(x.id()).second)
-      continue;
-    if (names.count(x.decl().name().str()))
-      return true;
-    for (unsigned i = 0; i < x.num_args(); ++i)
-      work.push_back(x.arg(i));
-  }
-  return false;
-}
-
 /// Loop models (kv.iter, kv.sum) have iterations the per-thread argument
 /// does not cover.
 bool hasLoopModel(KernelOp k) {
@@ -188,11 +169,7 @@ bool proveLockstep(
                        << (same ? "same" : "may differ") << "\n";
         if (!same) {
           firstDiffering = pairs[i].first;
-          std::set<std::string> names;
-          for (auto &[app, precise] : enc.abstracted)
-            if (app.is_app())
-              names.insert(app.decl().name().str());
-          differingHasProducts = mentionsAny(pairs[i].second, names);
+          differingHasProducts = enc.mentionsAbstracted(pairs[i].second);
           return long(i);
         }
       }

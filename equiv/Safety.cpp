@@ -196,11 +196,15 @@ std::string describe(const Defect &d) {
          " of block " + coords(x.block) + " " + x.access + " at " +
          x.location;
   }
-  s += " (gridDim " + coords(d.gridDim) + ", blockDim " +
-       coords(d.blockDim);
+  return s + " (" + describeLaunch(d) + ")";
+}
+
+std::string describeLaunch(const Defect &d) {
+  std::string s =
+      "gridDim " + coords(d.gridDim) + ", blockDim " + coords(d.blockDim);
   for (auto &[n, v] : d.scalars)
     s += ", " + n + " = " + std::to_string(v);
-  return s + ")";
+  return s;
 }
 
 bool SafetyCheck::start(Query &q) {

@@ -91,6 +91,8 @@ bool overApproxIn(KernelOp k, mlir::Value v);
 
 /// A defect in words: kernel, kind, cell, threads, launch and scalars.
 std::string describe(const Defect &d);
+/// The launch and scalars of \p d: "gridDim (..), blockDim (..), n = ..".
+std::string describeLaunch(const Defect &d);
 
 /// checkSafety on one kernel: its arguments, the properties proved or
 /// assumed so far, and the kernel's accesses and guarded barriers. Each

@@ -93,14 +93,11 @@ bool SafetyCheck::checkLoops() {
         }))
       result.uncountedLoops.push_back(loc + " (" + why + ")");
   };
-  // "e.g." and the launch and scalars of describe()'s last parenthesis.
+  // A launch of the model that shows it.
   auto example = [&](Query &q) {
     Defect d;
-    d.kernel = label;
     q.fillLaunch(d);
-    std::string all = describe(d);
-    size_t at = all.rfind(" (gridDim ");
-    return "e.g. " + all.substr(at + 2, all.size() - at - 3);
+    return "e.g. " + describeLaunch(d);
   };
   const char *undecidedWhy = "not proved countable within the solver's budget";
   // A loop already left uncounted (by an earlier check of this kernel, or

@@ -249,6 +249,9 @@ public:
   /// Whether \p v depends on the special register \p sreg (if given), or
   /// on a read of an array.
   bool dependsOn(mlir::Value v, std::optional<SReg> sreg = std::nullopt);
+  /// Whether \p e applies a product, quotient or overflow check abstracted
+  /// so far (abstractNonlinear).
+  bool mentionsAbstracted(const z3::expr &e);
   /// The trusted kernel's assumptions that depend on array contents, for
   /// thread t (true when t is not in range).
   /// With \p onlyEncoded, only the facts whose reads are encoded for t

@@ -432,6 +432,28 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   return proved;
 }
 
+bool Encoder::mentionsAbstracted(const z3::expr &e) {
+  std::set<std::string> names;
+  for (auto &[app, precise] : abstracted)
+    if (app.is_app())
+      names.insert(app.decl().name().str());
+  if (names.empty())
+    return false;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> work{e};
+  while (!work.empty()) {
+    z3::expr x = work.back();
+    work.pop_back();
+    if (!x.is_app() || !seen.insert(x.id()).second)
+      continue;
+    if (names.count(x.decl().name().str()))
+      return true;
+    for (unsigned i = 0; i < x.num_args(); ++i)
+      work.push_back(x.arg(i));
+  }
+  return false;
+}
+
 bool Encoder::mentionsSumVar(const z3::expr &e) {
   if (sumVars.empty())
     return false;
