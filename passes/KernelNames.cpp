@@ -113,7 +113,9 @@ std::string describeLocation(const llvm::Instruction *inst, bool outermost) {
     os << dl->getFilename() << ":" << dl->getLine() << ":" << dl->getColumn();
     return s;
   }
-  os << sourceName(inst->getFunction()->getName()) << ": `";
+  if (inst->getParent())
+    os << sourceName(inst->getFunction()->getName()) << ": ";
+  os << "`";
   inst->print(os);
   os << "`";
   return s;

@@ -33,7 +33,10 @@ bool isNvvmConversion(llvm::StringRef name) {
 } // namespace
 
 void Lowerer::exec(const llvm::Instruction &inst, State &s) {
-  curInst = &inst;
+  // A constant expression evaluated as an instruction has no parent: keep
+  // the instruction that uses it as the site diagnostics name.
+  if (inst.getParent() || !curInst)
+    curInst = &inst;
   if (const llvm::DebugLoc &dl = inst.getDebugLoc())
     loc = FileLineColLoc::get(ctx, dl->getFilename(), dl.getLine(),
                               dl.getCol());

@@ -63,7 +63,11 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
   fail("constant `" + [&] {
     std::string str;
     llvm::raw_string_ostream os(str);
-    c->print(os);
+    // A function or global prints its whole body: name it instead.
+    if (isa<llvm::GlobalValue>(c))
+      c->printAsOperand(os, /*PrintType=*/true);
+    else
+      c->print(os);
     return str;
   }() + "`");
   return scalar(cst(b.getI32Type(), 0));
