@@ -250,6 +250,15 @@ CheckResult checkByCases(
   }
   if (undecided)
     return finish(*undecided);
+  if (!first) {
+    // No case at all: the assumptions leave the split values no value.
+    CheckResult r;
+    r.verdict = Verdict::Error;
+    r.reason = "the assumptions admit no value of " +
+               llvm::join(splitNames, ", ") +
+               " within the CUDA limits (nothing to prove)";
+    return finish(r);
+  }
   CheckResult r = *first;
   if (proved.size() == 1 && proved[0] == initial)
     return finish(r);

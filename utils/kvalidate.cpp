@@ -149,11 +149,11 @@ EXAMPLES
 BOUNDED SEARCH
   When the proof ends unknown or unsupported and a loop's trip count is
   symbolic, a bounded search follows (--hunt=N, default 16): loops unrolled
-  N times, the integer scalars within 0..32 so that loops they fix split
-  into cases. A counterexample it finds is replayed and reported as
-  not-equivalent ("found by" says so); otherwise the proof's verdict stays,
-  its reason extended by what the search saw. With --timeout=T the search
-  gets T/4 (5 to 60 s) of the budget; without, 60 s.
+  N times, the integer scalars no --assume names within 0..32, so that
+  loops they fix split into cases. A counterexample it finds is replayed
+  and reported as not-equivalent ("found by" says so); otherwise the
+  proof's verdict stays, its reason extended by what the search saw. With
+  --timeout=T the search gets T/3 (5 to 60 s) of the budget; without, 60 s.
 
 REPLAY
   kvalidate replay CEX.json runs both kernels of a saved --json verdict on
