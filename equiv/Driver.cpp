@@ -1,6 +1,7 @@
 //===- Driver.cpp - one validation pipeline for every front door ----------===//
 
 #include "equiv/Driver.h"
+#include "equiv/Assumptions.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Debug.h"
 
@@ -189,19 +190,6 @@ std::optional<LoweredPair> Driver::lowerOnce(unsigned unroll,
   return pair;
 }
 
-/// Whether the assumption \p text names the identifier \p name.
-static bool mentionsName(StringRef text, StringRef name) {
-  auto isIdent = [](char c) { return llvm::isAlnum(c) || c == '_'; };
-  for (size_t at = text.find(name); at != StringRef::npos;
-       at = text.find(name, at + 1)) {
-    size_t end = at + name.size();
-    if ((at == 0 || !isIdent(text[at - 1])) &&
-        (end == text.size() || !isIdent(text[end])))
-      return true;
-  }
-  return false;
-}
-
 /// The bounded search's plan: whether lowering the pair with loops unrolled
 /// \p bound times cuts a loop (a `kv.assume {bound}`; only then can the
 /// search see more than the proof did), and the small domains it gives the
@@ -224,19 +212,21 @@ std::optional<std::vector<std::string>> Driver::planHunt(unsigned bound) {
     });
   std::vector<std::string> domains;
   KernelOp b = pair->before;
+  // Each domain is kept only if the assumptions and the domains before it
+  // still admit a launch: 0..32 against n == 100 would leave no case.
+  CheckOptions co = checkOptionsFor(opts);
   for (mlir::BlockArgument a : b.getBlock().getArguments()) {
     if (!isa<mlir::IntegerType>(a.getType()))
       continue;
     std::string name = b.getArgName(a.getArgNumber()).str();
-    // A scalar the assumptions constrain keeps their domain: 0..32 could
-    // contradict it (n == 100), leaving no case to search.
-    if (any_of(opts.assumptions, [&](const std::string &text) {
-          return mentionsName(text, name);
-        }))
-      continue;
-    domains.push_back(b.isUnsignedParam(name)
-                          ? name + " <= 32"
-                          : name + " >= 0 && " + name + " <= 32");
+    co.assumptions.push_back(b.isUnsignedParam(name)
+                                 ? name + " <= 32"
+                                 : name + " >= 0 && " + name + " <= 32");
+    CheckResult ignored;
+    if (admitsLaunch(b, co, ignored))
+      domains.push_back(co.assumptions.back());
+    else
+      co.assumptions.pop_back();
   }
   pair->before.erase();
   pair->after.erase();

@@ -302,9 +302,9 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     // could be a false alarm.
     return in;
   };
-  // The interpreter runs every thread: a launch larger than this is not
-  // replayed (it would take minutes and blow the time budget).
-  const uint64_t maxReplayThreads = 1u << 16;
+  // The interpreter runs every thread, one block at a time: a launch
+  // larger than replayThreads is not replayed (its written cells alone
+  // would take gigabytes).
   if (hasDeadline && remainingMs() <= 1) {
     why = "the time budget ran out before the counterexample was replayed";
     return false;
@@ -314,10 +314,10 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   // searched for instead. 2^30 instructions run in about five seconds.
   const uint64_t maxReplaySteps = uint64_t(1) << 30;
   ExecResult rs =
-      execute(ks.op, cfg, inputsFor(ks), maxReplayThreads, maxReplaySteps);
-  ExecResult rt = rs.ok ? execute(kt.op, cfg, inputsFor(kt), maxReplayThreads,
-                                  maxReplaySteps)
-                        : ExecResult();
+      execute(ks.op, cfg, inputsFor(ks), replayThreads, maxReplaySteps);
+  ExecResult rt =
+      rs.ok ? execute(kt.op, cfg, inputsFor(kt), replayThreads, maxReplaySteps)
+            : ExecResult();
   if (debugEnabled("checker"))
     dumpReplay(enc, m, cfg, k, rs, rt, arg);
   if (!rs.ok || !rt.ok) {

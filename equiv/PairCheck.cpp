@@ -276,9 +276,34 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
 
 // Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
 // readable counterexamples that replay fast.
+uint64_t PairCheck::launchThreads(Encoder &enc, const z3::model &m) {
+  uint64_t total = 1;
+  bool overflow = false;
+  for (int i = 0; i < 3; ++i)
+    for (const z3::expr &d : {enc.gdim[i], enc.bdim[i]})
+      total = llvm::SaturatingMultiply<uint64_t>(
+          total, m.eval(d, true).get_numeral_uint64(), &overflow);
+  return total;
+}
+
 void PairCheck::limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim) {
   z3::context &ctx = enc.ctx;
   unsigned w = modelWidth(32, opts.bits);
+  if (!lim) {
+    // The product in 64 bits: six dimensions of at most 32 bits each could
+    // wrap around, so each is bounded first.
+    z3::expr total = ctx.bv_val(1, 64);
+    uint64_t dimMax = w >= 32
+                          ? maxReplayThreads
+                          : std::min(maxReplayThreads, (uint64_t(1) << w) - 1);
+    for (int i = 0; i < 3; ++i)
+      for (const z3::expr &d : {enc.gdim[i], enc.bdim[i]}) {
+        s.add(z3::ule(d, ctx.bv_val(dimMax, w)));
+        total = total * z3::zext(d, 64 - w);
+      }
+    s.add(z3::ule(total, ctx.bv_val(maxReplayThreads, 64)));
+    return;
+  }
   for (int i = 0; i < 3; ++i) {
     s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
     s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
@@ -340,11 +365,23 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
   }
   for (unsigned attempt = 0; attempt < 6; ++attempt) {
     z3::model m = s.get_model();
+    replayThreads = maxReplayThreads;
     // Small launches first, with small scalars, then with any scalars (a
     // difference may need, say, n == INT_MIN).
-    for (auto [lim, smallScalars] :
-         {std::pair<uint64_t, bool>{4, true}, {4, false}, {64, true},
-          {64, false}}) {
+    for (auto [lim, smallScalars] : {std::pair<uint64_t, bool>{4, true},
+                                     {4, false},
+                                     {64, true},
+                                     {64, false},
+                                     {0, false}}) {
+      // The last tier (all the threads a replay runs) only when the model's
+      // own launch is larger, for a few seconds: its product of six
+      // dimensions is slow to refute.
+      if (!lim &&
+          (launchThreads(enc, m) <= maxReplayThreads || noReplayableLaunch))
+        break;
+      if (!lim)
+        s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                         std::chrono::seconds(1)));
       s.push();
       limitLaunch(enc, s, lim);
       for (auto &prm : enc.params)
@@ -355,9 +392,17 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
                 *prm <= ctx.bv_val(64 * lim, pw));
         }
       bool found = checkRefined(enc, s) == z3::sat;
-      if (found)
+      if (found) {
         m = s.get_model();
+        if (lim)
+          replayThreads = smallReplayThreads;
+      }
       s.pop();
+      if (!lim) {
+        s.setRemaining([this] { return remainingMs(); });
+        // Not again for this pair: another model would not fare better.
+        noReplayableLaunch = !found;
+      }
       if (found)
         break;
     }
@@ -375,6 +420,7 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
                false, /*seed=*/1) ||
         replay(enc, ks, kt, m, arg, k, cex = Counterexample(), why, false,
                false, /*seed=*/2)) {
+      replayThreads = smallReplayThreads;
       result.verdict = Verdict::NotEquivalent;
       result.counterexample = cex;
       result.reason = "the kernels write different values to '" +
@@ -382,6 +428,7 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
       s.pop();
       return true;
     }
+    replayThreads = smallReplayThreads;
     if (unrunnable.empty() &&
         StringRef(why).starts_with("the counterexample could not be replayed"))
       unrunnable = why;

@@ -72,8 +72,20 @@ struct PairCheck {
   void encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
                     unsigned arg, Mode mode, const z3::expr &k, Thread &host,
                     z3::expr &vs, z3::expr &vt);
-  /// Adds to \p s a bound \p lim on the launch.
+  /// Adds to \p s a bound \p lim on the launch; 0: at most
+  /// maxReplayThreads threads in all, however they are shaped (a launch the
+  /// assumptions make large is still replayed).
   void limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim);
+  /// The number of threads of the launch in \p m (saturating).
+  static uint64_t launchThreads(Encoder &enc, const z3::model &m);
+  /// The largest launch a replay runs: the executor's steps limit bounds
+  /// its time, this its memory.
+  static constexpr uint64_t maxReplayThreads = uint64_t(1) << 22;
+  /// The launch a replay runs: small unless no small launch shows the
+  /// difference (the assumptions pin a large grid), as a replay of a model
+  /// that then fails would cost seconds.
+  static constexpr uint64_t smallReplayThreads = uint64_t(1) << 16;
+  uint64_t replayThreads = smallReplayThreads;
   /// Sets the not-equivalent verdict with \p early, the counterexample of a
   /// model that replayed, or a smaller one \p replaysEarly finds.
   void reportReplayed(
@@ -90,6 +102,8 @@ struct PairCheck {
               bool smallInputs = false, unsigned seed = 0);
   /// The model's scalars (ending the line) and sums (KV_DEBUG).
   static void dumpModel(Encoder &enc, const z3::model &m);
+  /// No model within maxReplayThreads threads was found (in its budget).
+  bool noReplayableLaunch = false;
   /// The launch and scalars of the last replay that hit the work limit.
   std::string tooMuchWork;
 };
