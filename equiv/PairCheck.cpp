@@ -274,8 +274,6 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
   }
 }
 
-// Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
-// readable counterexamples that replay fast.
 uint64_t PairCheck::launchThreads(Encoder &enc, const z3::model &m) {
   uint64_t total = 1;
   bool overflow = false;
@@ -286,6 +284,8 @@ uint64_t PairCheck::launchThreads(Encoder &enc, const z3::model &m) {
   return total;
 }
 
+// Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
+// readable counterexamples that replay fast.
 void PairCheck::limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim) {
   z3::context &ctx = enc.ctx;
   unsigned w = modelWidth(32, opts.bits);
@@ -374,8 +374,8 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
                                      {64, false},
                                      {0, false}}) {
       // The last tier (all the threads a replay runs) only when the model's
-      // own launch is larger, for a few seconds: its product of six
-      // dimensions is slow to refute.
+      // own launch is larger, for a second: its product of six dimensions
+      // is slow to refute when no such launch exists.
       if (!lim &&
           (launchThreads(enc, m) <= maxReplayThreads || noReplayableLaunch))
         break;
