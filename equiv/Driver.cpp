@@ -362,6 +362,14 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
 
 Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  // The verdict's time is all of it: bound probes, a second attempt with
+  // loops unrolled exactly, and the bounded search included.
+  auto total = [&](Validation v) {
+    v.result.timeMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return v;
+  };
   CheckOptions co = checkOptionsFor(opts);
   unsigned timeout = opts.timeoutSecs;
   // A concrete launch fixes the dimensions for the lowering too.
@@ -444,7 +452,7 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   }
   if (!hunt || (v.result.verdict != Verdict::Unknown &&
                 v.result.verdict != Verdict::Unsupported))
-    return v;
+    return total(std::move(v));
   CheckOptions ho = co;
   if (timeout) {
     auto used = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() -
@@ -456,7 +464,7 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   }
   ho.assumptions.insert(ho.assumptions.end(), plan->begin(), plan->end());
   CheckResult h = checkByCases(lowerWith(opts.hunt), ho, opts.maxCases, check);
-  return mergeHunt(std::move(v.result), std::move(h), opts.hunt, *plan);
+  return total(mergeHunt(std::move(v.result), std::move(h), opts.hunt, *plan));
 }
 
 } // namespace kv
