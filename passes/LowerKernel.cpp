@@ -79,10 +79,12 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     return set(eval(fr->getOperand(0), s));
   if (isa<llvm::PHINode>(inst))
     return; // resolved on the edge
-  if (isa<llvm::AllocaInst>(inst)) {
+  if (auto *al = dyn_cast<llvm::AllocaInst>(&inst)) {
     SymVal p;
     p.kind = SymVal::PrivPtr;
     p.obj = nextObj++;
+    if (!al->isArrayAllocation())
+      objTypes[p.obj] = al->getAllocatedType();
     return set(p);
   }
   if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(&inst))
@@ -121,6 +123,8 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         return setS(cst(b.getI32Type(), 32));
       return fail("special register '" + reg + "'");
     }
+    if (auto *mi = dyn_cast<llvm::MemIntrinsic>(&call))
+      return execMemIntrinsic(*mi, s);
     switch (id) {
     case llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case llvm::Intrinsic::nvvm_barrier_cta_sync_all: {

@@ -247,20 +247,50 @@ void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
   return set(p);
 }
 
+SymVal Lowerer::loadFrom(const SymVal &p, llvm::Type *ty, State &s) {
+  if (p.kind == SymVal::PrivPtr)
+    return loadPrivate(p, ty, s);
+  if (p.kind == SymVal::ArrayPtr) {
+    if (ty->isPointerTy())
+      fail("pointer loaded from shared/global memory");
+    else
+      return scalar(loadArray(p.array, p.off, ty, s.guard));
+  }
+  if (!failed)
+    fail("load through an unknown pointer");
+  return scalar(cst(b.getI32Type(), 0));
+}
+
+void Lowerer::storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty,
+                      State &s) {
+  if (failed)
+    return;
+  if (p.kind == SymVal::PrivPtr) {
+    const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+    PrivStore ps;
+    ps.obj = p.obj;
+    ps.off = p.off;
+    ps.size = dl.getTypeStoreSize(ty);
+    ps.val = v;
+    ps.guard = s.guard;
+    s.stores.push_back(ps);
+    return;
+  }
+  if (p.kind == SymVal::ArrayPtr) {
+    if (v.kind != SymVal::Scalar)
+      return fail("pointer stored to shared/global memory");
+    return storeArray(p.array, p.off, v.scalar, ty, s);
+  }
+  return fail("store through an unknown pointer");
+}
+
 void Lowerer::execLoad(const llvm::LoadInst *ld, State &s) {
-  auto set = [&](SymVal v) { s.vals[ld] = v; };
-  auto setS = [&](Value v) { s.vals[ld] = scalar(v); };
   if (ld->isAtomic())
     return fail("atomic load");
   SymVal p = eval(ld->getPointerOperand(), s);
-  if (p.kind == SymVal::PrivPtr)
-    return set(loadPrivate(p, ld->getType(), s));
-  if (p.kind == SymVal::ArrayPtr) {
-    if (ld->getType()->isPointerTy())
-      return fail("pointer loaded from shared/global memory");
-    return setS(loadArray(p.array, p.off, ld->getType(), s.guard));
-  }
-  return failed ? void() : fail("load through an unknown pointer");
+  SymVal v = loadFrom(p, ld->getType(), s);
+  if (!failed)
+    s.vals[ld] = v;
 }
 
 void Lowerer::execStore(const llvm::StoreInst *st, State &s) {
@@ -270,24 +300,134 @@ void Lowerer::execStore(const llvm::StoreInst *st, State &s) {
   SymVal v = eval(st->getValueOperand(), s);
   if (failed)
     return;
-  if (p.kind == SymVal::PrivPtr) {
-    const llvm::DataLayout &dl = f.getParent()->getDataLayout();
-    PrivStore ps;
-    ps.obj = p.obj;
-    ps.off = p.off;
-    ps.size = dl.getTypeStoreSize(st->getValueOperand()->getType());
-    ps.val = v;
-    ps.guard = s.guard;
-    s.stores.push_back(ps);
+  storeTo(p, v, st->getValueOperand()->getType(), s);
+}
+
+/// The scalars of \p t with their byte offsets from \p base, in order
+/// (false past \p limit of them).
+static bool
+scalarLeaves(llvm::Type *t, uint64_t base, const llvm::DataLayout &dl,
+             llvm::SmallVectorImpl<std::pair<uint64_t, llvm::Type *>> &out,
+             size_t limit) {
+  if (auto *st = dyn_cast<llvm::StructType>(t)) {
+    const llvm::StructLayout *sl = dl.getStructLayout(st);
+    for (unsigned i = 0; i < st->getNumElements(); ++i)
+      if (!scalarLeaves(st->getElementType(i), base + sl->getElementOffset(i),
+                        dl, out, limit))
+        return false;
+    return true;
+  }
+  if (auto *at = dyn_cast<llvm::ArrayType>(t)) {
+    uint64_t stride = dl.getTypeAllocSize(at->getElementType());
+    for (uint64_t i = 0; i < at->getNumElements(); ++i)
+      if (!scalarLeaves(at->getElementType(), base + i * stride, dl, out,
+                        limit))
+        return false;
+    return true;
+  }
+  if (auto *vt = dyn_cast<llvm::FixedVectorType>(t)) {
+    uint64_t stride = dl.getTypeStoreSize(vt->getElementType());
+    for (unsigned i = 0; i < vt->getNumElements(); ++i)
+      out.push_back({base + i * stride, vt->getElementType()});
+    return out.size() <= limit;
+  }
+  out.push_back({base, t});
+  return out.size() <= limit;
+}
+
+void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  llvm::StringRef what = isa<llvm::MemSetInst>(mi) ? "memset" : "memcpy";
+  auto *lenC = dyn_cast<llvm::ConstantInt>(mi.getLength());
+  if (!lenC)
+    return fail(what + " of a length that is not a constant");
+  uint64_t len = lenC->getZExtValue();
+  SymVal dst = eval(mi.getDest(), s);
+  SymVal src;
+  if (auto *mt = dyn_cast<llvm::MemTransferInst>(&mi))
+    src = eval(mt->getSource(), s);
+  if (failed || !len)
     return;
+  auto *set = dyn_cast<llvm::MemSetInst>(&mi);
+  if (!set && src.kind == dst.kind && src.obj == dst.obj &&
+      src.array == dst.array &&
+      (dst.kind == SymVal::PrivPtr || dst.kind == SymVal::ArrayPtr))
+    return fail(what + " within one array or object");
+
+  // The scalars the bytes cover: those of a private object's type, or the
+  // elements of an array (32-bit words while its type is not yet known).
+  constexpr size_t maxScalars = 4096;
+  llvm::SmallVector<std::pair<uint64_t, llvm::Type *>> leaves;
+  const SymVal *typed = dst.kind == SymVal::PrivPtr   ? &dst
+                        : src.kind == SymVal::PrivPtr ? &src
+                                                      : nullptr;
+  uint64_t from = 0;
+  if (typed) {
+    auto it = objTypes.find(typed->obj);
+    if (it == objTypes.end() || !typed->off.terms.empty())
+      return fail(what + " of private memory at an offset that is not a "
+                         "constant");
+    if (!scalarLeaves(it->second, 0, dl, leaves, maxScalars))
+      return fail(what + " of more than 4096 scalars");
+    from = typed->off.constant;
+  } else {
+    uint64_t size = 4;
+    for (const SymVal *p : {&dst, &src})
+      if (p->kind == SymVal::ArrayPtr) {
+        auto it = arrayElemSize.find(p->array);
+        if (it != arrayElemSize.end()) {
+          size = it->second;
+          break;
+        }
+      }
+    if (len % size || len / size > maxScalars)
+      return fail(what + " of " + llvm::Twine(len) +
+                  " bytes, not a whole number of array elements");
+    llvm::Type *word = llvm::Type::getIntNTy(f.getContext(), 8 * size);
+    for (uint64_t o = 0; o < len; o += size)
+      leaves.push_back({o, word});
   }
-  if (p.kind == SymVal::ArrayPtr) {
-    if (v.kind != SymVal::Scalar)
-      return fail("pointer stored to shared/global memory");
-    return storeArray(p.array, p.off, v.scalar,
-                      st->getValueOperand()->getType(), s);
+  // Byte offsets relative to the destination (and the source).
+  unsigned covered = 0;
+  for (auto [off, ty] : leaves) {
+    uint64_t size = dl.getTypeStoreSize(ty);
+    if (off + size <= from || off >= from + len)
+      continue;
+    if (off < from || off + size > from + len)
+      return fail(what + " that covers part of a " + typeName(ty));
+    uint64_t rel = off - from;
+    SymVal v;
+    if (set) {
+      auto *byte = dyn_cast<llvm::ConstantInt>(set->getValue());
+      if (!byte)
+        return fail("memset of a value that is not a constant");
+      if (ty->isPointerTy()) {
+        if (!byte->isZero())
+          return fail("memset of a pointer to a value other than 0");
+        v.kind = SymVal::NullPtr;
+      } else {
+        unsigned bits = dl.getTypeStoreSizeInBits(ty);
+        llvm::APInt splat =
+            llvm::APInt::getSplat(bits, byte->getValue().zextOrTrunc(8));
+        Type t = typeFor(ty);
+        v = scalar(arith::ConstantOp::create(
+            b, loc, t,
+            IntegerAttr::get(t, splat.trunc(t.getIntOrFloatBitWidth()))));
+      }
+    } else {
+      SymVal sp = src;
+      sp.off.constant += rel;
+      v = loadFrom(sp, ty, s);
+    }
+    SymVal dp = dst;
+    dp.off.constant += rel;
+    storeTo(dp, v, ty, s);
+    if (failed)
+      return;
+    ++covered;
   }
-  return fail("store through an unknown pointer");
+  if (!covered)
+    return fail(what + " that covers no whole scalar");
 }
 
 } // namespace lowering

@@ -28,6 +28,7 @@
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 
 #include <array>
 #include <map>
@@ -146,6 +147,9 @@ private:
       pdts;
   llvm::DenseMap<const llvm::BasicBlock *, unsigned> visits;
   unsigned nextObj = 1;
+  /// The allocated type of each private object (memset and memcpy split
+  /// their bytes into its scalars).
+  llvm::DenseMap<unsigned, llvm::Type *> objTypes;
   unsigned depth = 0;
   llvm::SmallVector<std::string> argNames;
   llvm::DenseMap<Value, uint64_t> arrayElemSize;
@@ -602,6 +606,11 @@ private:
   void execGEP(const llvm::GetElementPtrInst *gep, State &s);
   void execLoad(const llvm::LoadInst *ld, State &s);
   void execStore(const llvm::StoreInst *st, State &s);
+  /// memset and memcpy/memmove of a constant length: one store (and load)
+  /// per scalar the bytes cover.
+  void execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s);
+  SymVal loadFrom(const SymVal &p, llvm::Type *ty, State &s);
+  void storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty, State &s);
   void execCall(const llvm::CallBase &call, State &s);
   /// With --unroll=N, the exit successor of a loop-exiting branch once the
   /// loop's header has been entered more than N times; else null.
