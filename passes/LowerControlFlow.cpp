@@ -31,6 +31,13 @@ SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
     r.off = linearOf(select(c, materialize(t.off), materialize(e.off)));
     return r;
   }
+  if (t.kind == SymVal::Aggregate && e.kind == SymVal::Aggregate &&
+      t.parts.size() == e.parts.size()) {
+    SymVal r = t;
+    for (size_t i = 0; i < r.parts.size(); ++i)
+      r.parts[i] = mergeVal(t.parts[i], e.parts[i], c);
+    return r;
+  }
   if (t.kind == SymVal::LoopResult || e.kind == SymVal::LoopResult) {
     SymVal r;
     r.kind = SymVal::LoopResult;

@@ -47,6 +47,8 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   auto set = [&](SymVal v) { s.vals[&inst] = v; };
   auto setS = [&](Value v) { s.vals[&inst] = scalar(v); };
 
+  if (isa<llvm::ExtractValueInst>(inst) || isa<llvm::InsertValueInst>(inst))
+    return execAggregateOp(inst, s);
   if (auto *bo = dyn_cast<llvm::BinaryOperator>(&inst))
     return execBinary(bo, s);
   if (auto *un = dyn_cast<llvm::UnaryOperator>(&inst)) {

@@ -248,6 +248,16 @@ void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
 }
 
 SymVal Lowerer::loadFrom(const SymVal &p, llvm::Type *ty, State &s) {
+  if (ty->isAggregateType()) {
+    SymVal r;
+    r.kind = SymVal::Aggregate;
+    for (auto [off, leaf] : aggregateLeaves(ty)) {
+      SymVal q = p;
+      q.off.constant += off;
+      r.parts.push_back(loadFrom(q, leaf, s));
+    }
+    return r;
+  }
   if (p.kind == SymVal::PrivPtr)
     return loadPrivate(p, ty, s);
   if (p.kind == SymVal::ArrayPtr) {
@@ -265,6 +275,17 @@ void Lowerer::storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty,
                       State &s) {
   if (failed)
     return;
+  if (ty->isAggregateType()) {
+    auto leaves = aggregateLeaves(ty);
+    if (v.kind != SymVal::Aggregate || v.parts.size() != leaves.size())
+      return fail("aggregate value of an unknown shape stored");
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      SymVal q = p;
+      q.off.constant += leaves[i].first;
+      storeTo(q, v.parts[i], leaves[i].second, s);
+    }
+    return;
+  }
   if (p.kind == SymVal::PrivPtr) {
     const llvm::DataLayout &dl = f.getParent()->getDataLayout();
     PrivStore ps;
@@ -333,6 +354,117 @@ scalarLeaves(llvm::Type *t, uint64_t base, const llvm::DataLayout &dl,
   }
   out.push_back({base, t});
   return out.size() <= limit;
+}
+
+llvm::SmallVector<std::pair<uint64_t, llvm::Type *>>
+Lowerer::aggregateLeaves(llvm::Type *t) {
+  llvm::SmallVector<std::pair<uint64_t, llvm::Type *>> leaves;
+  if (!scalarLeaves(t, 0, f.getParent()->getDataLayout(), leaves, 4096))
+    fail("aggregate of more than 4096 scalars");
+  return leaves;
+}
+
+SymVal Lowerer::constantAggregate(const llvm::Constant *c, State &s) {
+  SymVal r;
+  r.kind = SymVal::Aggregate;
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  for (auto [off, leaf] : aggregateLeaves(c->getType())) {
+    // The constant scalar at byte offset off: walk down the aggregate.
+    const llvm::Constant *e = c;
+    uint64_t at = off;
+    while (e && e->getType()->isAggregateType()) {
+      llvm::Type *t = e->getType();
+      unsigned idx;
+      if (auto *st = dyn_cast<llvm::StructType>(t)) {
+        const llvm::StructLayout *sl = dl.getStructLayout(st);
+        idx = sl->getElementContainingOffset(at);
+        at -= sl->getElementOffset(idx);
+      } else {
+        uint64_t stride =
+            dl.getTypeAllocSize(cast<llvm::ArrayType>(t)->getElementType());
+        idx = at / stride;
+        at -= idx * stride;
+      }
+      e = e->getAggregateElement(idx);
+    }
+    if (auto *vt = e ? dyn_cast<llvm::FixedVectorType>(e->getType()) : nullptr)
+      e = e->getAggregateElement(
+          unsigned(at / dl.getTypeStoreSize(vt->getElementType())));
+    if (!e) {
+      fail("aggregate constant");
+      return r;
+    }
+    r.parts.push_back(eval(e, s));
+  }
+  return r;
+}
+
+/// The byte offset and type of the member of \p t at \p indices.
+static std::pair<uint64_t, llvm::Type *>
+memberAt(llvm::Type *t, llvm::ArrayRef<unsigned> indices,
+         const llvm::DataLayout &dl) {
+  uint64_t off = 0;
+  for (unsigned i : indices) {
+    if (auto *st = dyn_cast<llvm::StructType>(t)) {
+      off += dl.getStructLayout(st)->getElementOffset(i);
+      t = st->getElementType(i);
+    } else {
+      llvm::Type *et = cast<llvm::ArrayType>(t)->getElementType();
+      off += i * dl.getTypeAllocSize(et);
+      t = et;
+    }
+  }
+  return {off, t};
+}
+
+void Lowerer::execAggregateOp(const llvm::Instruction &inst, State &s) {
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  bool extract = isa<llvm::ExtractValueInst>(inst);
+  llvm::Type *aggTy = inst.getOperand(0)->getType();
+  llvm::ArrayRef<unsigned> indices =
+      extract ? cast<llvm::ExtractValueInst>(inst).getIndices()
+              : cast<llvm::InsertValueInst>(inst).getIndices();
+  SymVal agg = eval(inst.getOperand(0), s);
+  if (failed)
+    return;
+  auto leaves = aggregateLeaves(aggTy);
+  if (agg.kind != SymVal::Aggregate || agg.parts.size() != leaves.size())
+    return fail("aggregate value of an unknown shape");
+  auto [off, memberTy] = memberAt(aggTy, indices, dl);
+  uint64_t end = off + dl.getTypeAllocSize(memberTy);
+  // The member's scalars: those whose offsets fall within it.
+  size_t first = 0;
+  while (first < leaves.size() && leaves[first].first < off)
+    ++first;
+  size_t last = first;
+  while (last < leaves.size() && leaves[last].first < end)
+    ++last;
+  if (extract) {
+    if (!memberTy->isAggregateType()) {
+      if (last != first + 1)
+        return fail("aggregate member of an unknown shape");
+      s.vals[&inst] = agg.parts[first];
+      return;
+    }
+    SymVal r;
+    r.kind = SymVal::Aggregate;
+    r.parts.assign(agg.parts.begin() + first, agg.parts.begin() + last);
+    s.vals[&inst] = r;
+    return;
+  }
+  SymVal v = eval(inst.getOperand(1), s);
+  if (failed)
+    return;
+  if (memberTy->isAggregateType()) {
+    if (v.kind != SymVal::Aggregate || v.parts.size() != last - first)
+      return fail("aggregate member of an unknown shape");
+    std::copy(v.parts.begin(), v.parts.end(), agg.parts.begin() + first);
+  } else {
+    if (last != first + 1)
+      return fail("aggregate member of an unknown shape");
+    agg.parts[first] = v;
+  }
+  s.vals[&inst] = agg;
 }
 
 void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {

@@ -33,6 +33,8 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
     n.kind = SymVal::NullPtr;
     return n;
   }
+  if (c->getType()->isAggregateType())
+    return constantAggregate(c, s);
   if (isa<llvm::UndefValue>(c) && !c->getType()->isPointerTy()) {
     // undef/poison: any value is a refinement; 0 is one of them.
     Type t = typeFor(c->getType());

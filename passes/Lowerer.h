@@ -82,16 +82,27 @@ struct Linear {
 struct SymVal {
   /// LoopResult: a value a loop with a symbolic trip count computed, which
   /// the model does not keep past the loop.
-  enum Kind { None, LoopResult, Scalar, PrivPtr, ArrayPtr, NullPtr } kind =
-      None;
+  /// Aggregate: a struct or array value (a load of a whole struct, a
+  /// struct returned by value), one SymVal per scalar, in the order of
+  /// their offsets.
+  enum Kind {
+    None,
+    LoopResult,
+    Scalar,
+    Aggregate,
+    PrivPtr,
+    ArrayPtr,
+    NullPtr
+  } kind = None;
   Value scalar;      // Scalar
   unsigned obj = 0;  // PrivPtr: private object id
   Value array;       // ArrayPtr: kv kernel argument
   Linear off;        // pointers: byte offset
+  std::vector<SymVal> parts; // Aggregate
   bool isPtr() const { return kind >= PrivPtr; }
   bool operator==(const SymVal &o) const {
     return kind == o.kind && scalar == o.scalar && obj == o.obj &&
-           array == o.array && off == o.off;
+           array == o.array && off == o.off && parts == o.parts;
   }
 };
 
@@ -610,6 +621,11 @@ private:
   /// per scalar the bytes cover.
   void execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s);
   SymVal loadFrom(const SymVal &p, llvm::Type *ty, State &s);
+  /// The scalars of aggregate type \p t with their byte offsets.
+  llvm::SmallVector<std::pair<uint64_t, llvm::Type *>>
+  aggregateLeaves(llvm::Type *t);
+  SymVal constantAggregate(const llvm::Constant *c, State &s);
+  void execAggregateOp(const llvm::Instruction &inst, State &s);
   void storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty, State &s);
   void execCall(const llvm::CallBase &call, State &s);
   /// With --unroll=N, the exit successor of a loop-exiting branch once the
