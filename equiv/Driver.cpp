@@ -48,11 +48,11 @@ static void uniquifySymbol(KernelOp k, mlir::ModuleOp module) {
     k.setSymName(name);
 }
 
-mlir::FailureOr<KernelOp> lowerFunction(Function &function,
-                                        mlir::ModuleOp into, bool isSource,
-                                        unsigned unroll, const Case &pins,
-                                        bool reportSplit, Unsupported &split,
-                                        std::string &why, bool exactUnroll) {
+mlir::FailureOr<KernelOp>
+lowerFunction(Function &function, mlir::ModuleOp into, bool isSource,
+              unsigned unroll, const Case &pins, bool reportSplit,
+              Unsupported &split, std::string &why, bool exactUnroll,
+              const std::map<std::string, unsigned> &elemBytes) {
   std::string firstDiag;
   mlir::ScopedDiagnosticHandler handler(into.getContext(),
                                         [&](mlir::Diagnostic &d) {
@@ -65,6 +65,7 @@ mlir::FailureOr<KernelOp> lowerFunction(Function &function,
   lo.unrollBound = unroll;
   lo.exactUnroll = exactUnroll;
   lo.reportSplit = reportSplit;
+  lo.elemBytes = elemBytes;
   for (auto &[name, value] : pins)
     lo.pins[name] = value;
   Unsupported u;
@@ -140,12 +141,43 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
       myPins.push_back({isBefore ? name : translateName(name, true), value});
     Unsupported split;
     std::string why;
+    // The after kernel's arrays take the before kernel's element types
+    // where its accesses allow (an optimized struct copy loads 8 bytes where
+    // the source read 4-byte fields).
+    std::map<std::string, unsigned> hints;
+    if (!isBefore && out.before)
+      hints = arrayElemBytes(out.before, in->function->arg_size());
     mlir::FailureOr<KernelOp> k =
         lowerFunction(*in->function, scratch, in->isSource, unroll, myPins,
-                      reportSplit, split, why, exact);
+                      reportSplit, split, why, exact, hints);
     if (mlir::succeeded(k)) {
       slot = *k;
       uniquifySymbol(slot, scratch);
+      if (isBefore || !before.function)
+        continue;
+      // And the other way round, where the after kernel reads narrower
+      // elements than the before kernel did.
+      unsigned np = in->function->arg_size();
+      std::map<std::string, unsigned> bw = arrayElemBytes(out.before, np),
+                                      aw = arrayElemBytes(slot, np);
+      bool narrower = false;
+      for (auto &[key, bytes] : aw)
+        if (bw.count(key) && bw[key] > bytes) {
+          bw[key] = bytes;
+          narrower = true;
+        }
+      if (!narrower)
+        continue;
+      Unsupported split2;
+      std::string why2;
+      mlir::FailureOr<KernelOp> kb =
+          lowerFunction(*before.function, scratch, before.isSource, unroll,
+                        pins, /*reportSplit=*/false, split2, why2, exact, bw);
+      if (mlir::succeeded(kb)) {
+        out.before.erase();
+        out.before = *kb;
+        uniquifySymbol(out.before, scratch);
+      }
       continue;
     }
     if (!split.splitOn.empty()) {

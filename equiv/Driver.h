@@ -16,6 +16,7 @@
 #include "equiv/Options.h"
 #include "passes/LowerToKV.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,12 +49,11 @@ struct KernelInput {
 /// reaches the checker. On failure \p why holds the construct and its
 /// location (or the first diagnostic); a loop the lowering wants split on
 /// is left in \p split when \p reportSplit.
-mlir::FailureOr<KernelOp> lowerFunction(llvm::Function &function,
-                                        mlir::ModuleOp into, bool isSource,
-                                        unsigned unroll, const Case &pins,
-                                        bool reportSplit, Unsupported &split,
-                                        std::string &why,
-                                        bool exactUnroll = false);
+mlir::FailureOr<KernelOp>
+lowerFunction(llvm::Function &function, mlir::ModuleOp into, bool isSource,
+              unsigned unroll, const Case &pins, bool reportSplit,
+              Unsupported &split, std::string &why, bool exactUnroll = false,
+              const std::map<std::string, unsigned> &elemBytes = {});
 
 /// Whether \p reason (of a failed lowering or an unsupported verdict) is a
 /// loop that the model could not count and no case split fixed: the driver

@@ -274,6 +274,7 @@ FailureOr<KernelOp> Lowerer::run() {
       Value arr = blk->addArgument(GlobalArrayType::get(ctx, b.getI8Type()),
                                    UnknownLoc::get(ctx));
       argArrays[&a] = arr;
+      arrayKeys[arr] = "#" + std::to_string(a.getArgNo());
       SymVal p;
       p.kind = SymVal::ArrayPtr;
       p.array = arr;
@@ -300,13 +301,21 @@ FailureOr<KernelOp> Lowerer::run() {
     s.guard = i1(true);
     runBlocks(&f.getEntryBlock(), s, nullptr);
   }
-  // Arrays never accessed keep a placeholder element type; give them i32.
+  // Arrays never accessed keep a placeholder element type; give them i32
+  // (or the other kernel's type).
   for (BlockArgument a : blk->getArguments())
     if (getArrayElementType(a.getType()) == b.getI8Type() &&
-        !arrayElemSize.count(a))
+        !arrayElemSize.count(a)) {
+      unsigned bytes = 4;
+      auto hint = opts.elemBytes.find(arrayKeys.lookup(a));
+      if (hint != opts.elemBytes.end())
+        bytes = hint->second;
+      Type et = b.getIntegerType(8 * bytes);
       a.setType(isa<SharedArrayType>(a.getType())
-                    ? Type(SharedArrayType::get(ctx, b.getI32Type(), 0))
-                    : Type(GlobalArrayType::get(ctx, b.getI32Type())));
+                    ? Type(SharedArrayType::get(ctx, et, 0))
+                    : Type(GlobalArrayType::get(ctx, et)));
+      arrayElemSize[a] = bytes;
+    }
   // Shared arrays get their size in elements from the global's type.
   for (auto &[base, arr] : argArrays) {
     auto *gv = dyn_cast<llvm::GlobalVariable>(base);
@@ -353,8 +362,37 @@ FailureOr<KernelOp> Lowerer::run() {
 mlir::FailureOr<KernelOp> lowerKernel(llvm::Function &f, mlir::ModuleOp module,
                                       Unsupported &why,
                                       const LowerOptions &opts) {
-  lowering::Lowerer l(f, module, why, opts);
-  return l.run();
+  // An array accessed with a narrower element than at its first access
+  // (a struct's fields after a whole-struct copy) restarts the lowering
+  // with that element size; each restart narrows one array.
+  LowerOptions o = opts;
+  for (unsigned attempt = 0;; ++attempt) {
+    Unsupported u;
+    lowering::Lowerer l(f, module, u, o);
+    mlir::FailureOr<KernelOp> k = l.run();
+    auto hint = o.elemBytes.find(u.retypeKey);
+    if (mlir::succeeded(k) || u.retypeKey.empty() || attempt == 16 ||
+        (hint != o.elemBytes.end() && hint->second <= u.retypeBytes)) {
+      why = u;
+      return k;
+    }
+    o.elemBytes[u.retypeKey] = u.retypeBytes;
+  }
+}
+
+std::map<std::string, unsigned> arrayElemBytes(KernelOp k, unsigned numParams) {
+  std::map<std::string, unsigned> out;
+  for (mlir::BlockArgument a : k.getBlock().getArguments()) {
+    mlir::Type t = a.getType();
+    if (!mlir::isa<SharedArrayType, GlobalArrayType>(t))
+      continue;
+    unsigned i = a.getArgNumber();
+    std::string key = !mlir::isa<SharedArrayType>(t) && i < numParams
+                          ? "#" + std::to_string(i)
+                          : k.getArgName(i).str();
+    out[key] = getArrayElementType(t).getIntOrFloatBitWidth() / 8;
+  }
+  return out;
 }
 
 } // namespace kv

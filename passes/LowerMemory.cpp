@@ -14,6 +14,8 @@
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/Module.h"
 
+#include <numeric>
+
 namespace kv {
 namespace lowering {
 
@@ -45,7 +47,42 @@ Value Lowerer::arrayFor(const llvm::Value *base) {
   Value a = blk.insertArgument(pos, placeholder, UnknownLoc::get(ctx));
   argNames.insert(argNames.begin() + pos, name);
   argArrays[base] = a;
+  arrayKeys[a] = name;
   return a;
+}
+
+uint64_t Lowerer::elemSizeFor(Value array, uint64_t size) {
+  auto it = arrayElemSize.find(array);
+  if (it == arrayElemSize.end()) {
+    uint64_t es = size;
+    auto hint = opts.elemBytes.find(arrayKeys.lookup(array));
+    if (hint != opts.elemBytes.end() && hint->second < size &&
+        size % hint->second == 0)
+      es = hint->second;
+    else if (hint != opts.elemBytes.end() && hint->second != size) {
+      // The hint does not divide this access: restart with a common one.
+      why.retypeKey = arrayKeys.lookup(array);
+      why.retypeBytes = std::gcd<uint64_t>(hint->second, size);
+      fail("array accessed with elements of " + llvm::Twine(hint->second) +
+           " and " + llvm::Twine(size) + " bytes");
+      return 0;
+    }
+    arrayElemSize[array] = es;
+    Type et = b.getIntegerType(8 * es);
+    if (auto sh = dyn_cast<SharedArrayType>(array.getType()))
+      array.setType(SharedArrayType::get(ctx, et, sh.getSize()));
+    else
+      array.setType(GlobalArrayType::get(ctx, et));
+    return es;
+  }
+  uint64_t es = it->second;
+  if (size % es == 0)
+    return es;
+  why.retypeKey = arrayKeys.lookup(array);
+  why.retypeBytes = std::gcd<uint64_t>(es, size);
+  fail("array accessed with elements of " + llvm::Twine(es) + " and " +
+       llvm::Twine(size) + " bytes");
+  return 0;
 }
 
 Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
@@ -85,6 +122,28 @@ Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
 
 Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
                           Value guard) {
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  uint64_t es = elemSizeFor(array, size);
+  if (!es)
+    return cst(typeFor(ty), 0);
+  if (es < size) {
+    // A wider access: its elements, little-endian.
+    llvm::Type *ety = llvm::Type::getIntNTy(f.getContext(), 8 * es);
+    Type wide = b.getIntegerType(8 * size);
+    Value acc = cst(wide, 0);
+    for (uint64_t k = 0; k < size / es; ++k) {
+      Linear o = off;
+      o.constant += k * es;
+      Value part = b.createOrFold<arith::ExtUIOp>(
+          loc, wide, loadArray(array, o, ety, guard));
+      if (k)
+        part = b.createOrFold<arith::ShLIOp>(loc, part, cst(wide, 8 * es * k));
+      acc = b.createOrFold<arith::OrIOp>(loc, acc, part);
+    }
+    Type t = typeFor(ty);
+    return t == wide ? acc : b.createOrFold<arith::TruncIOp>(loc, t, acc);
+  }
   Value idx = elementIndex(array, off, ty);
   if (failed)
     return cst(typeFor(ty), 0);
@@ -131,6 +190,30 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
 
 void Lowerer::storeArray(Value array, const Linear &off, Value val,
                          llvm::Type *ty, State &s) {
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  uint64_t es = elemSizeFor(array, size);
+  if (!es)
+    return;
+  if (es < size) {
+    llvm::Type *ety = llvm::Type::getIntNTy(f.getContext(), 8 * es);
+    Type wide = b.getIntegerType(8 * size);
+    if (val.getType() != wide)
+      val = b.createOrFold<arith::ExtUIOp>(loc, wide, val);
+    for (uint64_t k = 0; k < size / es; ++k) {
+      Linear o = off;
+      o.constant += k * es;
+      Value part =
+          k ? b.createOrFold<arith::ShRUIOp>(loc, val, cst(wide, 8 * es * k))
+            : val;
+      part =
+          b.createOrFold<arith::TruncIOp>(loc, b.getIntegerType(8 * es), part);
+      storeArray(array, o, part, ety, s);
+      if (failed)
+        return;
+    }
+    return;
+  }
   Value idx = elementIndex(array, off, ty);
   if (failed)
     return;

@@ -44,6 +44,12 @@ struct LowerOptions {
   /// fix unroll. The model is then valid only under these values: the
   /// caller must assume them in the check.
   std::map<std::string, int64_t> pins;
+  /// The element size in bytes of arrays (key: "#N" for parameter N, the
+  /// variable's name for a __shared__ or __device__ array): a wider access
+  /// is split into elements. Set where an access narrower than the first
+  /// one restarts the lowering, and from the other kernel of a pair, so
+  /// that both give an array one element type.
+  std::map<std::string, unsigned> elemBytes;
   /// Stop at the first loop exit whose condition is symbolic but depends
   /// only on launch dimensions and scalar parameters, and name those in
   /// Unsupported::splitOn: a caller that can enumerate their values splits
@@ -61,6 +67,10 @@ struct Unsupported {
   /// the caller.
   std::vector<std::string> splitOn;
   KernelOp signature;
+  /// An array accessed with a narrower element than its first access: the
+  /// lowering can restart with this element size (LowerOptions::elemBytes).
+  std::string retypeKey;
+  unsigned retypeBytes = 0;
   std::string str() const { return location + ": " + construct; }
 };
 
@@ -68,6 +78,10 @@ struct Unsupported {
 mlir::FailureOr<KernelOp> lowerKernel(llvm::Function &f, mlir::ModuleOp module,
                                       Unsupported &why,
                                       const LowerOptions &opts = {});
+
+/// The element sizes of \p k's arrays, keyed as LowerOptions::elemBytes
+/// (\p numParams: the parameters of the function it was lowered from).
+std::map<std::string, unsigned> arrayElemBytes(KernelOp k, unsigned numParams);
 
 /// Source location of an instruction ("file:line:col"), or the function name
 /// and the instruction when there is no debug info.

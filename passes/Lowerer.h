@@ -158,6 +158,12 @@ private:
       pdts;
   llvm::DenseMap<const llvm::BasicBlock *, unsigned> visits;
   unsigned nextObj = 1;
+  /// Each array's key in LowerOptions::elemBytes.
+  llvm::DenseMap<Value, std::string> arrayKeys;
+  /// The element size of \p array for an access of \p size bytes, fixing
+  /// it at the first access; 0 (and a failure) when the access is narrower
+  /// or misaligned, with a restart requested.
+  uint64_t elemSizeFor(Value array, uint64_t size);
   /// The allocated type of each private object (memset and memcpy split
   /// their bytes into its scalars).
   llvm::DenseMap<unsigned, llvm::Type *> objTypes;
