@@ -102,6 +102,77 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
 }
 
+/// Bit-counting and bit-moving intrinsics, spelled out in shifts, masks
+/// and selects over the value's bits (which the encoder and the replay
+/// already compute exactly). ctlz/cttz of 0 give the width, a valid choice
+/// where LLVM makes it poison.
+Value Lowerer::bitIntrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<Value> ops) {
+  Value x = ops[0];
+  Type t = x.getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  auto c = [&](uint64_t v) { return cst(t, (int64_t)v); };
+  auto shl = [&](Value v, Value n) {
+    return b.createOrFold<arith::ShLIOp>(loc, v, n);
+  };
+  auto shr = [&](Value v, Value n) {
+    return b.createOrFold<arith::ShRUIOp>(loc, v, n);
+  };
+  auto band = [&](Value l, Value r) {
+    return b.createOrFold<arith::AndIOp>(loc, l, r);
+  };
+  auto bor = [&](Value l, Value r) {
+    return b.createOrFold<arith::OrIOp>(loc, l, r);
+  };
+  auto bit = [&](unsigned i) { return band(shr(x, c(i)), c(1)); };
+  switch (id) {
+  case llvm::Intrinsic::ctpop: {
+    Value acc = c(0);
+    for (unsigned i = 0; i < w; ++i)
+      acc = b.createOrFold<arith::AddIOp>(loc, acc, bit(i));
+    return acc;
+  }
+  case llvm::Intrinsic::ctlz:
+  case llvm::Intrinsic::cttz: {
+    // From the far end inwards: the last set bit seen decides.
+    bool lead = id == llvm::Intrinsic::ctlz;
+    Value acc = c(w);
+    for (unsigned k = 0; k < w; ++k) {
+      unsigned i = lead ? k : w - 1 - k; // bit index, lowest priority first
+      Value set = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                                bit(i), c(0));
+      acc = select(set, c(lead ? w - 1 - i : i), acc);
+    }
+    return acc;
+  }
+  case llvm::Intrinsic::bitreverse: {
+    Value acc = c(0);
+    for (unsigned i = 0; i < w; ++i)
+      acc = bor(acc, shl(bit(i), c(w - 1 - i)));
+    return acc;
+  }
+  case llvm::Intrinsic::bswap: {
+    Value acc = c(0);
+    for (unsigned i = 0; i < w / 8; ++i) {
+      Value byte = band(shr(x, c(8 * i)), c(0xff));
+      acc = bor(acc, shl(byte, c(w - 8 - 8 * i)));
+    }
+    return acc;
+  }
+  default: {
+    // Funnel shifts: the top (fshl) or bottom (fshr) half of a:b shifted
+    // by the amount modulo the width.
+    Value a = ops[0], lo = ops[1];
+    Value sh = b.createOrFold<arith::RemUIOp>(loc, ops[2], c(w));
+    Value zero =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, sh, c(0));
+    Value back = b.createOrFold<arith::SubIOp>(loc, c(w), sh);
+    if (id == llvm::Intrinsic::fshl)
+      return select(zero, a, bor(shl(a, sh), shr(lo, back)));
+    return select(zero, lo, bor(shl(a, back), shr(lo, sh)));
+  }
+  }
+}
+
 void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   const llvm::Function *callee = call.getCalledFunction();
   if (!callee)
@@ -175,6 +246,23 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       if (id == llvm::Intrinsic::umax)
         return setS(b.createOrFold<arith::MaxUIOp>(loc, l, r));
       return setS(b.createOrFold<arith::MinUIOp>(loc, l, r));
+    }
+    case llvm::Intrinsic::ctpop:
+    case llvm::Intrinsic::ctlz:
+    case llvm::Intrinsic::cttz:
+    case llvm::Intrinsic::bitreverse:
+    case llvm::Intrinsic::bswap:
+    case llvm::Intrinsic::fshl:
+    case llvm::Intrinsic::fshr: {
+      llvm::SmallVector<Value> ops;
+      for (unsigned i = 0; i < call.arg_size(); ++i)
+        if (call.getArgOperand(i)->getType()->isIntegerTy() &&
+            !(i == 1 &&
+              (id == llvm::Intrinsic::ctlz || id == llvm::Intrinsic::cttz)))
+          ops.push_back(evalScalar(call.getArgOperand(i), s));
+      if (failed)
+        return;
+      return setS(bitIntrinsic(id, ops));
     }
     case llvm::Intrinsic::abs: {
       Value v = evalScalar(call.getArgOperand(0), s);

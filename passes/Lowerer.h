@@ -626,6 +626,7 @@ private:
   /// memset and memcpy/memmove of a constant length: one store (and load)
   /// per scalar the bytes cover.
   void execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s);
+  Value bitIntrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<Value> ops);
   SymVal loadFrom(const SymVal &p, llvm::Type *ty, State &s);
   /// The scalars of aggregate type \p t with their byte offsets.
   llvm::SmallVector<std::pair<uint64_t, llvm::Type *>>
