@@ -12,6 +12,8 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 
+#include <numeric>
+
 namespace kv {
 namespace lowering {
 
@@ -27,8 +29,28 @@ SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
   }
   if (t.kind == e.kind && t.obj == e.obj && t.array == e.array &&
       t.isPtr()) {
+    // The offsets' common factor stays outside the select: an element
+    // index into an array of 4-byte elements stays a multiple of 4.
+    int64_t g = 0;
+    for (const Linear *l : {&t.off, &e.off}) {
+      g = std::gcd(g, l->constant);
+      for (auto &[v, k] : l->terms)
+        g = std::gcd(g, k);
+    }
+    g = g ? std::abs(g) : 1;
+    auto scaled = [&](const Linear &l) {
+      Linear d;
+      d.constant = l.constant / g;
+      for (auto &[v, k] : l.terms)
+        d.addTerm(v, k / g);
+      return materialize(d);
+    };
+    Linear sel = linearOf(select(c, scaled(t.off), scaled(e.off)));
     SymVal r = t;
-    r.off = linearOf(select(c, materialize(t.off), materialize(e.off)));
+    r.off = Linear();
+    r.off.constant = sel.constant * g;
+    for (auto &[v, k] : sel.terms)
+      r.off.addTerm(v, k * g);
     return r;
   }
   if (t.kind == SymVal::Aggregate && e.kind == SymVal::Aggregate &&

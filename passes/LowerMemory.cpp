@@ -105,18 +105,27 @@ Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
     return cst(b.getI64Type(), 0);
   }
   Linear idx;
-  if (off.constant % (int64_t)size) {
+  if (off.constant % (int64_t)size && off.terms.empty()) {
     fail("unaligned access into an array");
     return cst(b.getI64Type(), 0);
   }
-  idx.constant = off.constant / (int64_t)size;
-  for (auto &[v, c] : off.terms) {
-    if (c % (int64_t)size) {
-      fail("array index not a multiple of the element size");
-      return cst(b.getI64Type(), 0);
-    }
-    idx.addTerm(v, c / (int64_t)size);
+  bool whole = off.constant % (int64_t)size == 0;
+  for (auto &[v, c] : off.terms)
+    whole &= c % (int64_t)size == 0;
+  if (!whole) {
+    // A byte offset the linear form cannot divide (`(k << 2) & 4`): divide
+    // the value, and have the checker prove it a multiple of the element
+    // size (an unaligned access is not modelled).
+    Type i64 = b.getI64Type();
+    Value bytes = materialize(off);
+    Value rem = b.createOrFold<arith::RemSIOp>(loc, bytes, cst(i64, size));
+    ProveOp::create(b, loc, eq(rem, cst(i64, 0)),
+                    b.getStringAttr("array access aligned to its element"));
+    return b.createOrFold<arith::DivSIOp>(loc, bytes, cst(i64, size));
   }
+  idx.constant = off.constant / (int64_t)size;
+  for (auto &[v, c] : off.terms)
+    idx.addTerm(v, c / (int64_t)size);
   return materialize(idx);
 }
 

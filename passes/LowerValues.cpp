@@ -156,15 +156,43 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
 
 void Lowerer::execICmp(const llvm::ICmpInst *cmp, State &s) {
   auto setS = [&](Value v) { s.vals[cmp] = scalar(v); };
-  if (cmp->getOperand(0)->getType()->isPointerTy())
-    return fail("pointer comparison");
-  Value l = evalScalar(cmp->getOperand(0), s);
-  Value r = evalScalar(cmp->getOperand(1), s);
+  using P = llvm::CmpInst::Predicate;
+  P pred = cmp->getPredicate();
+  Value l, r;
+  if (cmp->getOperand(0)->getType()->isPointerTy()) {
+    // Two pointers into one object or array compare as their offsets (an
+    // object does not wrap around the address space, so unsigned order is
+    // the offsets' signed order). A private object's address is never
+    // null. Pointers into two arrays may still be equal (one just past the
+    // end of the other), and a parameter may be null: not modelled.
+    SymVal a = eval(cmp->getOperand(0), s), c = eval(cmp->getOperand(1), s);
+    if (failed)
+      return;
+    bool eqPred = pred == P::ICMP_EQ || pred == P::ICMP_NE;
+    if (a.kind == SymVal::NullPtr && c.kind == SymVal::NullPtr && eqPred)
+      return setS(i1(pred == P::ICMP_EQ));
+    if (eqPred && ((a.kind == SymVal::PrivPtr && c.kind == SymVal::NullPtr) ||
+                   (a.kind == SymVal::NullPtr && c.kind == SymVal::PrivPtr)))
+      return setS(i1(pred == P::ICMP_NE));
+    bool same = a.kind == c.kind &&
+                ((a.kind == SymVal::PrivPtr && a.obj == c.obj) ||
+                 (a.kind == SymVal::ArrayPtr && a.array == c.array));
+    if (!same)
+      return fail("comparison of pointers into different arrays or with "
+                  "null");
+    l = materialize(a.off);
+    r = materialize(c.off);
+    pred = llvm::ICmpInst::isUnsigned(pred)
+               ? llvm::ICmpInst::getSignedPredicate(pred)
+               : pred;
+  } else {
+    l = evalScalar(cmp->getOperand(0), s);
+    r = evalScalar(cmp->getOperand(1), s);
+  }
   if (failed)
     return;
-  using P = llvm::CmpInst::Predicate;
   arith::CmpIPredicate p;
-  switch (cmp->getPredicate()) {
+  switch (pred) {
   case P::ICMP_EQ: p = arith::CmpIPredicate::eq; break;
   case P::ICMP_NE: p = arith::CmpIPredicate::ne; break;
   case P::ICMP_SLT: p = arith::CmpIPredicate::slt; break;
