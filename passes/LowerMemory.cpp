@@ -89,18 +89,8 @@ Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
   Type et = typeFor(ty);
   const llvm::DataLayout &dl = f.getParent()->getDataLayout();
   uint64_t size = dl.getTypeStoreSize(ty);
-  // The element type of an array is fixed by its first access.
-  Type cur = getArrayElementType(array.getType());
-  auto sizeIt = arrayElemSize.find(array);
-  if (sizeIt == arrayElemSize.end()) {
-    arrayElemSize[array] = size;
-    if (auto sh = dyn_cast<SharedArrayType>(array.getType())) {
-      int64_t n = sh.getSize();
-      array.setType(SharedArrayType::get(ctx, et, n));
-    } else {
-      array.setType(GlobalArrayType::get(ctx, et));
-    }
-  } else if (cur != et) {
+  // The element type was fixed by elemSizeFor at the first access.
+  if (getArrayElementType(array.getType()) != et) {
     fail("array accessed with two element types (" + typeName(ty) + ")");
     return cst(b.getI64Type(), 0);
   }
