@@ -206,6 +206,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
       else if (result.verdict == Verdict::Unknown)
         result.reason = unconfirmed + "; and " + result.reason;
     }
+    // A lowering bug the IR showed outranks whatever else left it open.
+    if (result.verdict == Verdict::Unknown && !pc.irDisagreement.empty())
+      result.reason = pc.irDisagreement;
     return finish();
   };
   if (opts.modelConditionsOnly) {

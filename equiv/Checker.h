@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class Function;
+} // namespace llvm
+
 namespace kv {
 
 enum class Verdict {
@@ -46,6 +50,9 @@ struct Counterexample {
   int64_t before = 0, after = 0;
   /// Both kernels were run concretely on this input and differ.
   bool replayed = false;
+  /// What ran: the kernels' LLVM IR (the kv models' runs confirmed by it),
+  /// or the kv models alone and why.
+  std::string replayedOn;
 };
 
 /// A defect of one kernel, found before any equivalence query: the launch
@@ -92,6 +99,10 @@ struct CheckOptions {
   unsigned maxThreads = 0;
   std::string solver;
   unsigned seed = 0;
+  /// The kernels' LLVM IR, where the front door has it: a counterexample
+  /// the kv models produce is run on it too, and a disagreement between
+  /// the two runs is reported as an internal error, not a counterexample.
+  const llvm::Function *beforeIR = nullptr, *afterIR = nullptr;
 };
 
 struct CheckResult {

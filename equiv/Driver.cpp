@@ -52,7 +52,8 @@ mlir::FailureOr<KernelOp>
 lowerFunction(Function &function, mlir::ModuleOp into, bool isSource,
               unsigned unroll, const Case &pins, bool reportSplit,
               Unsupported &split, std::string &why, bool exactUnroll,
-              const std::map<std::string, unsigned> &elemBytes) {
+              const std::map<std::string, unsigned> &elemBytes,
+              const std::string &brokenRule) {
   std::string firstDiag;
   mlir::ScopedDiagnosticHandler handler(into.getContext(),
                                         [&](mlir::Diagnostic &d) {
@@ -66,6 +67,7 @@ lowerFunction(Function &function, mlir::ModuleOp into, bool isSource,
   lo.exactUnroll = exactUnroll;
   lo.reportSplit = reportSplit;
   lo.elemBytes = elemBytes;
+  lo.testBreakShl = brokenRule == "shl";
   for (auto &[name, value] : pins)
     lo.pins[name] = value;
   Unsupported u;
@@ -147,9 +149,9 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
     std::map<std::string, unsigned> hints;
     if (!isBefore && out.before)
       hints = arrayElemBytes(out.before, in->function->arg_size());
-    mlir::FailureOr<KernelOp> k =
-        lowerFunction(*in->function, scratch, in->isSource, unroll, myPins,
-                      reportSplit, split, why, exact, hints);
+    mlir::FailureOr<KernelOp> k = lowerFunction(
+        *in->function, scratch, in->isSource, unroll, myPins, reportSplit,
+        split, why, exact, hints, opts.testBreakLowering);
     if (mlir::succeeded(k)) {
       slot = *k;
       uniquifySymbol(slot, scratch);
@@ -172,7 +174,8 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
       std::string why2;
       mlir::FailureOr<KernelOp> kb =
           lowerFunction(*before.function, scratch, before.isSource, unroll,
-                        pins, /*reportSplit=*/false, split2, why2, exact, bw);
+                        pins, /*reportSplit=*/false, split2, why2, exact, bw,
+                        opts.testBreakLowering);
       if (mlir::succeeded(kb)) {
         out.before.erase();
         out.before = *kb;
@@ -403,6 +406,8 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
     return v;
   };
   CheckOptions co = checkOptionsFor(opts);
+  co.beforeIR = before.function;
+  co.afterIR = after.function;
   unsigned timeout = opts.timeoutSecs;
   // A concrete launch fixes the dimensions for the lowering too.
   Case initial;

@@ -53,7 +53,8 @@ mlir::FailureOr<KernelOp>
 lowerFunction(llvm::Function &function, mlir::ModuleOp into, bool isSource,
               unsigned unroll, const Case &pins, bool reportSplit,
               Unsupported &split, std::string &why, bool exactUnroll = false,
-              const std::map<std::string, unsigned> &elemBytes = {});
+              const std::map<std::string, unsigned> &elemBytes = {},
+              const std::string &brokenRule = {});
 
 /// Whether \p reason (of a failed lowering or an unsupported verdict) is a
 /// loop that the model could not count and no case split fixed: the driver

@@ -5,10 +5,15 @@
 // reported when the runs really differ.
 //
 //===----------------------------------------------------------------------===//
-#include "smt-encode/Debug.h"
+#include "equiv/IRExecutor.h"
 #include "equiv/PairCheck.h"
+#include "passes/LowerToKV.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -174,6 +179,113 @@ bool firstMismatch(
 
 } // namespace
 
+std::optional<std::string>
+confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
+            const LaunchConfig &cfg, const ExecInputs &inB,
+            const ExecInputs &inA, ExecResult &rb, ExecResult &ra,
+            Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps) {
+  if (!opts.beforeIR && !opts.afterIR) {
+    cex.replayedOn = "the kv models (no LLVM IR for either kernel)";
+    return std::nullopt;
+  }
+  if (opts.bits != 32) {
+    cex.replayedOn = "the kv models at --bits=" + std::to_string(opts.bits) +
+                     " (the LLVM IR computes at full width)";
+    return std::nullopt;
+  }
+  struct Side {
+    const llvm::Function *ir;
+    KernelOp op;
+    const ExecInputs &in;
+    ExecResult &kvRun;
+    const char *label;
+  };
+  Side sides[] = {{opts.beforeIR, before, inB, rb, "before"},
+                  {opts.afterIR, after, inA, ra, "after"}};
+  std::string notRun;
+  for (Side &s : sides) {
+    if (!s.ir)
+      continue;
+    Block &blk = s.op.getBlock();
+    IRInputs in;
+    in.scalar = s.in.scalar;
+    in.initial = s.in.initial;
+    in.sharedInitial = s.in.sharedInitial;
+    std::map<std::string, unsigned> globalArgs;
+    for (unsigned i = 0; i < blk.getNumArguments(); ++i) {
+      Type t = blk.getArgument(i).getType();
+      unsigned bytes = 0;
+      if (isa<GlobalArrayType, SharedArrayType>(t))
+        bytes = getArrayElementType(t).getIntOrFloatBitWidth() / 8;
+      in.elemBytes.push_back(bytes);
+      if (bytes && i >= s.ir->arg_size())
+        globalArgs[s.op.getArgName(i).str()] = i;
+    }
+    in.globalArray =
+        [&](const llvm::GlobalVariable &gv) -> std::optional<unsigned> {
+      auto it = globalArgs.find(globalArrayName(gv.getName()));
+      if (it == globalArgs.end())
+        return std::nullopt;
+      return it->second;
+    };
+    ExecResult ir = executeIR(*s.ir, cfg, in, maxThreads, maxSteps);
+    if (!ir.ok) {
+      if (notRun.empty())
+        notRun = std::string("the LLVM IR of the ") + s.label +
+                 " kernel did not run: " + ir.error;
+      continue;
+    }
+    // Every cell either run wrote, as both leave it.
+    std::set<std::pair<unsigned, uint64_t>> cells;
+    for (ExecResult *r : {&s.kvRun, &ir})
+      for (auto &[arg, m] : r->written)
+        for (auto &[idx, v] : m)
+          cells.insert({arg, idx});
+    for (auto [arg, idx] : cells) {
+      auto value = [&](ExecResult &r) {
+        auto it = r.written[arg].find(idx);
+        return it != r.written[arg].end() ? it->second : s.in.initial(arg, idx);
+      };
+      llvm::APInt m = value(s.kvRun), v = value(ir);
+      if (m.getBitWidth() == v.getBitWidth() && m == v)
+        continue;
+      std::string at =
+          s.op.getArgName(arg).str() + "[" + std::to_string((int64_t)idx) + "]";
+      return "internal error: on the counterexample (gridDim (" +
+             std::to_string(cfg.grid[0]) + "," + std::to_string(cfg.grid[1]) +
+             "," + std::to_string(cfg.grid[2]) + "), blockDim (" +
+             std::to_string(cfg.block[0]) + "," + std::to_string(cfg.block[1]) +
+             "," + std::to_string(cfg.block[2]) +
+             ")) kvalidate's model of the " + s.label + " kernel leaves " + at +
+             " = " + llvm::toString(m, 10, true) + " but its LLVM IR leaves " +
+             llvm::toString(v, 10, true) +
+             ": the lowering into kv is wrong here" +
+             (opts.assumeSafe ? " (or the kernel has a data race, which is "
+                                "assumed away without the safety checks)"
+                              : "") +
+             ", so the difference found is not reported as a counterexample "
+             "(please report this)";
+    }
+    if (ir.assumeViolated && !s.kvRun.assumeViolated)
+      return std::string("internal error: on the counterexample the LLVM IR "
+                         "of the ") +
+             s.label +
+             " kernel violates a __builtin_assume that its kv model keeps";
+  }
+  if (!notRun.empty())
+    cex.replayedOn = "the kv models; " + notRun;
+  else if (opts.beforeIR && opts.afterIR)
+    cex.replayedOn = "the LLVM IR of both kernels";
+  else
+    cex.replayedOn = std::string("the LLVM IR of the ") +
+                     (opts.beforeIR ? "before kernel and the kv model of the "
+                                      "after kernel"
+                                    : "after kernel and the kv model of the "
+                                      "before kernel") +
+                     " (no IR for it)";
+  return std::nullopt;
+}
+
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                        const z3::model &m, unsigned arg, const z3::expr &k,
                        Counterexample &cex, std::string &why,
@@ -313,11 +425,11 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   // (n = 8192 over 16k threads) would take a minute; a smaller one is
   // searched for instead. 2^30 instructions run in about five seconds.
   const uint64_t maxReplaySteps = uint64_t(1) << 30;
-  ExecResult rs =
-      execute(ks.op, cfg, inputsFor(ks), replayThreads, maxReplaySteps);
-  ExecResult rt =
-      rs.ok ? execute(kt.op, cfg, inputsFor(kt), replayThreads, maxReplaySteps)
-            : ExecResult();
+  ExecInputs inS = inputsFor(ks), inT = inputsFor(kt);
+  ExecResult rs = execute(ks.op, cfg, inS, replayThreads, maxReplaySteps);
+  ExecResult rt = rs.ok
+                      ? execute(kt.op, cfg, inT, replayThreads, maxReplaySteps)
+                      : ExecResult();
   if (debugEnabled("checker"))
     dumpReplay(enc, m, cfg, k, rs, rt, arg);
   if (!rs.ok || !rt.ok) {
@@ -334,8 +446,17 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
           "precondition of the before kernel";
     return false;
   }
-  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex))
+  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex)) {
+    if (std::optional<std::string> d =
+            confirmOnIR(opts, ks.op, kt.op, cfg, inS, inT, rs, rt, cex,
+                        replayThreads, maxReplaySteps)) {
+      why = *d;
+      if (irDisagreement.empty())
+        irDisagreement = *d;
+      return false;
+    }
     return true;
+  }
   why = "the solver's counterexample does not replay (an obligation the "
         "encoding could not discharge)";
   return false;

@@ -8,10 +8,11 @@
 #ifndef KV_EQUIV_PAIRCHECK_H
 #define KV_EQUIV_PAIRCHECK_H
 
-#include "smt-encode/Debug.h"
 #include "equiv/Checker.h"
-#include "smt-encode/Solver.h"
+#include "equiv/IRExecutor.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
+#include "smt-encode/Solver.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -106,6 +107,9 @@ struct PairCheck {
   bool noReplayableLaunch = false;
   /// The launch and scalars of the last replay that hit the work limit.
   std::string tooMuchWork;
+  /// Set when the kv models and the LLVM IR computed different values on a
+  /// counterexample: a lowering bug, reported instead of an open reason.
+  std::string irDisagreement;
 };
 
 } // namespace kv

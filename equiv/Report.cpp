@@ -43,6 +43,8 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
     os << "    (" << total - 16 << " more input cells; --json lists all)\n";
   os << "    mismatch: " << cex.mismatchArray << "[" << cex.mismatchIndex
      << "]: before = " << cex.before << ", after = " << cex.after << "\n";
+  if (!cex.replayedOn.empty())
+    os << "    replayed on: " << cex.replayedOn << "\n";
 }
 
 void printText(raw_ostream &os, const Validation &v, const PairNames &names) {
@@ -82,16 +84,16 @@ static json::Value counterexampleJSON(const Counterexample &cex) {
       cellObj[std::to_string(index)] = v;
     arrays[array] = std::move(cellObj);
   }
-  return json::Object{
-      {"gridDim", dimsJSON(cex.gridDim)},
-      {"blockDim", dimsJSON(cex.blockDim)},
-      {"scalars", std::move(scalars)},
-      {"arrays", std::move(arrays)},
-      {"mismatch", json::Object{{"array", cex.mismatchArray},
-                                {"index", cex.mismatchIndex},
-                                {"before", cex.before},
-                                {"after", cex.after}}},
-      {"replayed", cex.replayed}};
+  return json::Object{{"gridDim", dimsJSON(cex.gridDim)},
+                      {"blockDim", dimsJSON(cex.blockDim)},
+                      {"scalars", std::move(scalars)},
+                      {"arrays", std::move(arrays)},
+                      {"mismatch", json::Object{{"array", cex.mismatchArray},
+                                                {"index", cex.mismatchIndex},
+                                                {"before", cex.before},
+                                                {"after", cex.after}}},
+                      {"replayed", cex.replayed},
+                      {"replayed_on", cex.replayedOn}};
 }
 
 static json::Value defectJSON(const Defect &d) {
@@ -173,6 +175,8 @@ static std::string describeCounterexample(const Counterexample &cex) {
      << cex.before << " before optimization, " << cex.after << " after";
   if (!cex.replayed)
     os << " (not confirmed by replay)";
+  else if (!cex.replayedOn.empty())
+    os << " (replayed on " << cex.replayedOn << ")";
   return s;
 }
 

@@ -31,6 +31,10 @@ std::string lowering::variableName(llvm::StringRef mangled) {
   return colons == std::string::npos ? d : d.substr(colons + 2);
 }
 
+std::string globalArrayName(llvm::StringRef mangled) {
+  return lowering::variableName(mangled);
+}
+
 std::string sourceName(llvm::StringRef mangled) {
   llvm::ItaniumPartialDemangler d;
   if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))

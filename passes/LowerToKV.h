@@ -55,6 +55,9 @@ struct LowerOptions {
   /// Unsupported::splitOn: a caller that can enumerate their values splits
   /// on them instead of giving up at maxBlockVisits.
   bool reportSplit = false;
+  /// Test only (--test-break-lowering=shl): lower `x << c` as x * 2^(c+1),
+  /// a deliberate lowering bug that the replay on the LLVM IR must catch.
+  bool testBreakShl = false;
 };
 
 /// Why a kernel could not be lowered: the construct and where it is.
@@ -95,6 +98,10 @@ std::string sourceName(llvm::StringRef mangled);
 /// The source names of \p f's parameters (IR names, else debug info, else
 /// "argN"), as the lowered kernel's arg_names gives them.
 std::vector<std::string> parameterNames(const llvm::Function &f);
+
+/// The name a __shared__ or __device__ variable's array has in kv (its
+/// unqualified source name).
+std::string globalArrayName(llvm::StringRef mangled);
 
 /// Whether \p f is a CUDA kernel (ptx_kernel calling convention).
 bool isKernel(const llvm::Function &f);

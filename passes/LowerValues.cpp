@@ -127,9 +127,12 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
           loc, l,
           arith::ConstantOp::create(
               b, loc, l.getType(),
-              IntegerAttr::get(l.getType(),
-                               llvm::APInt::getOneBitSet(
-                                   c->getBitWidth(), c->getZExtValue())))));
+              IntegerAttr::get(l.getType(), llvm::APInt::getOneBitSet(
+                                                c->getBitWidth(),
+                                                c->getZExtValue() +
+                                                    (opts.testBreakShl &&
+                                                     c->getZExtValue() + 1 <
+                                                         c->getBitWidth()))))));
     return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
   }
   case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));

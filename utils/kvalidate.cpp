@@ -7,10 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "equiv/Driver.h"
+#include "equiv/IRExecutor.h"
 #include "equiv/Report.h"
-#include "smt-encode/Executor.h"
 #include "kv/KVDialect.h"
 #include "passes/LowerToKV.h"
+#include "smt-encode/Executor.h"
 #include "utils/KernelFiles.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -156,12 +157,17 @@ BOUNDED SEARCH
   --timeout=T the search gets T/3 (5 to 60 s) of the budget; without, 60 s.
 
 REPLAY
+  Every counterexample is run on the kv models the proof reasons about and
+  on the kernels' own LLVM IR, which must agree cell by cell ("replayed
+  on:" says what ran). Where they disagree, the lowering into kv is wrong:
+  the verdict is unknown with an internal error, never a counterexample.
   kvalidate replay CEX.json runs both kernels of a saved --json verdict on
   its counterexample (input cells not listed and uninitialized shared memory
-  are 0) and prints every output cell that differs: exit 1 when the kernels
-  differ, 0 when they agree, 3 when the file or a kernel cannot be read.
-  A verdict found with --unroll=N records N ("unroll"), and the replay
-  lowers the kernels with the same bound.
+  are 0), both ways, and prints every output cell that differs: exit 1 when
+  the kernels differ, 0 when they agree, 3 when the file or a kernel cannot
+  be read or the two runs of a kernel disagree. A verdict found with
+  --unroll=N records N ("unroll"), and the replay lowers the kernels with
+  the same bound.
 )";
 
 //===----------------------------------------------------------------------===//
@@ -297,7 +303,8 @@ static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
 /// uninitialized shared memory are 0) and compare every global cell either
 /// writes. Exit 1 when they differ, 0 when they agree.
 static int replaySaved(kv::KernelOp before, kv::KernelOp after,
-                       const SavedCex &cex, unsigned bits) {
+                       const SavedCex &cex, unsigned bits,
+                       const Function *beforeIR, const Function *afterIR) {
   auto inputsFor = [&](kv::KernelOp k) {
     kv::ExecInputs in;
     in.bits = bits;
@@ -326,8 +333,9 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
     };
     return in;
   };
-  kv::ExecResult rb = kv::execute(before, cex.cfg, inputsFor(before));
-  kv::ExecResult ra = kv::execute(after, cex.cfg, inputsFor(after));
+  kv::ExecInputs inB = inputsFor(before), inA = inputsFor(after);
+  kv::ExecResult rb = kv::execute(before, cex.cfg, inB);
+  kv::ExecResult ra = kv::execute(after, cex.cfg, inA);
   if (!rb.ok || !ra.ok) {
     errs() << "kvalidate: error: cannot replay: "
            << (!rb.ok ? rb.error : ra.error) << "\n";
@@ -359,6 +367,18 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
   }
   outs() << "replay: " << (differ ? "the kernels differ" : "the kernels agree")
          << " (" << differ << " of " << cells << " written cells differ)\n";
+  // The same inputs on the kernels' own LLVM IR: every cell as above.
+  kv::CheckOptions co;
+  co.bits = bits;
+  co.beforeIR = beforeIR;
+  co.afterIR = afterIR;
+  kv::Counterexample ran;
+  if (std::optional<std::string> d = kv::confirmOnIR(
+          co, before, after, cex.cfg, inB, inA, rb, ra, ran, ~uint64_t(0))) {
+    errs() << "kvalidate: error: " << *d << "\n";
+    return kv::exitCode(kv::Verdict::Error);
+  }
+  outs() << "replay: run on " << ran.replayedOn << "\n";
   return differ ? kv::exitCode(kv::Verdict::NotEquivalent) : 0;
 }
 
@@ -548,7 +568,9 @@ int main(int argc, char **argv) {
       return kv::exitCode(failure.verdict);
     }
     if (saved)
-      return replaySaved(pair->before, pair->after, *saved, opts->bits);
+      return replaySaved(pair->before, pair->after, *saved, opts->bits,
+                         kernelInput(before, true).function,
+                         kernelInput(after, false).function);
     module->print(outs());
     outs().flush();
     return 0;

@@ -16,6 +16,7 @@
 // NE:          scalars: n = {{-?[0-9]+}}
 // NE:          input in[{{-?[0-9]+}}] = {{-?[0-9]+}}
 // NE:          mismatch: out[{{-?[0-9]+}}]: before = {{-?[0-9]+}}, after = {{-?[0-9]+}}
+// NE-NEXT:     replayed on: the kv models (no LLVM IR for either kernel)
 //
 // A .mlir kernel can be compared with a CUDA one.
 // RUN: %expect-exit 0 %kvalidate %inputs/misc.cu:copy %s:copy_a | FileCheck %s --check-prefix=EQ

@@ -1,0 +1,77 @@
+//===- IRExecutor.h - concrete execution of a kernel's LLVM IR --*- C++ -*-===//
+//
+// Runs an nvptx kernel's LLVM IR itself on one launch, with no help from
+// the kv lowering: the second, independent execution that confirms a
+// counterexample the kv models produced. A lowering bug then shows as a
+// disagreement between the two executions instead of a false
+// counterexample.
+//
+// Every block runs alone, its threads one after the other up to the next
+// barrier (the kernels are race free, so the order does not matter).
+// Memory is byte-addressed: global arrays and __shared__/__device__
+// variables are the kv model's arrays (cells of the model's element size,
+// initialized by the same callbacks as the kv executor), private memory
+// and constant globals are bytes. Integer results follow the kv executor
+// where LLVM leaves them undefined (division by zero, over-wide shifts), so
+// that the two executions agree on every run the model admits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_IREXECUTOR_H
+#define KV_EQUIV_IREXECUTOR_H
+
+#include "equiv/Checker.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/ADT/APInt.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class Function;
+class GlobalVariable;
+} // namespace llvm
+
+namespace kv {
+
+struct IRInputs {
+  /// Value of the kernel's scalar parameter #argNo.
+  std::function<llvm::APInt(unsigned argNo)> scalar;
+  /// Initial content of array #arr (kv argument number) at element index.
+  std::function<llvm::APInt(unsigned arr, uint64_t index)> initial;
+  /// Initial content of shared array #arr in block bid.
+  std::function<llvm::APInt(unsigned arr, const uint64_t bid[3],
+                            uint64_t index)>
+      sharedInitial;
+  /// Element size in bytes of each kv array, by kv argument number (0 for
+  /// scalars). Pointer parameter #i is kv array #i.
+  std::vector<unsigned> elemBytes;
+  /// The kv array of a global variable (__shared__, __device__), if the
+  /// model has one; other globals are read from their initializers.
+  std::function<std::optional<unsigned>(const llvm::GlobalVariable &)>
+      globalArray;
+};
+
+/// Execute \p kernel on \p cfg. `written` holds, per kv array, the final
+/// value of every cell a store touched. Fails (ok=false, `error` says why)
+/// on an instruction it does not execute, more than \p maxThreads threads,
+/// or more than \p maxSteps instructions (0: no limit; `tooMuchWork`).
+ExecResult executeIR(const llvm::Function &kernel, const LaunchConfig &cfg,
+                     const IRInputs &in, uint64_t maxThreads,
+                     uint64_t maxSteps = 0);
+
+/// Runs the LLVM IR of \p before and \p after (opts.beforeIR/afterIR, where
+/// set) on the launch \p cfg and the inputs the kv runs \p rb and \p ra
+/// read (\p inB, \p inA), and compares every cell. Sets cex.replayedOn.
+/// Returns the disagreement, if the IR computes another value than the kv
+/// model of the same kernel anywhere (then the counterexample is not one).
+std::optional<std::string>
+confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
+            const LaunchConfig &cfg, const ExecInputs &inB,
+            const ExecInputs &inA, ExecResult &rb, ExecResult &ra,
+            Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps = 0);
+
+} // namespace kv
+
+#endif
