@@ -49,7 +49,7 @@ struct Val {
 /// initialized on first touch by the caller's callbacks.
 struct Obj {
   bool sparse = false, readOnly = false;
-  std::vector<uint8_t> bytes;
+  SmallVector<uint8_t, 16> bytes;
   std::map<int64_t, Val> ptrs;
   unsigned arr = 0, elem = 0;
   bool shared = false;
@@ -71,13 +71,15 @@ struct Frame {
   const FnInfo *info;
   const BasicBlock *bb;
   BasicBlock::const_iterator pc;
-  std::vector<Val> regs;
+  /// Where the frame's values start in the thread's register file.
+  size_t base;
   const CallBase *site = nullptr;
 };
 
 struct ThreadState {
   uint64_t tid[3] = {0, 0, 0};
   std::vector<Frame> stack;
+  std::vector<Val> regs;
   std::vector<std::vector<Val>> aggs;
   bool done = false;
 };
@@ -218,7 +220,7 @@ private:
   bool apply(StringRef fn, ArrayRef<Val> args, ArrayRef<Type *> types,
              Type *ret, Val &out);
 
-  void enter(ThreadState &t, const Function &f, std::vector<Val> args,
+  void enter(ThreadState &t, const Function &f, ArrayRef<Val> args,
              const CallBase *site);
   void jump(ThreadState &t, const BasicBlock *to);
   Stop step(ThreadState &t);
@@ -313,7 +315,7 @@ Val IRRunner::get(ThreadState &t, const Value *v) {
     fail("value from another function");
     return Val{};
   }
-  return f.regs[it->second];
+  return t.regs[f.base + it->second];
 }
 
 /// The bytes of constant \p c at \p off in dense object \p obj.
@@ -768,14 +770,15 @@ bool IRRunner::evalOp(ThreadState &t, const Operator &op, Val &out) {
 // Control
 //===----------------------------------------------------------------------===//
 
-void IRRunner::enter(ThreadState &t, const Function &f, std::vector<Val> args,
+void IRRunner::enter(ThreadState &t, const Function &f, ArrayRef<Val> args,
                      const CallBase *site) {
   const FnInfo &info = infoFor(f);
-  Frame fr{&f, &info, &f.getEntryBlock(), f.getEntryBlock().begin(),
-           std::vector<Val>(info.n), site};
+  size_t base = t.regs.size();
+  t.regs.resize(base + info.n);
   for (unsigned i = 0; i < args.size(); ++i)
-    fr.regs[info.slots.lookup(f.getArg(i))] = args[i];
-  t.stack.push_back(std::move(fr));
+    t.regs[base + info.slots.lookup(f.getArg(i))] = args[i];
+  t.stack.push_back(Frame{&f, &info, &f.getEntryBlock(),
+                          f.getEntryBlock().begin(), base, site});
 }
 
 void IRRunner::jump(ThreadState &t, const BasicBlock *to) {
@@ -787,7 +790,7 @@ void IRRunner::jump(ThreadState &t, const BasicBlock *to) {
     phis.push_back({f.info->slots.lookup(&phi),
                     get(t, phi.getIncomingValueForBlock(from))});
   for (auto &[slot, v] : phis)
-    f.regs[slot] = v;
+    t.regs[f.base + slot] = v;
   f.bb = to;
   f.pc = to->getFirstNonPHIIt();
 }
@@ -797,32 +800,37 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
   const Function *callee = c.getCalledFunction();
   if (!callee)
     return fail(c.isInlineAsm() ? "inline assembly" : "indirect call");
-  StringRef name = callee->getName();
   auto set = [&](Val v) {
     Frame &f = t.stack.back();
-    f.regs[f.info->slots.lookup(&c)] = v;
+    t.regs[f.base + f.info->slots.lookup(&c)] = v;
     return true;
   };
   auto arg = [&](unsigned i) { return get(t, c.getArgOperand(i)); };
   if (callee->isIntrinsic()) {
     Intrinsic::ID id = callee->getIntrinsicID();
-    if (name.consume_front("llvm.nvvm.read.ptx.sreg.")) {
-      if (name == "warpsize")
-        return set(Val{32});
-      uint64_t bdim[3] = {cfg.block[0], cfg.block[1], cfg.block[2]};
-      if (name.size() >= 2 && name.back() >= 'x' && name.back() <= 'z') {
-        int d = name.back() - 'x';
-        StringRef reg = name.drop_back(2);
-        if (reg == "tid")
-          return set(Val{t.tid[d]});
-        if (reg == "ntid")
-          return set(Val{bdim[d]});
-        if (reg == "ctaid")
-          return set(Val{bid[d]});
-        if (reg == "nctaid")
-          return set(Val{cfg.grid[d]});
-      }
-      return fail("special register '" + name + "'");
+    switch (id) {
+    case Intrinsic::nvvm_read_ptx_sreg_tid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_tid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_tid_z:
+      return set(Val{t.tid[id - Intrinsic::nvvm_read_ptx_sreg_tid_x]});
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
+      return set(Val{cfg.block[id - Intrinsic::nvvm_read_ptx_sreg_ntid_x]});
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
+      return set(Val{bid[id - Intrinsic::nvvm_read_ptx_sreg_ctaid_x]});
+    case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
+      return set(Val{cfg.grid[id - Intrinsic::nvvm_read_ptx_sreg_nctaid_x]});
+    case Intrinsic::nvvm_read_ptx_sreg_warpsize:
+      return set(Val{32});
+    default:
+      if (callee->getName().starts_with("llvm.nvvm.read.ptx.sreg."))
+        return fail("special register '" + callee->getName() + "'");
+      break;
     }
     if (auto *mi = dyn_cast<MemIntrinsic>(&c))
       return memIntrinsic(t, *mi);
@@ -901,12 +909,12 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
   }
   if (t.stack.size() > 64)
     return fail("call nesting deeper than 64");
-  std::vector<Val> args;
+  SmallVector<Val, 8> args;
   for (unsigned i = 0; i < c.arg_size(); ++i)
     args.push_back(arg(i));
   if (failed)
     return false;
-  enter(t, *callee, std::move(args), &c);
+  enter(t, *callee, args, &c);
   entered = true;
   return true;
 }
@@ -920,7 +928,7 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     fail("the run exceeds the replay's work limit");
     return Stop::Error;
   }
-  auto set = [&](Val v) { f.regs[f.info->slots.lookup(&inst)] = v; };
+  auto set = [&](Val v) { t.regs[f.base + f.info->slots.lookup(&inst)] = v; };
   auto next = [&] {
     ++f.pc;
     return failed ? Stop::Error : Stop::Go;
@@ -952,6 +960,7 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     auto &ret = cast<ReturnInst>(inst);
     Val rv = ret.getReturnValue() ? get(t, ret.getReturnValue()) : Val{};
     const CallBase *site = f.site;
+    t.regs.resize(f.base);
     t.stack.pop_back();
     if (t.stack.empty()) {
       t.done = true;
@@ -959,7 +968,7 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     }
     Frame &caller = t.stack.back();
     if (site && !site->getType()->isVoidTy())
-      caller.regs[caller.info->slots.lookup(site)] = rv;
+      t.regs[caller.base + caller.info->slots.lookup(site)] = rv;
     ++caller.pc;
     return failed ? Stop::Error : Stop::Go;
   }
@@ -1146,13 +1155,18 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
   }
   uint64_t bdim[3] = {cfg.block[0], cfg.block[1], cfg.block[2]};
   uint64_t perBlock = bdim[0] * bdim[1] * bdim[2];
+  // One set of threads, reused by every block.
+  std::vector<ThreadState> ts(perBlock);
   for (bid[2] = 0; bid[2] < cfg.grid[2]; ++bid[2])
     for (bid[1] = 0; bid[1] < cfg.grid[1]; ++bid[1])
       for (bid[0] = 0; bid[0] < cfg.grid[0]; ++bid[0]) {
         size_t mark = objs.size();
         sharedGlobals.clear();
-        std::vector<ThreadState> ts(perBlock);
         for (uint64_t l = 0; l < perBlock; ++l) {
+          ts[l].stack.clear();
+          ts[l].regs.clear();
+          ts[l].aggs.clear();
+          ts[l].done = false;
           ts[l].tid[0] = l % bdim[0];
           ts[l].tid[1] = (l / bdim[0]) % bdim[1];
           ts[l].tid[2] = l / (bdim[0] * bdim[1]);

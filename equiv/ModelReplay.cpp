@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 
@@ -235,20 +236,40 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
                  " kernel did not run: " + ir.error;
       continue;
     }
-    // Every cell either run wrote, as both leave it.
-    std::set<std::pair<unsigned, uint64_t>> cells;
+    // Every cell either run wrote, as both leave it: the two sorted maps
+    // walked side by side.
+    std::optional<std::tuple<unsigned, uint64_t, llvm::APInt, llvm::APInt>>
+        differs;
+    auto compare = [&](unsigned arg) {
+      auto &km = s.kvRun.written[arg], &im = ir.written[arg];
+      auto a = km.begin(), b = im.begin();
+      while (a != km.end() || b != im.end()) {
+        uint64_t idx = b == im.end() || (a != km.end() && a->first < b->first)
+                           ? a->first
+                           : b->first;
+        bool inA = a != km.end() && a->first == idx,
+             inB = b != im.end() && b->first == idx;
+        llvm::APInt m = inA ? a->second : s.in.initial(arg, idx);
+        llvm::APInt v = inB ? b->second : s.in.initial(arg, idx);
+        if (m.getBitWidth() != v.getBitWidth() || m != v) {
+          differs.emplace(arg, idx, m, v);
+          return;
+        }
+        if (inA)
+          ++a;
+        if (inB)
+          ++b;
+      }
+    };
+    std::set<unsigned> args;
     for (ExecResult *r : {&s.kvRun, &ir})
       for (auto &[arg, m] : r->written)
-        for (auto &[idx, v] : m)
-          cells.insert({arg, idx});
-    for (auto [arg, idx] : cells) {
-      auto value = [&](ExecResult &r) {
-        auto it = r.written[arg].find(idx);
-        return it != r.written[arg].end() ? it->second : s.in.initial(arg, idx);
-      };
-      llvm::APInt m = value(s.kvRun), v = value(ir);
-      if (m.getBitWidth() == v.getBitWidth() && m == v)
-        continue;
+        args.insert(arg);
+    for (unsigned arg : args)
+      if (!differs)
+        compare(arg);
+    if (differs) {
+      auto &[arg, idx, m, v] = *differs;
       std::string at =
           s.op.getArgName(arg).str() + "[" + std::to_string((int64_t)idx) + "]";
       return "internal error: on the counterexample (gridDim (" +
