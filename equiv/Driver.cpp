@@ -121,6 +121,54 @@ std::string Driver::translateName(const std::string &name,
   return name;
 }
 
+/// The __device__/__constant__ arrays of a kernel: its global arrays after
+/// its \p np parameters, by name.
+static std::vector<std::pair<std::string, mlir::Type>>
+globalArrays(KernelOp k, unsigned np) {
+  std::vector<std::pair<std::string, mlir::Type>> out;
+  mlir::Block &blk = k.getBlock();
+  for (unsigned i = np; i < blk.getNumArguments(); ++i)
+    if (isa<GlobalArrayType>(blk.getArgument(i).getType()))
+      out.push_back({k.getArgName(i).str(), blk.getArgument(i).getType()});
+  return out;
+}
+
+/// Give \p k the global arrays \p order after its \p np parameters, in
+/// that order: its own moved into place, the others added unused (an input
+/// only the other kernel reads).
+static void placeGlobalArrays(
+    KernelOp k, unsigned np,
+    const std::vector<std::pair<std::string, mlir::Type>> &order) {
+  mlir::Block &blk = k.getBlock();
+  std::vector<mlir::Attribute> names(k.getArgNames().begin(),
+                                     k.getArgNames().end());
+  auto nameAt = [&](unsigned i) {
+    return cast<mlir::StringAttr>(names[i]).getValue();
+  };
+  for (unsigned j = 0; j < order.size(); ++j) {
+    unsigned want = np + j;
+    std::optional<unsigned> have;
+    for (unsigned i = want; i < blk.getNumArguments(); ++i)
+      if (isa<GlobalArrayType>(blk.getArgument(i).getType()) &&
+          nameAt(i) == order[j].first)
+        have = i;
+    if (have && *have == want)
+      continue;
+    mlir::Type t = have ? blk.getArgument(*have).getType() : order[j].second;
+    mlir::BlockArgument arg =
+        blk.insertArgument(want, t, mlir::UnknownLoc::get(k.getContext()));
+    names.insert(names.begin() + want,
+                 mlir::StringAttr::get(k.getContext(), order[j].first));
+    if (have) {
+      unsigned old = *have + 1;
+      blk.getArgument(old).replaceAllUsesWith(arg);
+      blk.eraseArgument(old);
+      names.erase(names.begin() + old);
+    }
+  }
+  k.setArgNamesAttr(mlir::ArrayAttr::get(k.getContext(), names));
+}
+
 std::optional<LoweredPair>
 Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
                   std::vector<std::string> &splitOn, KernelOp &signature,
@@ -196,6 +244,18 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
     failure.verdict = Verdict::Unsupported;
     failure.reason = in->label + ": " + why;
     return std::nullopt;
+  }
+  // The two kernels' __device__/__constant__ arrays are matched by name:
+  // the same arrays, in the same order, in both (the before kernel's
+  // first), whichever of them each kernel reads and in what order.
+  if (before.function && after.function) {
+    unsigned nb = before.function->arg_size(), na = after.function->arg_size();
+    auto order = globalArrays(out.before, nb);
+    for (auto &g : globalArrays(out.after, na))
+      if (llvm::none_of(order, [&](auto &o) { return o.first == g.first; }))
+        order.push_back(g);
+    placeGlobalArrays(out.before, nb, order);
+    placeGlobalArrays(out.after, na, order);
   }
   return out;
 }

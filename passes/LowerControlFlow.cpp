@@ -12,6 +12,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 
+#include <functional>
 #include <numeric>
 
 namespace kv {
@@ -207,8 +208,70 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       for (unsigned i = 0; i < sw->getNumSuccessors(); ++i)
         targets.insert(sw->getSuccessor(i));
       if (targets.size() > 2) {
-        fail("switch with more than two targets");
-        return;
+        // Several targets: one arm per distinct target, each under its
+        // cases (the default's: none of the other targets' cases), run to
+        // the switch's join and merged back one arm at a time.
+        llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
+        for (const llvm::BasicBlock *t : targets)
+          if (l && !l->contains(t)) {
+            fail("switch with more than two targets that leaves a loop");
+            return;
+          }
+        auto caseValue = [&](const llvm::ConstantInt *cv) {
+          return arith::ConstantOp::create(
+              b, loc, v.getType(),
+              IntegerAttr::get(v.getType(), cv->getValue()));
+        };
+        llvm::SmallVector<std::pair<const llvm::BasicBlock *, Value>> arms;
+        for (unsigned i = 0; i < sw->getNumSuccessors(); ++i) {
+          const llvm::BasicBlock *t = sw->getSuccessor(i);
+          if (llvm::any_of(arms, [&](auto &a) { return a.first == t; }))
+            continue;
+          Value c = i1(false);
+          if (t == sw->getDefaultDest()) {
+            c = i1(true);
+            for (auto &cs : sw->cases())
+              if (cs.getCaseSuccessor() != t)
+                c = andI1(c, notI1(eq(v, caseValue(cs.getCaseValue()))));
+          } else {
+            for (auto &cs : sw->cases())
+              if (cs.getCaseSuccessor() == t)
+                c = b.createOrFold<arith::OrIOp>(
+                    loc, c, eq(v, caseValue(cs.getCaseValue())));
+          }
+          arms.push_back({t, c});
+        }
+        const llvm::DomTreeNodeBase<llvm::BasicBlock> *pd =
+            pdt(*bb->getParent()).getNode(bb)->getIDom();
+        const llvm::BasicBlock *join = pd ? pd->getBlock() : nullptr;
+        size_t forkStores = s.stores.size();
+        std::function<State(size_t, State &)> fork = [&](size_t i, State &st) {
+          auto run = [&](const llvm::BasicBlock *t, State &x) {
+            takeEdge(bb, t, x);
+            if (t != join)
+              runBlocks(t, x, join, bb);
+          };
+          if (i + 1 == arms.size()) {
+            run(arms[i].first, st);
+            return std::move(st);
+          }
+          State t = st, e = st;
+          t.guard = andI1(st.guard, arms[i].second);
+          e.guard = andI1(st.guard, notI1(arms[i].second));
+          run(arms[i].first, t);
+          if (failed)
+            return std::move(st);
+          State rest = fork(i + 1, e);
+          if (failed)
+            return std::move(st);
+          return merge(t, rest, arms[i].second, st.guard, forkStores);
+        };
+        s = fork(0, s);
+        if (failed || !join || join == stopAt || s.dead)
+          return;
+        from = bb;
+        bb = join;
+        continue;
       }
       // c: the value selects one of the case blocks of succ0.
       succ0 = sw->case_begin() != sw->case_end()

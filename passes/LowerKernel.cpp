@@ -9,9 +9,12 @@
 #include "passes/Lowerer.h"
 
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
+
+#include <functional>
 
 namespace kv {
 namespace lowering {
@@ -106,6 +109,76 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
 /// and selects over the value's bits (which the encoder and the replay
 /// already compute exactly). ctlz/cttz of 0 give the width, a valid choice
 /// where LLVM makes it poison.
+void Lowerer::initConstantTables(const llvm::Function &fn, State &s) {
+  // Globals that fixed contents make constants: not written by the host
+  // (__constant__ variables are externally initialized) and not shared.
+  auto isTable = [](const llvm::GlobalVariable &gv) {
+    return gv.isConstant() && gv.hasDefinitiveInitializer() &&
+           !gv.isExternallyInitialized() && gv.getAddressSpace() != 3 &&
+           gv.getValueType()->isSized();
+  };
+  llvm::SmallPtrSet<const llvm::Function *, 8> seenFns;
+  llvm::SmallPtrSet<const llvm::Constant *, 32> seenConsts;
+  llvm::SmallVector<const llvm::GlobalVariable *> tables;
+  std::function<void(const llvm::Constant *)> visitConst =
+      [&](const llvm::Constant *c) {
+        if (!seenConsts.insert(c).second)
+          return;
+        if (auto *gv = dyn_cast<llvm::GlobalVariable>(c)) {
+          if (isTable(*gv))
+            tables.push_back(gv);
+          return;
+        }
+        if (isa<llvm::ConstantExpr>(c) || isa<llvm::ConstantAggregate>(c))
+          for (const llvm::Use &u : c->operands())
+            visitConst(cast<llvm::Constant>(u.get()));
+      };
+  std::function<void(const llvm::Function &)> visitFn =
+      [&](const llvm::Function &g) {
+        if (!seenFns.insert(&g).second)
+          return;
+        for (const llvm::Instruction &i : llvm::instructions(g)) {
+          for (const llvm::Use &u : i.operands())
+            if (auto *c = dyn_cast<llvm::Constant>(u.get()))
+              visitConst(c);
+          if (auto *call = dyn_cast<llvm::CallBase>(&i))
+            if (const llvm::Function *callee = call->getCalledFunction())
+              if (!callee->isDeclaration())
+                visitFn(*callee);
+        }
+      };
+  visitFn(fn);
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  for (const llvm::GlobalVariable *gv : tables) {
+    llvm::Type *ty = gv->getValueType();
+    const llvm::Constant *init = gv->getInitializer();
+    // A table too large to spell out stays an input array (any contents).
+    if (dl.getTypeAllocSize(ty) > 4096)
+      continue;
+    llvm::SmallVector<std::pair<uint64_t, llvm::Type *>> leaves;
+    if (ty->isAggregateType())
+      leaves = aggregateLeaves(ty);
+    else
+      leaves.push_back({0, ty});
+    SymVal agg = ty->isAggregateType() ? constantAggregate(init, s)
+                                       : evalConstant(init, s);
+    if (failed)
+      return;
+    unsigned obj = nextObj++;
+    objTypes[obj] = ty;
+    constTables[gv] = obj;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      PrivStore ps;
+      ps.obj = obj;
+      ps.off.constant = (int64_t)leaves[i].first;
+      ps.size = dl.getTypeStoreSize(leaves[i].second);
+      ps.val = ty->isAggregateType() ? agg.parts[i] : agg;
+      ps.guard = s.guard;
+      s.stores.push_back(ps);
+    }
+  }
+}
+
 Value Lowerer::bitIntrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<Value> ops) {
   Value x = ops[0];
   Type t = x.getType();
@@ -387,6 +460,7 @@ FailureOr<KernelOp> Lowerer::run() {
   if (!failed) {
     State s;
     s.guard = i1(true);
+    initConstantTables(f, s);
     runBlocks(&f.getEntryBlock(), s, nullptr);
   }
   // Arrays never accessed keep a placeholder element type; give them i32

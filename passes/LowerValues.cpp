@@ -41,6 +41,12 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
     return scalar(cst(t, 0));
   }
   if (auto *gv = dyn_cast<llvm::GlobalVariable>(c)) {
+    if (auto it = constTables.find(gv); it != constTables.end()) {
+      SymVal p;
+      p.kind = SymVal::PrivPtr;
+      p.obj = it->second;
+      return p;
+    }
     Value a = arrayFor(gv);
     SymVal p;
     p.kind = SymVal::ArrayPtr;

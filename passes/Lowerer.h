@@ -167,6 +167,13 @@ private:
   /// The allocated type of each private object (memset and memcpy split
   /// their bytes into its scalars).
   llvm::DenseMap<unsigned, llvm::Type *> objTypes;
+  /// Read-only tables with a known initializer (a switch's lookup table, a
+  /// const local array's initializer, a string): private objects holding
+  /// their contents, not input arrays.
+  llvm::DenseMap<const llvm::GlobalVariable *, unsigned> constTables;
+  /// Finds the tables \p f and its callees read and stores their contents
+  /// into the entry state \p s.
+  void initConstantTables(const llvm::Function &f, State &s);
   unsigned depth = 0;
   llvm::SmallVector<std::string> argNames;
   llvm::DenseMap<Value, uint64_t> arrayElemSize;
