@@ -380,6 +380,9 @@ void Lowerer::storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty,
     return;
   }
   if (p.kind == SymVal::ArrayPtr) {
+    if (v.kind == SymVal::LoopResult)
+      return fail("value computed in a loop with a symbolic trip count, "
+                  "stored after the loop");
     if (v.kind != SymVal::Scalar)
       return fail("pointer stored to shared/global memory");
     return storeArray(p.array, p.off, v.scalar, ty, s);

@@ -26,6 +26,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -301,7 +302,12 @@ private:
     failed = true;
     why.construct = what.str();
     if (!curInst) {
+      // Before the body (a parameter): the kernel's definition line.
       why.location = sourceName(f.getName());
+      if (const llvm::DISubprogram *sp = f.getSubprogram())
+        why.location = sp->getFilename().str() + ":" +
+                       std::to_string(sp->getLine()) + ": kernel " +
+                       why.location;
       return;
     }
     // Name the line of the kernel itself (the outermost call site, through
