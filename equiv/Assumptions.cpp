@@ -325,6 +325,11 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(
         "the before kernel has no signed integer overflow (undefined "
         "behaviour in C++)");
+  if (hasApply && opts.realFloats)
+    result.assumptions.push_back(
+        "--fp=real: where the proof is not bit for bit, float addition, "
+        "subtraction, multiplication, division and fma are exact real "
+        "arithmetic (no rounding, overflow or NaN)");
   if (hasApply)
     result.assumptions.push_back(
         "floating-point and other uninterpreted operations give equal results "

@@ -221,6 +221,7 @@ CheckResult checkByCases(
     switch (r.verdict) {
     case Verdict::Equivalent:
     case Verdict::EquivalentUpToBound:
+    case Verdict::EquivalentOverReals:
     case Verdict::EquivalentForLaunch:
       bounded |= r.verdict == Verdict::EquivalentUpToBound;
       proved.push_back(pins);

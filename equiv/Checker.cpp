@@ -287,6 +287,10 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     result.verdict = Verdict::EquivalentUpToBound;
     result.reason = "proved for executions whose symbolic loops run at most " +
                     std::to_string(bound) + " iterations (bounded)";
+  } else if (opts.realFloats && !lockstep) {
+    result.verdict = Verdict::EquivalentOverReals;
+    result.reason = "proved with float operations as exact real arithmetic "
+                    "(--fp=real), not bit for bit";
   }
   return finish();
 }

@@ -22,16 +22,17 @@ class Function;
 namespace kv {
 
 enum class Verdict {
-  Equivalent,    // proved for every launch and input under the assumptions
+  Equivalent, // proved for every launch and input under the assumptions
   EquivalentForLaunch, // bounded: no difference for one concrete launch
   EquivalentUpToBound, // bounded: loops unrolled --unroll times
-  NotEquivalent, // with a counterexample that replays
-  Unknown,       // timeout, or an obligation the encoding could not discharge
-  Unsupported,   // a construct the model cannot express
-  Error,         // bad input or usage
-  Race,          // a kernel has a data race (the encoding assumes none)
-  Divergence,    // a barrier some threads of a block reach and others not
-  OutOfBounds,   // an access outside a fixed-size shared array
+  EquivalentOverReals, // --fp=real: float operations as real arithmetic
+  NotEquivalent,       // with a counterexample that replays
+  Unknown,     // timeout, or an obligation the encoding could not discharge
+  Unsupported, // a construct the model cannot express
+  Error,       // bad input or usage
+  Race,        // a kernel has a data race (the encoding assumes none)
+  Divergence,  // a barrier some threads of a block reach and others not
+  OutOfBounds, // an access outside a fixed-size shared array
 };
 const char *verdictName(Verdict v);
 /// Documented exit status: 0 equivalent, 1 not-equivalent, 2 unknown or
@@ -89,6 +90,8 @@ struct CheckOptions {
   /// ("default" or "eqs"; empty: both in parallel); the solvers' random
   /// seed (0: Z3's default).
   bool lockstep = true;
+  /// --fp=real: float operations are exact real arithmetic.
+  bool realFloats = false;
   bool preciseProducts = false;
   /// Stop after the conditions under which the kv models are the kernels
   /// (kv.iter counts and kv.prove, as where safety is assumed): `equivalent`

@@ -2,6 +2,7 @@
 
 #include "equiv/Driver.h"
 #include "equiv/Assumptions.h"
+#include "equiv/RandomRuns.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Debug.h"
 
@@ -30,6 +31,7 @@ CheckOptions checkOptionsFor(const Options &opts) {
   o.preciseProducts = opts.preciseProducts;
   o.solver = opts.solver;
   o.seed = opts.seed;
+  o.realFloats = opts.fp == "real";
   return o;
 }
 
@@ -494,7 +496,7 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   // with its bound cuts a loop; it gets a share of the budget, kept back
   // from the proof.
   std::optional<std::vector<std::string>> plan;
-  if (opts.hunt && !opts.unroll && !launch)
+  if (opts.hunt && !opts.unroll && !launch && !co.realFloats)
     plan = planHunt(opts.hunt);
   bool hunt = plan.has_value();
   unsigned huntSecs = 0;
@@ -545,6 +547,48 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
         v.result = std::move(e);
         v.loweredUnroll = *k;
       }
+    }
+  }
+  // An open verdict: the kernels run on launches the assumptions admit and
+  // pseudo-random inputs, which tells apart what the solver cannot (float
+  // additions in two orders are two uninterpreted terms to it).
+  bool budgetLeft =
+      !timeout || Clock::now() - start < std::chrono::seconds(timeout);
+  // (Not over the reals, where the runs' IEEE results prove nothing.)
+  if (!launch && v.result.verdict == Verdict::Unknown && budgetLeft &&
+      !co.realFloats) {
+    std::vector<std::string> splitOn;
+    KernelOp signature;
+    CheckResult failure;
+    if (std::optional<LoweredPair> pair =
+            lowerPair({}, v.loweredUnroll, /*reportSplit=*/false, splitOn,
+                      signature, failure,
+                      /*exact=*/v.loweredUnroll != opts.unroll)) {
+      unsigned runs = 0;
+      std::string disagreement;
+      std::optional<Counterexample> cex =
+          findByRunning(pair->before, pair->after, co, runs, disagreement);
+      pair->before.erase();
+      pair->after.erase();
+      if (cex) {
+        v.foundBy = "running both kernels on pseudo-random inputs (" +
+                    std::to_string(runs) +
+                    " runs on launches the assumptions admit), after the "
+                    "proof ended unknown: " +
+                    v.result.reason;
+        v.result.verdict = Verdict::NotEquivalent;
+        v.result.reason = "the kernels write different values to '" +
+                          cex->mismatchArray + "'";
+        v.result.counterexample = std::move(cex);
+        return total(std::move(v));
+      }
+      if (!disagreement.empty())
+        v.result.reason = disagreement;
+      else if (runs)
+        v.result.reason += "; " + std::to_string(runs) +
+                           " runs on pseudo-random inputs found no difference";
+    } else if (signature) {
+      signature.erase();
     }
   }
   if (!hunt || (v.result.verdict != Verdict::Unknown &&

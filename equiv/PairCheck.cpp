@@ -96,6 +96,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
                                    std::max(ks.numIntervals, kt.numIntervals));
   enc.bounded = &kt;
   enc.hugeGrids = opts.hugeGrids;
+  enc.realFloats = opts.realFloats;
   enc.facts = enc.launchConstraints();
   for (const std::string &a : opts.assumptions) {
     std::string err;
@@ -129,7 +130,14 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     enc.side.push_back(enc.threadFacts(enc.threads[i]));
     enc.side.push_back(enc.globalIndexFacts(enc.threads[i]));
   }
-  enc.side.push_back(vs != vt);
+  // Over the reals, a difference is one of the cells' real values too (an
+  // integer cell's "real value" is unconstrained, so it still differs
+  // wherever its bits do).
+  z3::expr differ = vs != vt;
+  if (opts.realFloats && vs.is_bv() &&
+      (vs.get_sort().bv_size() == 32 || vs.get_sort().bv_size() == 64))
+    differ = differ && enc.realOf(vs) != enc.realOf(vt);
+  enc.side.push_back(differ);
   z3::expr_vector lemmas = enc.indexLemmas(enc.side);
   enc.side.pop_back();
   if (!enc.unsupported.empty()) {
@@ -153,7 +161,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     s.addLazy(lemmas);
   else
     s.add(lemmas);
-  s.add(vs != vt);
+  s.add(differ);
   if (std::string path = dumpPath("query", enc.paramNames[arg]);
       !path.empty())
     dumpTo(path, s.to_smt2());
@@ -173,7 +181,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
       all.push_back(e);
     for (const z3::expr &e : lemmas)
       all.push_back(e);
-    all.push_back(vs != vt);
+    all.push_back(differ);
     if (proveByThread(enc, all, *enc.anchors[0]))
       return true;
   }
@@ -183,6 +191,9 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // a real counterexample, found without the exact products' bit-blasting.
   Counterexample early;
   auto replaysEarly = [&](const z3::model &m) {
+    // Over the reals no model is a counterexample: replays compute IEEE.
+    if (opts.realFloats)
+      return false;
     std::string ignored;
     Counterexample c;
     if (!replay(enc, ks, kt, m, arg, k, c, ignored, true) &&
@@ -206,6 +217,13 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     result.verdict = Verdict::Unknown;
     result.reason = "solver returned unknown for array '" +
                     enc.paramNames[arg] + "': " + s.reason_unknown();
+    return false;
+  }
+  if (opts.realFloats) {
+    result.verdict = Verdict::Unknown;
+    result.reason = "array '" + enc.paramNames[arg] +
+                    "': the kernels may differ over the reals (--fp=real "
+                    "gives no counterexample: replays compute IEEE floats)";
     return false;
   }
   // Look for a model that replays: prefer a small launch (readable, fast to

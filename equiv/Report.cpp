@@ -192,9 +192,12 @@ DiagnosticReport toDiagnostic(const Validation &v, StringRef kernel,
   switch (r.verdict) {
   case Verdict::Equivalent:
   case Verdict::EquivalentForLaunch:
-  case Verdict::EquivalentUpToBound: {
+  case Verdict::EquivalentUpToBound:
+  case Verdict::EquivalentOverReals: {
     raw_string_ostream os(d.message);
-    os << prefix << "equivalent (" << roundMs(r.timeMs) << " ms)";
+    // A bounded or real-number result says so in the verdict itself.
+    os << prefix << verdictName(r.verdict) << " (" << roundMs(r.timeMs)
+       << " ms)";
     if (!r.assumptions.empty()) {
       os << " [assumptions: ";
       ListSeparator sep("; ");

@@ -13,6 +13,8 @@ const char *verdictName(Verdict v) {
   case Verdict::Equivalent: return "equivalent";
   case Verdict::EquivalentForLaunch: return "equivalent-for-launch";
   case Verdict::EquivalentUpToBound: return "equivalent-up-to-bound";
+  case Verdict::EquivalentOverReals:
+    return "equivalent-over-the-reals";
   case Verdict::NotEquivalent: return "not-equivalent";
   case Verdict::Unknown: return "unknown";
   case Verdict::Unsupported: return "unsupported";
@@ -28,7 +30,9 @@ int exitCode(Verdict v) {
   switch (v) {
   case Verdict::Equivalent:
   case Verdict::EquivalentForLaunch:
-  case Verdict::EquivalentUpToBound: return 0;
+  case Verdict::EquivalentUpToBound:
+  case Verdict::EquivalentOverReals:
+    return 0;
   case Verdict::NotEquivalent: return 1;
   case Verdict::Unknown:
   case Verdict::Unsupported: return 2;

@@ -13,9 +13,11 @@
 #include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <optional>
+#include <set>
 
 using namespace mlir;
 
@@ -204,6 +206,75 @@ z3::expr Encoder::unsupportedOp(Operation *op, llvm::StringRef what) {
                            : 1);
 }
 
+/// The exact value of the finite float or double with bit pattern \p bits
+/// (\p w = 32 or 64), or none for an infinity or NaN.
+static std::optional<z3::expr> exactReal(z3::context &ctx, uint64_t bits,
+                                         unsigned w) {
+  unsigned mantBits = w == 32 ? 23 : 52, expBits = w == 32 ? 8 : 11;
+  int bias = w == 32 ? 127 : 1023;
+  uint64_t mant = bits & ((uint64_t(1) << mantBits) - 1);
+  uint64_t e = (bits >> mantBits) & ((uint64_t(1) << expBits) - 1);
+  bool neg = (bits >> (w - 1)) & 1;
+  if (e == (uint64_t(1) << expBits) - 1)
+    return std::nullopt;
+  // value = m * 2^exp, m an integer.
+  int exp;
+  if (e == 0) {
+    exp = 1 - bias - (int)mantBits;
+  } else {
+    mant |= uint64_t(1) << mantBits;
+    exp = (int)e - bias - (int)mantBits;
+  }
+  llvm::APInt m(2200, mant);
+  std::string text;
+  if (exp >= 0) {
+    text = llvm::toString(m.shl(exp), 10, false);
+  } else {
+    text = llvm::toString(m, 10, false) + "/" +
+           llvm::toString(llvm::APInt(2200, 1).shl(-exp), 10, false);
+  }
+  if (neg && mant)
+    text = "-" + text;
+  return ctx.real_val(text.c_str());
+}
+
+void Encoder::realFacts(llvm::StringRef fn, const std::vector<z3::expr> &ops,
+                        const z3::expr &result) {
+  unsigned w = result.get_sort().bv_size();
+  llvm::StringRef base = fn;
+  bool fused =
+      base.consume_front("llvm.fma.") || base.consume_front("llvm.fmuladd.");
+  static const std::set<std::string> arith = {"fadd", "fsub", "fmul", "fdiv",
+                                              "fneg"};
+  if (!fused && !arith.count(fn.str()))
+    return;
+  std::vector<z3::expr> r;
+  for (const z3::expr &o : ops) {
+    if (!o.is_bv() || o.get_sort().bv_size() != w)
+      return;
+    if (o.is_numeral())
+      if (std::optional<z3::expr> c =
+              exactReal(ctx, numeralOf(o, w).getZExtValue(), w))
+        side.push_back(realOf(o) == *c);
+    r.push_back(realOf(o));
+  }
+  z3::expr v = realOf(result);
+  if (fused && r.size() == 3)
+    side.push_back(v == r[0] * r[1] + r[2]);
+  else if (fn == "fneg" && r.size() == 1)
+    side.push_back(v == -r[0]);
+  else if (r.size() != 2)
+    return;
+  else if (fn == "fadd")
+    side.push_back(v == r[0] + r[1]);
+  else if (fn == "fsub")
+    side.push_back(v == r[0] - r[1]);
+  else if (fn == "fmul")
+    side.push_back(v == r[0] * r[1]);
+  else if (fn == "fdiv")
+    side.push_back(z3::implies(r[1] != 0, v * r[1] == r[0]));
+}
+
 std::string Encoder::canonicalApply(std::string fn,
                                     std::vector<z3::expr> &ops) {
   // IEEE addition and multiplication commute bit for bit (a NaN result's
@@ -295,6 +366,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     }
     unsigned w = std::max(1u, widthOf(rt));
     z3::expr r = uf("uf." + fn, dom, w)(args);
+    if (realFloats && (w == 32 || w == 64))
+      realFacts(fn, ops, r);
     return isBool ? bvToBool(r) : r;
   }
   if (auto nw = dyn_cast<NoWrapOp>(op))

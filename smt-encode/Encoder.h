@@ -156,6 +156,23 @@ public:
   /// Allow grids whose global thread index (gridDim * blockDim along an
   /// axis) does not fit in an int; by default it is assumed to.
   bool hugeGrids = false;
+  /// --fp=real: each float operation (fadd, fsub, fmul, fdiv, fneg, fma)
+  /// also has a real value, the exact result of the operation on its
+  /// operands' real values (realOf); float constants have their exact
+  /// values. The bit patterns stay uninterpreted.
+  bool realFloats = false;
+  /// The real value of a float (32 bits) or double (64 bits) pattern.
+  z3::expr realOf(const z3::expr &bits) {
+    unsigned w = bits.get_sort().bv_size();
+    z3::sort_vector dom(ctx);
+    dom.push_back(bits.get_sort());
+    return z3::function(("real.f" + std::to_string(w)).c_str(), dom,
+                        ctx.real_sort())(bits);
+  }
+  /// Facts tying the real value of \p result of float operation \p fn to
+  /// its operands' (none for other operations).
+  void realFacts(llvm::StringRef fn, const std::vector<z3::expr> &ops,
+                 const z3::expr &result);
   /// A fresh thread in range; in the block of `sameBlock` if given.
   Thread &freshThread(const Thread *sameBlock, unsigned depth);
   /// A thread with given coordinates (range constraints not added).
