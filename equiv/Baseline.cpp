@@ -9,10 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/Checker.h"
-#include "smt-encode/Solver.h"
+#include "equiv/IRExecutor.h"
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "smt-encode/Solver.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -247,8 +248,9 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
       };
       return in;
     };
-    ExecResult rb = execute(before, cfg, inputsFor(kb));
-    ExecResult ra = execute(after, cfg, inputsFor(ka));
+    ExecInputs inB = inputsFor(kb), inA = inputsFor(ka);
+    ExecResult rb = execute(before, cfg, inB);
+    ExecResult ra = execute(after, cfg, inA);
     if (rb.ok && ra.ok && !rb.assumeViolated)
       for (auto &[arg, d] : outs) {
         std::set<uint64_t> cells;
@@ -284,6 +286,14 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
           for (auto &[key, v] : read)
             cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
                 v.getSExtValue();
+          // The same run on the kernels' own LLVM IR.
+          if (std::optional<std::string> d =
+                  confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, cex,
+                              ~uint64_t(0))) {
+            result.verdict = Verdict::Unknown;
+            result.reason = *d;
+            return finish();
+          }
           result.verdict = Verdict::NotEquivalent;
           result.reason = "the kernels write different values to '" +
                           cex.mismatchArray + "' for " + launch;

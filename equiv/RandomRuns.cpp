@@ -124,7 +124,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
           return in;
         };
         ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-        const uint64_t maxThreads = 1u << 16, maxSteps = uint64_t(1) << 26;
+        const uint64_t maxThreads = 1u << 16, maxSteps = uint64_t(1) << 22;
         ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
         if (!rb.ok || rb.assumeViolated)
           continue;

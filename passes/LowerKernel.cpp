@@ -362,6 +362,19 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     }
     return fail("intrinsic '" + name + "'");
   }
+  // libdevice's math (__nv_sinf, __nv_expf, ...) is a pure function of its
+  // operands, whether its body is linked in (with the CUDA SDK) or not:
+  // uninterpreted, the same with and without the SDK.
+  if (name.starts_with("__nv_") && !call.getType()->isVoidTy() &&
+      (call.getType()->isFloatingPointTy() || call.getType()->isIntegerTy()) &&
+      llvm::all_of(call.args(), [](const llvm::Use &a) {
+        return a->getType()->isFloatingPointTy() || a->getType()->isIntegerTy();
+      })) {
+    llvm::SmallVector<Value> ops;
+    for (const llvm::Use &a : call.args())
+      ops.push_back(evalScalar(a.get(), s));
+    return setS(floatOp(name, ops, typeFor(call.getType())));
+  }
   if (callee->isDeclaration()) {
     // A pure external function (e.g. libdevice math) is deterministic:
     // keep it uninterpreted.

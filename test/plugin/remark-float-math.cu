@@ -1,0 +1,51 @@
+// Float kernels in the plugin at -O2 with no assumption. libdevice's sinf
+// and expf (the GPU's own approximations: pure calls, uninterpreted and
+// equal on both sides) are proved. A 3x3 box blur (a float sum over the
+// in-bounds neighbours divided by their int count) is not yet: -O2 folds
+// `c ? r + x : r` into `r + (c ? x : -0.0)`, which the uninterpreted
+// addition cannot see is the same. What matters for a build is that it is
+// no false alarm: unknown, and runs on pseudo-random inputs agree.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate %s -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --implicit-check-not=error: --implicit-check-not=not-equivalent
+// CHECK-DAG: warning: kvalidate: kernel 'box_blur': unknown: {{.*}}; {{[1-9][0-9]*}} runs on pseudo-random inputs found no difference
+// CHECK-DAG: remark: kvalidate: kernel 'wave': equivalent ({{[0-9]+}} ms)
+// CHECK-DAG: remark: kvalidate: kernel 'wave_commuted': equivalent ({{[0-9]+}} ms)
+//
+// From the command line, the same math with its operands commuted.
+// RUN: %expect-exit 0 %kvalidate --assume='%{1D}' %s:wave %s:wave_commuted | FileCheck %s --check-prefix=CLI
+// CLI: verdict: equivalent
+
+__global__ void box_blur(float *out, const float *img, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  float r = 0.0f;
+  int samples = 0;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      int sx = x + dx, sy = y + dy;
+      if (sx >= 0 && sx < w && sy >= 0 && sy < h) {
+        r += img[sy * w + sx];
+        ++samples;
+      }
+    }
+  out[y * w + x] = r / samples;
+}
+
+// libdevice's functions, as the CUDA headers declare them (without the SDK
+// they stay external calls).
+extern "C" __device__ __attribute__((const)) float __nv_sinf(float);
+extern "C" __device__ __attribute__((const)) float __nv_expf(float);
+
+__global__ void wave(float *out, const float *in, float k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = in[i];
+  out[i] = __nv_sinf(v * k) + __nv_expf(-v) * 0.5f;
+}
+
+__global__ void wave_commuted(float *out, const float *in, float k) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  float v = in[i];
+  out[i] = 0.5f * __nv_expf(-v) + __nv_sinf(k * v);
+}
