@@ -325,6 +325,26 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(
         "the before kernel has no signed integer overflow (undefined "
         "behaviour in C++)");
+  // An addend of -0.0, which the encoding drops (see Encoder::encodeOp).
+  bool negZeroAddend = false;
+  for (KernelOp k : {before, after})
+    k.walk([&](ApplyOp a) {
+      if (a.getFn() != "fadd")
+        return;
+      for (Value o : a.getOperands()) {
+        llvm::SmallVector<Value, 2> cands = {o};
+        if (auto sel = o.getDefiningOp<arith::SelectOp>())
+          cands = {sel.getTrueValue(), sel.getFalseValue()};
+        for (Value c : cands)
+          if (auto cst = c.getDefiningOp<arith::ConstantOp>())
+            if (auto ia = dyn_cast<IntegerAttr>(cst.getValue()))
+              negZeroAddend |= ia.getValue().isSignMask();
+      }
+    });
+  if (negZeroAddend)
+    result.assumptions.push_back(
+        "x + (-0.0) is x, as LLVM folds it (the two differ only in a NaN "
+        "operand's payload, which LLVM leaves unspecified)");
   if (hasApply && opts.realFloats)
     result.assumptions.push_back(
         "--fp=real: where the proof is not bit for bit, float addition, "

@@ -354,20 +354,43 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   if (auto r = dyn_cast<ReadOp>(op))
     return encodeRead(k, r, t);
   if (auto a = dyn_cast<ApplyOp>(op)) {
-    z3::sort_vector dom(ctx);
-    z3::expr_vector args(ctx);
+    unsigned w = std::max(1u, widthOf(rt));
+    auto apply = [&](std::string name, std::vector<z3::expr> xs) {
+      std::string fn = canonicalApply(name, xs);
+      z3::sort_vector dom(ctx);
+      z3::expr_vector args(ctx);
+      for (const z3::expr &e : xs) {
+        dom.push_back(e.get_sort());
+        args.push_back(e);
+      }
+      z3::expr r = uf("uf." + fn, dom, w)(args);
+      if (realFloats && (w == 32 || w == 64))
+        realFacts(fn, xs, r);
+      return r;
+    };
     std::vector<z3::expr> ops;
     for (Value o : a.getOperands())
       ops.push_back(bv(value(k, o, t)));
-    std::string fn = canonicalApply(a.getFn().str(), ops);
-    for (const z3::expr &e : ops) {
-      dom.push_back(e.get_sort());
-      args.push_back(e);
+    // x + (-0.0) is x (but for a NaN x's payload, which LLVM leaves
+    // unspecified): -O2 folds `c ? r + x : r` into `r + (c ? x : -0.0)`.
+    if (a.getFn() == "fadd" && ops.size() == 2 && (w == 32 || w == 64) &&
+        ops[0].get_sort().bv_size() == w && ops[1].get_sort().bv_size() == w) {
+      auto negZero = [&](const z3::expr &e) {
+        return e.is_numeral() && numeralOf(e, w) == llvm::APInt::getSignMask(w);
+      };
+      for (int i = 0; i < 2; ++i) {
+        const z3::expr &x = ops[i], &other = ops[1 - i];
+        if (negZero(x))
+          return other;
+        if (x.is_app() && x.decl().decl_kind() == Z3_OP_ITE) {
+          if (negZero(x.arg(2)))
+            return z3::ite(x.arg(0), apply("fadd", {other, x.arg(1)}), other);
+          if (negZero(x.arg(1)))
+            return z3::ite(x.arg(0), other, apply("fadd", {other, x.arg(2)}));
+        }
+      }
     }
-    unsigned w = std::max(1u, widthOf(rt));
-    z3::expr r = uf("uf." + fn, dom, w)(args);
-    if (realFloats && (w == 32 || w == 64))
-      realFacts(fn, ops, r);
+    z3::expr r = apply(a.getFn().str(), ops);
     return isBool ? bvToBool(r) : r;
   }
   if (auto nw = dyn_cast<NoWrapOp>(op))

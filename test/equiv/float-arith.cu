@@ -20,6 +20,13 @@
 // RUN: %expect-exit 0 %kvalidate %s:relu %s:relu_mirrored | FileCheck %s --check-prefix=MIRROR
 // MIRROR: verdict: equivalent
 //
+// InstCombine's `c ? r + x : r` -> `r + (c ? x : -0.0)`: x + (-0.0) is x
+// but for a NaN operand's payload, which LLVM leaves unspecified; the
+// verdict says it rests on that.
+// RUN: %expect-exit 0 %kvalidate --assume='%{1D}' %s:add_if %s:add_select | FileCheck %s --check-prefix=NEGZERO
+// NEGZERO: verdict: equivalent
+// NEGZERO: - x + (-0.0) is x, as LLVM folds it
+//
 // Subtraction does not commute: x - y against y - x differs, and the
 // counterexample replays on the executor's IEEE arithmetic.
 // RUN: %expect-exit 1 %kvalidate --assume='%{1D}' %s:saxpy_sub %s:saxpy_sub_swapped | FileCheck %s --check-prefix=SUB
@@ -49,6 +56,16 @@
 // EXP: verdict: unknown
 // EXP: cannot replay uninterpreted operation '{{.*}}exp{{.*}}'
 // EXP-NOT: counterexample
+
+__global__ void add_if(float *out, const float *r, const float *x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = x[i] > 1.0f ? r[i] + x[i] : r[i];
+}
+
+__global__ void add_select(float *out, const float *r, const float *x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = r[i] + (x[i] > 1.0f ? x[i] : -0.0f);
+}
 
 __global__ void saxpy(float *y, const float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
