@@ -369,23 +369,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       // different orders; integer kernels small integers, clear of the
       // before kernel's no-overflow precondition.
       if (seed) {
-        uint64_t h = (idx * 0x9e3779b97f4a7c15ull) ^
-                     ((uint64_t)a << 40) ^ (seed * 0xbf58476d1ce4e5b9ull);
-        h ^= h >> 31;
-        h *= 0x94d049bb133111ebull;
-        h ^= h >> 29;
-        unsigned ew = enc.widthOf(et);
-        llvm::APInt v(ew, 0);
-        if ((ks.hasApply || kt.hasApply) && (ew == 32 || ew == 64)) {
-          uint64_t sign = (h >> 63) & 1, exp = 119 + (h >> 40) % 21;
-          uint64_t bits = (sign << 31) | (exp << 23) | (h & 0x7fffff);
-          if (ew == 64)
-            bits = (sign << 63) | ((exp - 127 + 1023) << 52) |
-                   ((h & 0xfffffffffffull) << 8);
-          v = llvm::APInt(ew, bits);
-        } else {
-          v = llvm::APInt(ew, (int64_t)(h % 2001) - 1000, /*isSigned=*/true);
-        }
+        llvm::APInt v = executor::pseudoRandomCell(
+            enc.widthOf(et), a, idx, seed, ks.hasApply || kt.hasApply);
         inputsRead.emplace(std::make_pair(a, idx), v);
         return v;
       }

@@ -450,14 +450,7 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
     if (unrunnable.empty() &&
         StringRef(why).starts_with("the counterexample could not be replayed"))
       unrunnable = why;
-    z3::expr same = ctx.bool_val(true);
-    for (int i = 0; i < 3; ++i)
-      same = same && enc.gdim[i] == m.eval(enc.gdim[i], true) &&
-             enc.bdim[i] == m.eval(enc.bdim[i], true);
-    for (auto &prm : enc.params)
-      if (prm && !prm->is_array())
-        same = same && *prm == m.eval(*prm, true);
-    s.add(!same);
+    s.add(!enc.sameLaunchAs(m));
     // Blocking launches only steers the search for a replaying model: an
     // unsat answer now proves nothing about the launches blocked.
     if (checkRefined(enc, s) != z3::sat)

@@ -20,32 +20,6 @@
 
 namespace kv {
 
-namespace {
-
-/// Cell \p idx of array \p arg for seed \p seed: floats of magnitudes
-/// 2^-8 .. 2^12 (whose sums round differently in different orders) or
-/// small integers (clear of the before kernel's no-overflow precondition).
-llvm::APInt pseudoRandom(unsigned width, unsigned arg, uint64_t idx,
-                         unsigned seed, bool floats) {
-  uint64_t h = (idx * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)arg << 40) ^
-               (seed * 0xbf58476d1ce4e5b9ull);
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 29;
-  if (floats && width == 32) {
-    uint64_t sign = (h >> 63) & 1, exp = 119 + (h >> 40) % 21;
-    return llvm::APInt(32, (sign << 31) | (exp << 23) | (h & 0x7fffff));
-  }
-  if (floats && width == 64) {
-    uint64_t sign = (h >> 63) & 1, exp = 1015 + (h >> 40) % 21;
-    return llvm::APInt(64, (sign << 63) | (exp << 52) |
-                               ((h & 0xfffffffffffull) << 8));
-  }
-  return llvm::APInt(width, (int64_t)(h % 2001) - 1000, /*isSigned=*/true);
-}
-
-} // namespace
-
 std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
               unsigned &runs, std::string &disagreement) {
@@ -110,7 +84,8 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
           in.initial = [&, k](unsigned a, uint64_t idx) mutable {
             unsigned ew = enc.widthOf(
                 getArrayElementType(k.getBlock().getArgument(a).getType()));
-            llvm::APInt v = pseudoRandom(ew, a, idx, seed, floats);
+            llvm::APInt v =
+                executor::pseudoRandomCell(ew, a, idx, seed, floats);
             read.emplace(std::make_pair(a, idx), v);
             return v;
           };
@@ -175,14 +150,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         }
       }
       // Another launch and other scalars next.
-      z3::expr same = ctx.bool_val(true);
-      for (int i = 0; i < 3; ++i)
-        same = same && enc.gdim[i] == model.eval(enc.gdim[i], true) &&
-               enc.bdim[i] == model.eval(enc.bdim[i], true);
-      for (auto &prm : enc.params)
-        if (prm && !prm->is_array())
-          same = same && *prm == model.eval(*prm, true);
-      s.add(!same);
+      s.add(!enc.sameLaunchAs(model));
     }
     s.pop();
   }

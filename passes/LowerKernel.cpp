@@ -252,6 +252,13 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
   llvm::StringRef name = callee->getName();
   auto setS = [&](Value v) { s.vals[&call] = scalar(v); };
+  // A pure function of its operands: one uninterpreted operation.
+  auto uninterpreted = [&] {
+    llvm::SmallVector<Value> ops;
+    for (const llvm::Use &a : call.args())
+      ops.push_back(evalScalar(a.get(), s));
+    setS(floatOp(name, ops, typeFor(call.getType())));
+  };
   if (callee->isIntrinsic()) {
     llvm::Intrinsic::ID id = callee->getIntrinsicID();
     if (name.starts_with("llvm.nvvm.read.ptx.sreg.")) {
@@ -355,10 +362,7 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         (call.getType()->isFloatingPointTy() ||
          (call.getType()->isIntegerTy() && isNvvmConversion(name) &&
           call.arg_size() > 0))) {
-      llvm::SmallVector<Value> ops;
-      for (const llvm::Use &a : call.args())
-        ops.push_back(evalScalar(a.get(), s));
-      return setS(floatOp(name, ops, typeFor(call.getType())));
+      return uninterpreted();
     }
     return fail("intrinsic '" + name + "'");
   }
@@ -370,20 +374,14 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       llvm::all_of(call.args(), [](const llvm::Use &a) {
         return a->getType()->isFloatingPointTy() || a->getType()->isIntegerTy();
       })) {
-    llvm::SmallVector<Value> ops;
-    for (const llvm::Use &a : call.args())
-      ops.push_back(evalScalar(a.get(), s));
-    return setS(floatOp(name, ops, typeFor(call.getType())));
+    return uninterpreted();
   }
   if (callee->isDeclaration()) {
     // A pure external function (e.g. libdevice math) is deterministic:
     // keep it uninterpreted.
     if (callee->doesNotAccessMemory() && !call.getType()->isVoidTy() &&
         !call.getType()->isPointerTy()) {
-      llvm::SmallVector<Value> ops;
-      for (const llvm::Use &a : call.args())
-        ops.push_back(evalScalar(a.get(), s));
-      return setS(floatOp(name, ops, typeFor(call.getType())));
+      return uninterpreted();
     }
     return fail("call to external function '" + sourceName(name) + "'");
   }

@@ -153,6 +153,18 @@ public:
   z3::sort bvSort(unsigned w) { return ctx.bv_sort(w); }
   unsigned widthOf(mlir::Type t);
   z3::expr launchConstraints();
+  /// The launch dimensions and scalar parameters equal to their values in
+  /// \p m: its negation steers a solver to another launch.
+  z3::expr sameLaunchAs(const z3::model &m) {
+    z3::expr same = ctx.bool_val(true);
+    for (int i = 0; i < 3; ++i)
+      same = same && gdim[i] == m.eval(gdim[i], true) &&
+             bdim[i] == m.eval(bdim[i], true);
+    for (auto &prm : params)
+      if (prm && !prm->is_array())
+        same = same && *prm == m.eval(*prm, true);
+    return same;
+  }
   /// Allow grids whose global thread index (gridDim * blockDim along an
   /// axis) does not fit in an int; by default it is assumed to.
   bool hugeGrids = false;

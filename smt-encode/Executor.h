@@ -15,6 +15,7 @@
 
 #include "kv/KVDialect.h"
 #include "llvm/ADT/APInt.h"
+#include "llvm/IR/InstrTypes.h"
 #include <functional>
 #include <map>
 #include <optional>
@@ -69,6 +70,20 @@ ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
                    uint64_t maxSteps = 0);
 
 namespace executor {
+/// IEEE fadd/fsub/fmul/fdiv (an llvm::Instruction opcode) on float (\p width
+/// 32) or double (64) bit patterns, as the GPU computes them: a NaN result
+/// is the canonical NaN.
+uint64_t floatArith(unsigned opcode, uint64_t a, uint64_t b, unsigned width);
+/// The fcmp predicate \p pred on float or double bit patterns.
+bool floatCompare(llvm::CmpInst::Predicate pred, uint64_t a, uint64_t b,
+                  unsigned width);
+/// The pseudo-random input cell \p idx of array \p arg for seed \p seed
+/// that replays use where a solver's cells do not show a difference: a
+/// float or double of magnitude 2^-8 .. 2^12 (with \p floats, for 32- and
+/// 64-bit cells; sums of them round differently in different orders), else
+/// a small integer in -1000..1000.
+llvm::APInt pseudoRandomCell(unsigned width, unsigned arg, uint64_t idx,
+                             unsigned seed, bool floats);
 /// kv.apply \p fn on \p args as the GPU computes it, where the host can:
 /// IEEE conversions between integers, floats and doubles, the exact math
 /// intrinsics (fabs, sqrt, fma, rounding, minnum/maxnum, copysign) and frem.

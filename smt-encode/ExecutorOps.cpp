@@ -102,15 +102,15 @@ template <typename T> bool fcmp(FPred p, T x, T y) {
 /// IEEE arithmetic on bit patterns: T is float or double, U the unsigned
 /// integer of the same size.
 template <typename T, typename U>
-APInt floatOp(const Instr &in, const APInt &a, const APInt *b) {
+APInt floatOp(FloatFn fn, FPred pred, const APInt &a, const APInt *b) {
   constexpr unsigned w = sizeof(U) * 8;
-  if (in.floatFn == FloatFn::Neg)
+  if (fn == FloatFn::Neg)
     // LLVM's fneg flips the sign bit only, NaN payload included.
     return a ^ APInt::getSignMask(w);
   T x = llvm::bit_cast<T>(static_cast<U>(a.getZExtValue()));
   T y = llvm::bit_cast<T>(static_cast<U>(b->getZExtValue()));
   T r = 0;
-  switch (in.floatFn) {
+  switch (fn) {
   case FloatFn::Add:
     r = x + y;
     break;
@@ -124,7 +124,7 @@ APInt floatOp(const Instr &in, const APInt &a, const APInt *b) {
     r = x / y;
     break;
   case FloatFn::Cmp:
-    return APInt(1, fcmp(in.fpred, x, y));
+    return APInt(1, fcmp(pred, x, y));
   case FloatFn::Neg:
   case FloatFn::None:
     break;
@@ -255,6 +255,43 @@ std::optional<APInt> nvvmConversion(llvm::StringRef name, const APInt &a,
 
 } // namespace
 
+uint64_t floatArith(unsigned opcode, uint64_t a, uint64_t b, unsigned width) {
+  FloatFn fn = opcode == llvm::Instruction::FAdd   ? FloatFn::Add
+               : opcode == llvm::Instruction::FSub ? FloatFn::Sub
+               : opcode == llvm::Instruction::FMul ? FloatFn::Mul
+                                                   : FloatFn::Div;
+  APInt x(width, a), y(width, b);
+  return (width == 32 ? floatOp<float, uint32_t>(fn, FPred::False, x, &y)
+                      : floatOp<double, uint64_t>(fn, FPred::False, x, &y))
+      .getZExtValue();
+}
+
+bool floatCompare(llvm::CmpInst::Predicate pred, uint64_t a, uint64_t b,
+                  unsigned width) {
+  // FPred numbers the predicates as LLVM does.
+  auto p = static_cast<FPred>(pred - llvm::CmpInst::FCMP_FALSE);
+  if (width == 32)
+    return fcmp(p, llvm::bit_cast<float>((uint32_t)a),
+                llvm::bit_cast<float>((uint32_t)b));
+  return fcmp(p, llvm::bit_cast<double>(a), llvm::bit_cast<double>(b));
+}
+
+APInt pseudoRandomCell(unsigned width, unsigned arg, uint64_t idx,
+                       unsigned seed, bool floats) {
+  uint64_t h = (idx * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)arg << 40) ^
+               (seed * 0xbf58476d1ce4e5b9ull);
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 29;
+  uint64_t sign = (h >> 63) & 1, exp = 119 + (h >> 40) % 21;
+  if (floats && width == 32)
+    return APInt(32, (sign << 31) | (exp << 23) | (h & 0x7fffff));
+  if (floats && width == 64)
+    return APInt(64, (sign << 63) | ((exp - 127 + 1023) << 52) |
+                         ((h & 0xfffffffffffull) << 8));
+  return APInt(width, (int64_t)(h % 2001) - 1000, /*isSigned=*/true);
+}
+
 std::optional<APInt> nativeApply(llvm::StringRef fn,
                                  llvm::ArrayRef<APInt> args, unsigned width,
                                  std::string &why) {
@@ -362,8 +399,9 @@ bool Executor::apply(const Instr &i) {
   if (i.floatFn != FloatFn::None) {
     const APInt &a = slots[i.ops[0]];
     const APInt *b = i.ops.size() > 1 ? &slots[i.ops[1]] : nullptr;
-    slots[i.result] = i.floatWidth == 32 ? floatOp<float, uint32_t>(i, a, b)
-                                         : floatOp<double, uint64_t>(i, a, b);
+    slots[i.result] = i.floatWidth == 32
+                          ? floatOp<float, uint32_t>(i.floatFn, i.fpred, a, b)
+                          : floatOp<double, uint64_t>(i.floatFn, i.fpred, a, b);
     return true;
   }
   llvm::StringRef fn = cast<ApplyOp>(i.op).getFn();

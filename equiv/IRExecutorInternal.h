@@ -1,0 +1,179 @@
+//===- IRExecutorInternal.h - the LLVM IR interpreter's state --*- C++ -*-===//
+//
+// Internal to equiv/IRExecutor*.cpp: values, memory objects, frames and the
+// interpreter class. IRExecutorMemory.cpp holds constants and memory,
+// IRExecutor.cpp the operations, control and the launch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_IREXECUTORINTERNAL_H
+#define KV_EQUIV_IREXECUTORINTERNAL_H
+
+#include "equiv/IRExecutor.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+namespace kv {
+namespace irexec {
+
+using namespace llvm;
+
+/// A value: an integer or float's bits (zero-extended), a pointer (object
+/// and byte offset) or an aggregate (an entry of the thread's pool).
+struct Val {
+  uint64_t bits = 0;
+  int32_t obj = Scalar;
+  static constexpr int32_t Scalar = -1, Null = -2, Agg = -3;
+  bool isPtr() const { return obj >= 0 || obj == Null; }
+};
+
+/// A memory object. Dense: private memory, constant globals and __shared__
+/// variables the model has no array for (bytes, plus the pointers stored in
+/// them). Sparse: an array of the kv model, cells of its element size,
+/// initialized on first touch by the caller's callbacks.
+struct Obj {
+  bool sparse = false, readOnly = false;
+  SmallVector<uint8_t, 16> bytes;
+  std::map<int64_t, Val> ptrs;
+  unsigned arr = 0, elem = 0;
+  bool shared = false;
+  uint64_t bid[3] = {0, 0, 0};
+  struct Cell {
+    uint64_t v = 0;
+    bool written = false;
+  };
+  std::unordered_map<int64_t, Cell> cells;
+};
+
+struct FnInfo {
+  DenseMap<const Value *, unsigned> slots;
+  unsigned n = 0;
+};
+
+struct Frame {
+  const Function *fn;
+  const FnInfo *info;
+  const BasicBlock *bb;
+  BasicBlock::const_iterator pc;
+  /// Where the frame's values start in the thread's register file.
+  size_t base;
+  const CallBase *site = nullptr;
+};
+
+struct ThreadState {
+  uint64_t tid[3] = {0, 0, 0};
+  std::vector<Frame> stack;
+  std::vector<Val> regs;
+  std::vector<std::vector<Val>> aggs;
+  bool done = false;
+};
+
+inline uint64_t maskOf(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
+
+inline int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/// IR type names as the kv lowering spells them in kv.apply names.
+inline std::string typeName(Type *t) {
+  if (t->isFloatTy())
+    return "float";
+  if (t->isDoubleTy())
+    return "double";
+  if (t->isIntegerTy())
+    return "i" + std::to_string(t->getIntegerBitWidth());
+  return "?";
+}
+
+class IRRunner {
+public:
+  IRRunner(const Function &kernel, const LaunchConfig &cfg,
+           const IRInputs &in, uint64_t maxSteps)
+      : kernel(kernel), cfg(cfg), in(in), maxSteps(maxSteps),
+        dl(kernel.getParent()->getDataLayout()) {}
+
+  ExecResult run(uint64_t maxThreads);
+
+private:
+  enum class Stop { Go, Barrier, Done, Error };
+
+  bool fail(const Twine &why) {
+    if (!failed) {
+      failed = true;
+      error = why.str();
+      if (cur)
+        if (const DebugLoc &loc = cur->getDebugLoc())
+          error += " (" + loc->getFilename().str() + ":" +
+                   std::to_string(loc.getLine()) + ")";
+    }
+    return false;
+  }
+
+  const FnInfo &infoFor(const Function &f);
+  Val get(ThreadState &t, const Value *v);
+  Val constant(ThreadState &t, const Constant *c);
+  Val zeroOf(ThreadState &t, Type *ty);
+  Val aggregate(ThreadState &t, std::vector<Val> parts) {
+    t.aggs.push_back(std::move(parts));
+    return Val{t.aggs.size() - 1, Val::Agg};
+  }
+  int32_t objectOf(const GlobalVariable &gv);
+  int32_t newDense(uint64_t size, bool readOnly = false) {
+    objs.emplace_back();
+    objs.back().bytes.assign(size, 0);
+    objs.back().readOnly = readOnly;
+    return (int32_t)objs.size() - 1;
+  }
+  bool constantBytes(const Constant *c, int32_t obj, uint64_t off);
+
+  Obj::Cell &cell(Obj &o, int64_t e);
+  bool readBytes(Val p, uint64_t n, uint8_t *out);
+  bool writeBytes(Val p, uint64_t n, const uint8_t *src);
+  bool load(ThreadState &t, Type *ty, Val p, Val &out);
+  bool store(ThreadState &t, Type *ty, Val p, Val v);
+  bool memIntrinsic(ThreadState &t, const MemIntrinsic &mi);
+
+  bool binary(unsigned opc, Type *ty, Val a, Val b, Val &out);
+  bool convert(unsigned opc, Type *from, Type *to, Val a, Val &out);
+  bool gep(ThreadState &t, const GEPOperator &g, Val &out);
+  bool evalOp(ThreadState &t, const Operator &op, Val &out);
+  bool apply(StringRef fn, ArrayRef<Val> args, ArrayRef<Type *> types,
+             Type *ret, Val &out);
+
+  void enter(ThreadState &t, const Function &f, ArrayRef<Val> args,
+             const CallBase *site);
+  void jump(ThreadState &t, const BasicBlock *to);
+  Stop step(ThreadState &t);
+  Stop runThread(ThreadState &t);
+  bool call(ThreadState &t, const CallBase &c, bool &barrier, bool &entered);
+
+  const Function &kernel;
+  const LaunchConfig &cfg;
+  const IRInputs &in;
+  uint64_t maxSteps, steps = 0;
+  const DataLayout &dl;
+  uint64_t bid[3] = {0, 0, 0};
+  std::deque<Obj> objs;
+  std::map<const Function *, FnInfo> infos;
+  std::map<const GlobalVariable *, int32_t> globals, sharedGlobals;
+  std::vector<int32_t> paramObjs;
+  const Instruction *cur = nullptr;
+  bool failed = false, assumeViolated = false, tooMuchWork = false;
+  std::string error;
+};
+
+} // namespace irexec
+} // namespace kv
+
+#endif

@@ -1,0 +1,370 @@
+//===- IRExecutorMemory.cpp - the LLVM IR interpreter's memory ------------===//
+//
+// Values (slots, constants, globals made objects, initializers spelled out
+// as bytes) and memory: loads and stores on byte-addressed objects and on
+// the kv model's arrays, memset and memcpy.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/IRExecutorInternal.h"
+
+namespace kv {
+namespace irexec {
+
+const FnInfo &IRRunner::infoFor(const Function &f) {
+  auto [it, fresh] = infos.try_emplace(&f);
+  if (fresh) {
+    for (const Argument &a : f.args())
+      it->second.slots[&a] = it->second.n++;
+    for (const BasicBlock &bb : f)
+      for (const Instruction &i : bb)
+        it->second.slots[&i] = it->second.n++;
+  }
+  return it->second;
+}
+
+Val IRRunner::zeroOf(ThreadState &t, Type *ty) {
+  if (ty->isStructTy() || ty->isArrayTy()) {
+    std::vector<Val> parts;
+    if (auto *st = dyn_cast<StructType>(ty))
+      for (Type *e : st->elements())
+        parts.push_back(zeroOf(t, e));
+    else
+      for (uint64_t i = 0; i < ty->getArrayNumElements(); ++i)
+        parts.push_back(zeroOf(t, ty->getArrayElementType()));
+    return aggregate(t, std::move(parts));
+  }
+  if (ty->isPointerTy())
+    return Val{0, Val::Null};
+  return Val{};
+}
+
+Val IRRunner::constant(ThreadState &t, const Constant *c) {
+  if (auto *ci = dyn_cast<ConstantInt>(c)) {
+    if (ci->getBitWidth() > 64)
+      fail("integer wider than 64 bits");
+    return Val{ci->getZExtValue()};
+  }
+  if (auto *cf = dyn_cast<ConstantFP>(c))
+    return Val{cf->getValueAPF().bitcastToAPInt().getZExtValue()};
+  if (isa<ConstantPointerNull>(c))
+    return Val{0, Val::Null};
+  if (isa<UndefValue>(c) || isa<ConstantAggregateZero>(c))
+    return zeroOf(t, c->getType());
+  if (auto *gv = dyn_cast<GlobalVariable>(c)) {
+    int32_t o = objectOf(*gv);
+    return o < 0 ? Val{} : Val{0, o};
+  }
+  if (auto *ce = dyn_cast<ConstantExpr>(c)) {
+    Val out;
+    if (!evalOp(t, *cast<Operator>(ce), out))
+      return Val{};
+    return out;
+  }
+  if (isa<ConstantStruct>(c) || isa<ConstantArray>(c) ||
+      isa<ConstantDataSequential>(c)) {
+    std::vector<Val> parts;
+    for (unsigned i = 0, n = c->getType()->isStructTy()
+                                 ? c->getType()->getStructNumElements()
+                                 : c->getType()->getArrayNumElements();
+         i < n; ++i)
+      parts.push_back(constant(t, c->getAggregateElement(i)));
+    return aggregate(t, std::move(parts));
+  }
+  fail("constant '" + c->getNameOrAsOperand() + "'");
+  return Val{};
+}
+
+Val IRRunner::get(ThreadState &t, const Value *v) {
+  if (auto *c = dyn_cast<Constant>(v))
+    return constant(t, c);
+  Frame &f = t.stack.back();
+  auto it = f.info->slots.find(v);
+  if (it == f.info->slots.end()) {
+    fail("value from another function");
+    return Val{};
+  }
+  return t.regs[f.base + it->second];
+}
+
+/// The bytes of constant \p c at \p off in dense object \p obj.
+bool IRRunner::constantBytes(const Constant *c, int32_t obj, uint64_t off) {
+  Type *ty = c->getType();
+  if (isa<ConstantAggregateZero>(c) || isa<UndefValue>(c) ||
+      isa<ConstantPointerNull>(c))
+    return true; // already zero
+  if (isa<ConstantInt>(c) || isa<ConstantFP>(c)) {
+    uint64_t bits = isa<ConstantInt>(c)
+                        ? cast<ConstantInt>(c)->getZExtValue()
+                        : cast<ConstantFP>(c)
+                              ->getValueAPF()
+                              .bitcastToAPInt()
+                              .getZExtValue();
+    uint64_t n = dl.getTypeStoreSize(ty);
+    for (uint64_t i = 0; i < n && i < 8; ++i)
+      objs[obj].bytes[off + i] = (bits >> (8 * i)) & 0xff;
+    return true;
+  }
+  if (auto *st = dyn_cast<StructType>(ty)) {
+    const StructLayout *sl = dl.getStructLayout(st);
+    for (unsigned i = 0; i < st->getNumElements(); ++i)
+      if (!constantBytes(c->getAggregateElement(i), obj,
+                         off + sl->getElementOffset(i)))
+        return false;
+    return true;
+  }
+  if (auto *at = dyn_cast<ArrayType>(ty)) {
+    uint64_t es = dl.getTypeAllocSize(at->getElementType());
+    for (uint64_t i = 0; i < at->getNumElements(); ++i)
+      if (!constantBytes(c->getAggregateElement(i), obj, off + i * es))
+        return false;
+    return true;
+  }
+  return fail("initializer '" + c->getNameOrAsOperand() + "'");
+}
+
+int32_t IRRunner::objectOf(const GlobalVariable &gv) {
+  bool shared = gv.getAddressSpace() == 3;
+  auto &table = shared ? sharedGlobals : globals;
+  auto it = table.find(&gv);
+  if (it != table.end())
+    return it->second;
+  int32_t o;
+  if (std::optional<unsigned> arr =
+          in.globalArray ? in.globalArray(gv) : std::nullopt;
+      arr && *arr < in.elemBytes.size() && in.elemBytes[*arr] &&
+      in.elemBytes[*arr] <= 8) {
+    objs.emplace_back();
+    Obj &ob = objs.back();
+    ob.sparse = true;
+    ob.arr = *arr;
+    ob.elem = in.elemBytes[*arr];
+    ob.shared = shared;
+    std::copy(bid, bid + 3, ob.bid);
+    o = (int32_t)objs.size() - 1;
+  } else if (shared) {
+    // Uninitialized shared memory reads as 0, as `kvalidate replay` has it.
+    o = newDense(dl.getTypeAllocSize(gv.getValueType()));
+  } else if (gv.hasInitializer()) {
+    o = newDense(dl.getTypeAllocSize(gv.getValueType()), gv.isConstant());
+    if (!constantBytes(gv.getInitializer(), o, 0))
+      return -1;
+  } else {
+    fail("global variable '" + gv.getName() + "' without a definition");
+    return -1;
+  }
+  table[&gv] = o;
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+Obj::Cell &IRRunner::cell(Obj &o, int64_t e) {
+  auto [it, fresh] = o.cells.try_emplace(e);
+  if (fresh) {
+    APInt v = o.shared ? in.sharedInitial(o.arr, o.bid, (uint64_t)e)
+                       : in.initial(o.arr, (uint64_t)e);
+    it->second.v = v.getBitWidth() <= 64 ? v.getZExtValue() : 0;
+  }
+  return it->second;
+}
+
+bool IRRunner::readBytes(Val p, uint64_t n, uint8_t *out) {
+  if (p.obj < 0)
+    return fail(p.obj == Val::Null ? "load through a null pointer"
+                                   : "load through a non-pointer");
+  Obj &o = objs[p.obj];
+  int64_t off = (int64_t)p.bits;
+  if (!o.sparse) {
+    if (off < 0 || (uint64_t)off + n > o.bytes.size())
+      return fail("access outside an object of " + Twine(o.bytes.size()) +
+                  " bytes (offset " + Twine(off) + ")");
+    std::copy_n(o.bytes.begin() + off, n, out);
+    return true;
+  }
+  if (off % (int64_t)o.elem == 0 && n == o.elem) {
+    uint64_t v = cell(o, off / (int64_t)o.elem).v;
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = (v >> (8 * i)) & 0xff;
+    return true;
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    int64_t b = off + (int64_t)i, e = floorDiv(b, o.elem);
+    out[i] = (cell(o, e).v >> (8 * (b - e * o.elem))) & 0xff;
+  }
+  return true;
+}
+
+bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
+  if (p.obj < 0)
+    return fail(p.obj == Val::Null ? "store through a null pointer"
+                                   : "store through a non-pointer");
+  Obj &o = objs[p.obj];
+  int64_t off = (int64_t)p.bits;
+  if (o.readOnly)
+    return fail("store to a constant");
+  if (!o.sparse) {
+    if (off < 0 || (uint64_t)off + n > o.bytes.size())
+      return fail("access outside an object of " + Twine(o.bytes.size()) +
+                  " bytes (offset " + Twine(off) + ")");
+    std::copy_n(src, n, o.bytes.begin() + off);
+    // Bytes that held a pointer no longer do.
+    o.ptrs.erase(o.ptrs.lower_bound(off - 7), o.ptrs.lower_bound(off + n));
+    return true;
+  }
+  if (off % (int64_t)o.elem == 0 && n == o.elem) {
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < n; ++i)
+      v |= (uint64_t)src[i] << (8 * i);
+    Obj::Cell &c = o.cells[off / (int64_t)o.elem];
+    c.v = v;
+    c.written = true;
+    return true;
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    int64_t b = off + (int64_t)i, e = floorDiv(b, o.elem);
+    unsigned sh = 8 * (b - e * o.elem);
+    Obj::Cell &c = cell(o, e);
+    c.v = (c.v & ~(0xffull << sh)) | ((uint64_t)src[i] << sh);
+    c.written = true;
+  }
+  return true;
+}
+
+bool IRRunner::load(ThreadState &t, Type *ty, Val p, Val &out) {
+  if (auto *st = dyn_cast<StructType>(ty)) {
+    const StructLayout *sl = dl.getStructLayout(st);
+    std::vector<Val> parts(st->getNumElements());
+    for (unsigned i = 0; i < st->getNumElements(); ++i)
+      if (!load(t, st->getElementType(i),
+                Val{p.bits + sl->getElementOffset(i), p.obj}, parts[i]))
+        return false;
+    out = aggregate(t, std::move(parts));
+    return true;
+  }
+  if (auto *at = dyn_cast<ArrayType>(ty)) {
+    uint64_t es = dl.getTypeAllocSize(at->getElementType());
+    std::vector<Val> parts(at->getNumElements());
+    for (uint64_t i = 0; i < at->getNumElements(); ++i)
+      if (!load(t, at->getElementType(), Val{p.bits + i * es, p.obj},
+                parts[i]))
+        return false;
+    out = aggregate(t, std::move(parts));
+    return true;
+  }
+  if (ty->isPointerTy()) {
+    if (p.obj < 0 || objs[p.obj].sparse)
+      return fail("pointer loaded from shared/global memory");
+    Obj &o = objs[p.obj];
+    auto it = o.ptrs.find((int64_t)p.bits);
+    if (it != o.ptrs.end()) {
+      out = it->second;
+      return true;
+    }
+    uint8_t b[8];
+    if (!readBytes(p, 8, b))
+      return false;
+    if (std::any_of(b, b + 8, [](uint8_t x) { return x; }))
+      return fail("pointer made from an integer");
+    out = Val{0, Val::Null};
+    return true;
+  }
+  if (!ty->isIntegerTy() && !ty->isFloatTy() && !ty->isDoubleTy())
+    return fail("load of type '" + typeName(ty) + "'");
+  uint64_t n = dl.getTypeStoreSize(ty);
+  if (n > 8)
+    return fail("integer wider than 64 bits");
+  uint8_t b[8] = {0};
+  if (!readBytes(p, n, b))
+    return false;
+  uint64_t v = 0;
+  for (uint64_t i = 0; i < n; ++i)
+    v |= (uint64_t)b[i] << (8 * i);
+  out = Val{v & maskOf(ty->getPrimitiveSizeInBits())};
+  return true;
+}
+
+bool IRRunner::store(ThreadState &t, Type *ty, Val p, Val v) {
+  if (auto *st = dyn_cast<StructType>(ty)) {
+    if (v.obj != Val::Agg)
+      return fail("store of a non-aggregate as a struct");
+    const StructLayout *sl = dl.getStructLayout(st);
+    std::vector<Val> parts = t.aggs[v.bits];
+    for (unsigned i = 0; i < st->getNumElements(); ++i)
+      if (!store(t, st->getElementType(i),
+                 Val{p.bits + sl->getElementOffset(i), p.obj}, parts[i]))
+        return false;
+    return true;
+  }
+  if (auto *at = dyn_cast<ArrayType>(ty)) {
+    if (v.obj != Val::Agg)
+      return fail("store of a non-aggregate as an array");
+    uint64_t es = dl.getTypeAllocSize(at->getElementType());
+    std::vector<Val> parts = t.aggs[v.bits];
+    for (uint64_t i = 0; i < at->getNumElements(); ++i)
+      if (!store(t, at->getElementType(), Val{p.bits + i * es, p.obj},
+                 parts[i]))
+        return false;
+    return true;
+  }
+  if (ty->isPointerTy()) {
+    if (p.obj < 0 || objs[p.obj].sparse)
+      return fail("pointer stored to shared/global memory");
+    uint8_t b[8] = {0};
+    for (int i = 0; i < 8; ++i)
+      b[i] = (v.bits >> (8 * i)) & 0xff;
+    if (!writeBytes(p, 8, b))
+      return false;
+    objs[p.obj].ptrs[(int64_t)p.bits] = v;
+    return true;
+  }
+  if (!ty->isIntegerTy() && !ty->isFloatTy() && !ty->isDoubleTy())
+    return fail("store of type '" + typeName(ty) + "'");
+  uint64_t n = dl.getTypeStoreSize(ty);
+  if (n > 8)
+    return fail("integer wider than 64 bits");
+  uint8_t b[8];
+  for (uint64_t i = 0; i < n; ++i)
+    b[i] = (v.bits >> (8 * i)) & 0xff;
+  return writeBytes(p, n, b);
+}
+
+bool IRRunner::memIntrinsic(ThreadState &t, const MemIntrinsic &mi) {
+  Val dst = get(t, mi.getDest()), len = get(t, mi.getLength());
+  if (failed)
+    return false;
+  uint64_t n = len.bits;
+  if (n > (uint64_t(1) << 24))
+    return fail("memory intrinsic of " + Twine(n) + " bytes");
+  if (auto *ms = dyn_cast<MemSetInst>(&mi)) {
+    Val v = get(t, ms->getValue());
+    std::vector<uint8_t> b(n, (uint8_t)v.bits);
+    return writeBytes(dst, n, b.data());
+  }
+  Val src = get(t, cast<MemTransferInst>(mi).getSource());
+  if (failed)
+    return false;
+  std::vector<uint8_t> b(n);
+  if (!readBytes(src, n, b.data()))
+    return false;
+  // Pointers stored in the source move with their bytes.
+  std::vector<std::pair<int64_t, Val>> moved;
+  if (src.obj >= 0 && !objs[src.obj].sparse) {
+    Obj &s = objs[src.obj];
+    for (auto it = s.ptrs.lower_bound((int64_t)src.bits);
+         it != s.ptrs.end() && it->first < (int64_t)(src.bits + n); ++it)
+      moved.push_back({it->first - (int64_t)src.bits, it->second});
+  }
+  if (!writeBytes(dst, n, b.data()))
+    return false;
+  for (auto &[off, p] : moved) {
+    if (objs[dst.obj].sparse)
+      return fail("pointer stored to shared/global memory");
+    objs[dst.obj].ptrs[(int64_t)dst.bits + off] = p;
+  }
+  return true;
+}
+
+} // namespace irexec
+} // namespace kv
