@@ -211,6 +211,12 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
       result.reason = pc.irDisagreement;
     return finish();
   };
+  if (opts.safetyOnly) {
+    result.verdict =
+        unconfirmed.empty() ? Verdict::Equivalent : Verdict::Unknown;
+    result.reason = unconfirmed;
+    return finish();
+  }
   if (opts.modelConditionsOnly) {
     result.verdict = unconfirmed.empty() ? Verdict::Equivalent
                                          : Verdict::Unknown;

@@ -97,6 +97,10 @@ struct CheckOptions {
   /// (kv.iter counts and kv.prove, as where safety is assumed): `equivalent`
   /// then only says that the models are exact.
   bool modelConditionsOnly = false;
+  /// Stop after the safety checks (races, divergence, bounds): `equivalent`
+  /// then only says that neither kernel has a defect. For a counterexample
+  /// found by running the kernels, which stands only for kernels without.
+  bool safetyOnly = false;
   /// The symbolic threads the equivalence query may chain through (0: the
   /// encoder's default).
   unsigned maxThreads = 0;
@@ -124,6 +128,8 @@ struct CheckResult {
   /// Loops the model does not count for every launch (kv.iter uncounted),
   /// each with a launch that shows it: aligned between the kernels.
   std::vector<std::string> uncountedLoops;
+  /// How a counterexample was found, when not by the solver.
+  std::string foundBy;
   double timeMs = 0;
 };
 

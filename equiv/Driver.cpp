@@ -457,6 +457,69 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
   return v;
 }
 
+std::optional<Validation> Driver::runFirst(const CheckOptions &co,
+                                           const LowerPairFn &lower,
+                                           const CaseCheckFn &check) {
+  std::vector<std::string> splitOn;
+  KernelOp signature;
+  CheckResult failure;
+  std::optional<LoweredPair> pair = lowerPair(
+      {}, opts.unroll, /*reportSplit=*/false, splitOn, signature, failure);
+  if (!pair) {
+    if (signature)
+      signature.erase();
+    return std::nullopt;
+  }
+  unsigned runs = 0;
+  std::string disagreement;
+  RunLimits limits;
+  limits.budgetMs = opts.runFirst;
+  limits.maxSteps = uint64_t(1) << 20;
+  std::optional<Counterexample> cex =
+      findByRunning(pair->before, pair->after, co, runs, disagreement, limits);
+  pair->before.erase();
+  pair->after.erase();
+  Validation v;
+  v.loweredUnroll = opts.unroll;
+  if (!disagreement.empty()) {
+    v.result.verdict = Verdict::Unknown;
+    v.result.reason = disagreement;
+    return v;
+  }
+  if (!cex)
+    return std::nullopt;
+  // The runs pick one schedule of the threads: their difference is the
+  // code's only if neither kernel has a race or a divergent barrier.
+  CheckOptions so = co;
+  so.safetyOnly = true;
+  CheckResult safety = checkByCases(lower, so, opts.maxCases, check);
+  switch (safety.verdict) {
+  case Verdict::Equivalent:
+    break;
+  case Verdict::Unknown:
+  case Verdict::Unsupported:
+    safety.assumptions.push_back(
+        "both kernels are free of data races and barrier divergence (not "
+        "checked: " +
+        safety.reason + ")");
+    break;
+  default:
+    // A defect, or an error the proof would report too.
+    v.result = std::move(safety);
+    return v;
+  }
+  v.result = std::move(safety);
+  v.result.verdict = Verdict::NotEquivalent;
+  v.result.reason =
+      "the kernels write different values to '" + cex->mismatchArray + "'";
+  v.result.counterexample = std::move(cex);
+  v.foundBy = "running both kernels on pseudo-random inputs (" +
+              std::to_string(runs) + (runs == 1 ? " run" : " runs") +
+              " on small launches the assumptions admit), before any "
+              "solver query";
+  return v;
+}
+
 Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
@@ -507,6 +570,13 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
     else if (timeout)
       co.timeoutSecs = timeout - huntSecs;
   }
+  // Both kernels run first on small launches with pseudo-random inputs: a
+  // wrong kernel usually shows at once, where the solver may take minutes
+  // to pick a launch that replays.
+  if (!launch && !co.realFloats && opts.runFirst)
+    if (std::optional<Validation> found =
+            runFirst(co, lowerWith(opts.unroll), check))
+      return total(std::move(*found));
   Clock::time_point checkStart = Clock::now();
   Validation v;
   v.loweredUnroll = opts.unroll;
@@ -572,8 +642,8 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
       pair->after.erase();
       if (cex) {
         v.foundBy = "running both kernels on pseudo-random inputs (" +
-                    std::to_string(runs) +
-                    " runs on launches the assumptions admit), after the "
+                    std::to_string(runs) + (runs == 1 ? " run" : " runs") +
+                    " on launches the assumptions admit), after the "
                     "proof ended unknown: " +
                     v.result.reason;
         v.result.verdict = Verdict::NotEquivalent;

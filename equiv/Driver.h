@@ -99,6 +99,14 @@ private:
                                        KernelOp &signature,
                                        CheckResult &failure,
                                        bool exact = false);
+  using CaseCheckFn =
+      std::function<CheckResult(KernelOp, KernelOp, const CheckOptions &)>;
+  /// Run both kernels before any proof (--run-first): a not-equivalent
+  /// verdict when they differ and the safety checks pass (or a defect
+  /// they find), nothing otherwise.
+  std::optional<Validation> runFirst(const CheckOptions &co,
+                                     const LowerPairFn &lower,
+                                     const CaseCheckFn &check);
   std::optional<std::vector<std::string>> planHunt(unsigned bound);
   std::optional<unsigned> exactBound(const CheckOptions &co);
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,

@@ -32,6 +32,30 @@ bool sameSignature(KernelOp a, KernelOp b) {
 
 /// Loop models (kv.iter, kv.sum) have iterations the per-thread argument
 /// does not cover.
+/// Whether \p m satisfies every assertion of \p s with the abstracted
+/// products, quotients and overflow checks replaced by their definitions:
+/// then the exact query is satisfiable too, by the same values.
+bool modelHoldsExactly(Encoder &enc, const z3::model &m, z3::solver &s) {
+  if (enc.abstracted.empty())
+    return true;
+  z3::expr_vector from(enc.ctx), to(enc.ctx);
+  for (auto &[app, precise] : enc.abstracted) {
+    from.push_back(app);
+    to.push_back(precise);
+  }
+  z3::expr_vector assertions = s.assertions();
+  for (unsigned i = 0; i < assertions.size(); ++i) {
+    z3::expr e = assertions[i];
+    // A definition may apply another abstracted term (a product of
+    // products): substitute until none is left.
+    for (unsigned round = 0; round < 8 && enc.mentionsAbstracted(e); ++round)
+      e = e.substitute(from, to);
+    if (enc.mentionsAbstracted(e) || !m.eval(e, true).is_true())
+      return false;
+  }
+  return true;
+}
+
 bool hasLoopModel(KernelOp k) {
   bool found = false;
   k.walk([&](Operation *op) {
@@ -83,6 +107,10 @@ bool proveLockstep(
   // Whether the first pair not proved has an abstracted product in it (the
   // only case an exact retry can change).
   bool differingHasProducts = false;
+  // Whether the model that showed the first pair may differ is a real
+  // difference with exact products too: then the exact retry (which
+  // bit-blasts every product, seconds to minutes) would only confirm it.
+  bool differsExactly = false;
   auto run = [&](bool exact, size_t from, bool single) -> long {
     try {
       z3::context ctx;
@@ -155,8 +183,12 @@ bool proveLockstep(
         z3::solver s(ctx);
         s.add(context);
         s.add(!c);
-        return checkSmall(s, what, 2 * enc.subqueryRlimit,
-                          enc.withinDeadline(enc.subqueryMs)) == z3::unsat;
+        z3::check_result r = checkSmall(s, what, 2 * enc.subqueryRlimit,
+                                        enc.withinDeadline(enc.subqueryMs));
+        differsExactly = false;
+        if (r == z3::sat && !exact)
+          differsExactly = modelHoldsExactly(enc, s.get_model(), s);
+        return r == z3::unsat;
       };
       // Each pair on its own: the conjunction is much harder to refute
       // than its parts.
@@ -188,7 +220,7 @@ bool proveLockstep(
       return false;
     // One pair that may differ with uninterpreted products: again with
     // exact ones, alone.
-    if (!differingHasProducts ||
+    if (!differingHasProducts || differsExactly ||
         run(/*exact=*/true, size_t(r), /*single=*/true) != -1) {
       if (why && !firstDiffering.empty())
         *why = firstDiffering + " may differ (another thread or value)";

@@ -190,10 +190,19 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // kernel's assumptions (no overflow included), so a model that replays is
   // a real counterexample, found without the exact products' bit-blasting.
   Counterexample early;
+  // Set when a model's launch was too large to run, the first time: the
+  // refinement stops there for a search among small launches, which often
+  // finds a counterexample at once where refining that model would
+  // bit-blast every product first (minutes for 64-bit indices).
+  bool tooLarge = false, triedSmall = false;
   auto replaysEarly = [&](const z3::model &m) {
     // Over the reals no model is a counterexample: replays compute IEEE.
     if (opts.realFloats)
       return false;
+    if (!triedSmall && launchThreads(enc, m) > maxReplayThreads) {
+      tooLarge = true;
+      return true;
+    }
     std::string ignored;
     Counterexample c;
     if (!replay(enc, ks, kt, m, arg, k, c, ignored, true) &&
@@ -207,6 +216,34 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     return true;
   };
   z3::check_result r = checkRefined(enc, s, replaysEarly);
+  if (r == z3::sat && tooLarge) {
+    triedSmall = true;
+    // One model per size, unrefined: one that does not replay ends the
+    // detour (refining it is what the whole query does next anyway).
+    for (uint64_t lim : {4, 64}) {
+      s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
+                                       std::chrono::seconds(5)));
+      s.push();
+      limitLaunch(enc, s, lim);
+      z3::check_result small = s.check();
+      bool found =
+          small == z3::sat && replaysEarly(s.get_model()) && early.replayed;
+      s.pop();
+      if (found) {
+        s.setRemaining([this] { return remainingMs(); });
+        result.verdict = Verdict::NotEquivalent;
+        result.counterexample = early;
+        result.reason = "the kernels write different values to '" +
+                        early.mismatchArray + "'";
+        return false;
+      }
+      if (small == z3::sat)
+        break;
+    }
+    // No small launch (within a few seconds): the whole query again.
+    s.setRemaining([this] { return remainingMs(); });
+    r = checkRefined(enc, s, replaysEarly);
+  }
   if (r == z3::unsat)
     return true;
   if (r == z3::sat && early.replayed) {

@@ -14,15 +14,50 @@
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <chrono>
 #include <map>
 #include <set>
 
 namespace kv {
 
+namespace {
+/// splitmix64: a small deterministic generator (the same launches on every
+/// machine and run).
+struct Draws {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [lo, hi].
+  int64_t in(int64_t lo, int64_t hi) {
+    return lo + (int64_t)(next() % (uint64_t)(hi - lo + 1));
+  }
+};
+} // namespace
+
+/// Whether \p k applies an uninterpreted operation (float arithmetic,
+/// comparisons, conversions, libdevice): kv arrays are typed by width
+/// only, so their cells may hold floats.
+static bool appliesOperations(KernelOp k) {
+  bool found = false;
+  k.walk([&](ApplyOp) { found = true; });
+  return found;
+}
+
 std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
-              unsigned &runs, std::string &disagreement) {
+              unsigned &runs, std::string &disagreement, RunLimits limits) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  auto overBudget = [&] {
+    return limits.budgetMs &&
+           Clock::now() - start > std::chrono::milliseconds(limits.budgetMs);
+  };
   runs = 0;
   z3::context ctx;
   Encoder enc(ctx, opts.bits, before);
@@ -31,46 +66,125 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   std::optional<z3::expr> assumed = parseAssumptions(enc, opts, err);
   if (!assumed)
     return std::nullopt;
-  z3::solver s(ctx);
-  z3::params p(ctx);
-  p.set("timeout", 2000u);
-  s.set(p);
-  s.add(enc.launchConstraints() && *assumed);
+  z3::expr facts = enc.launchConstraints() && *assumed;
   unsigned w = modelWidth(32, opts.bits);
   mlir::Block &blk = before.getBlock();
-  // Small launches and scalars first, then larger ones.
+  // The values drawn: the launch dimensions, then the scalars.
+  std::vector<z3::expr> vars;
+  for (int i = 0; i < 3; ++i) {
+    vars.push_back(enc.bdim[i]);
+    vars.push_back(enc.gdim[i]);
+  }
+  std::vector<unsigned> scalarArg;
+  for (unsigned a = 0; a < enc.params.size(); ++a)
+    if (enc.params[a] && !enc.params[a]->is_array()) {
+      vars.push_back(*enc.params[a]);
+      scalarArg.push_back(a);
+    }
+  z3::expr_vector from(ctx);
+  for (const z3::expr &v : vars)
+    from.push_back(v);
+  using Values = std::vector<int64_t>;
+  auto threadsOf = [&](const Values &vals) {
+    uint64_t n = 1;
+    bool overflow = false;
+    for (int i = 0; i < 6; ++i)
+      n = llvm::SaturatingMultiply<uint64_t>(n, (uint64_t)vals[i], &overflow);
+    return n;
+  };
+  // Whether the assumptions hold for \p vals, by evaluation (no solver).
+  auto holds = [&](const Values &vals) {
+    if (threadsOf(vals) > limits.maxThreads)
+      return false;
+    z3::expr_vector to(ctx);
+    for (size_t i = 0; i < vals.size(); ++i)
+      to.push_back(ctx.bv_val(vals[i], vars[i].get_sort().bv_size()));
+    return facts.substitute(from, to).simplify().is_true();
+  };
+  Draws draws{0x6b76616c69646174ULL};
+  // Small launches and scalars first, then larger ones. Each launch is
+  // drawn at random within the tier, value by value, where the assumptions
+  // admit the value drawn, starting from a launch they admit (one thread,
+  // scalars 0, or else the solver's). A solver's model alone sits on the
+  // bounds (0, the largest value), where a wrong halo or a missed tail
+  // often does not show.
   struct Tier {
-    uint64_t grid, block;
+    uint64_t grid[3], block[3];
     int64_t lo, hi;
     unsigned models;
   };
-  for (Tier t : {Tier{2, 64, 0, 64, 3}, Tier{8, 256, -1024, 1024, 2}}) {
-    s.push();
+  const Tier tiers[] = {{{2, 2, 2}, {64, 16, 2}, 0, 64, 3},
+                        {{8, 4, 2}, {256, 32, 4}, -1024, 1024, 2}};
+  std::set<Values> seen;
+  for (unsigned ti = 0; ti < std::min<unsigned>(limits.tiers, 2); ++ti) {
+    const Tier &t = tiers[ti];
+    std::vector<std::pair<int64_t, int64_t>> range;
     for (int i = 0; i < 3; ++i) {
-      s.add(z3::ule(enc.gdim[i], ctx.bv_val(i ? 2 : t.grid, w)));
-      s.add(z3::ule(enc.bdim[i], ctx.bv_val(i ? 4 : t.block, w)));
+      range.push_back({1, (int64_t)t.block[i]});
+      range.push_back({1, (int64_t)t.grid[i]});
     }
-    for (auto &prm : enc.params)
-      if (prm && !prm->is_array() && prm->get_sort().bv_size() > 8) {
-        unsigned pw = prm->get_sort().bv_size();
-        s.add(*prm >= ctx.bv_val(t.lo, pw) && *prm <= ctx.bv_val(t.hi, pw));
+    for (size_t i = 6; i < vars.size(); ++i)
+      range.push_back(vars[i].get_sort().bv_size() > 8
+                          ? std::pair<int64_t, int64_t>{t.lo, t.hi}
+                          : std::pair<int64_t, int64_t>{0, 1});
+    Values start(vars.size(), 0);
+    for (int i = 0; i < 6; ++i)
+      start[i] = 1;
+    if (!holds(start)) {
+      z3::solver s(ctx);
+      z3::params p(ctx);
+      p.set("timeout", 2000u);
+      s.set(p);
+      s.add(facts);
+      z3::expr threads = ctx.bv_val(1, 64);
+      for (int i = 0; i < 6; ++i) {
+        s.add(z3::ule(vars[i], ctx.bv_val(range[i].second, w)));
+        threads = threads * z3::zext(vars[i], 64 - w);
       }
-    for (unsigned m = 0; m < t.models && s.check() == z3::sat; ++m) {
-      z3::model model = s.get_model();
+      s.add(z3::ule(threads, ctx.bv_val(limits.maxThreads, 64)));
+      for (size_t i = 6; i < vars.size(); ++i)
+        s.add(vars[i] >=
+                  ctx.bv_val(range[i].first, vars[i].get_sort().bv_size()) &&
+              vars[i] <=
+                  ctx.bv_val(range[i].second, vars[i].get_sort().bv_size()));
+      if (s.check() != z3::sat)
+        continue;
+      z3::model m = s.get_model();
+      for (size_t i = 0; i < vars.size(); ++i) {
+        llvm::APInt v =
+            numeralOf(m.eval(vars[i], true), vars[i].get_sort().bv_size());
+        start[i] = i < 6 ? (int64_t)v.getZExtValue() : v.getSExtValue();
+      }
+    }
+    for (unsigned m = 0; m < t.models && !overBudget(); ++m) {
+      Values vals = start;
+      for (size_t i = 0; i < vals.size(); ++i) {
+        Values cand = vals;
+        cand[i] = draws.in(range[i].first, range[i].second);
+        if (holds(cand))
+          vals = cand;
+      }
+      if (!seen.insert(vals).second)
+        continue;
       LaunchConfig cfg;
       for (int i = 0; i < 3; ++i) {
-        cfg.grid[i] =
-            numeralOf(model.eval(enc.gdim[i], true), w).getZExtValue();
-        cfg.block[i] =
-            numeralOf(model.eval(enc.bdim[i], true), w).getZExtValue();
+        cfg.block[i] = (uint64_t)vals[2 * i];
+        cfg.grid[i] = (uint64_t)vals[2 * i + 1];
       }
       std::map<unsigned, llvm::APInt> scalars;
-      for (unsigned a = 0; a < enc.params.size(); ++a)
-        if (enc.params[a] && !enc.params[a]->is_array())
-          scalars.emplace(
-              a, numeralOf(model.eval(*enc.params[a], true),
-                           enc.widthOf(blk.getArgument(a).getType())));
+      for (size_t i = 0; i < scalarArg.size(); ++i)
+        scalars.emplace(
+            scalarArg[i],
+            llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
+                        (uint64_t)vals[6 + i], /*isSigned=*/true));
+      // Floats of every magnitude (which tell float operations in two
+      // orders apart), then small integers; not those where cells may be
+      // floats: negative ones are NaNs there, whose payloads LLVM leaves
+      // unspecified (a NaN-only difference is none).
       for (unsigned seed : {1u, 2u}) {
+        if (seed == 2 && (overBudget() || appliesOperations(before) ||
+                          appliesOperations(after)))
+          break;
         bool floats = seed == 1;
         std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
         auto inputsFor = [&](KernelOp k) {
@@ -99,7 +213,8 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
           return in;
         };
         ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-        const uint64_t maxThreads = 1u << 16, maxSteps = uint64_t(1) << 22;
+        const uint64_t maxThreads = limits.maxThreads,
+                       maxSteps = limits.maxSteps;
         ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
         if (!rb.ok || rb.assumeViolated)
           continue;
@@ -149,10 +264,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
           return cex;
         }
       }
-      // Another launch and other scalars next.
-      s.add(!enc.sameLaunchAs(model));
     }
-    s.pop();
   }
   return std::nullopt;
 }

@@ -33,14 +33,21 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
       os << sep << name << " = " << v;
     os << "\n";
   }
-  // Every input cell the kernels read is in --json; a few are shown.
-  unsigned total = 0;
-  for (const auto &[array, cells] : cex.arrays)
+  // Every input cell the kernels read is in --json; a few of each array
+  // are shown.
+  size_t quota =
+      std::max<size_t>(4, 16 / std::max<size_t>(1, cex.arrays.size()));
+  unsigned hidden = 0;
+  for (const auto &[array, cells] : cex.arrays) {
+    size_t shown = 0;
     for (const auto &[index, v] : cells)
-      if (++total <= 16)
+      if (++shown <= quota)
         os << "    input " << array << "[" << index << "] = " << v << "\n";
-  if (total > 16)
-    os << "    (" << total - 16 << " more input cells; --json lists all)\n";
+      else
+        ++hidden;
+  }
+  if (hidden)
+    os << "    (" << hidden << " more input cells; --json lists all)\n";
   os << "    mismatch: " << cex.mismatchArray << "[" << cex.mismatchIndex
      << "]: before = " << cex.before << ", after = " << cex.after << "\n";
   if (!cex.replayedOn.empty())

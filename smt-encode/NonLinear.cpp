@@ -143,24 +143,59 @@ void Encoder::pinDetermined() {
   }
   if (pinned.size() != vars.size()) {
     pinned.assign(vars.size(), std::nullopt);
+    // Plain launches first (one thread, scalars 0; then each value 2 in
+    // turn), evaluated without a solver: the facts' products of launch
+    // dimensions cost the solver hundreds of milliseconds to satisfy, and
+    // these usually show every value free at once.
+    z3::expr_vector from(ctx);
+    for (z3::expr *v : vars)
+      from.push_back(*v);
+    std::vector<uint64_t> base(vars.size(), 0);
+    for (size_t i = 0; i < 6; ++i)
+      base[i] = 1;
+    auto holds = [&](const std::vector<uint64_t> &vals) {
+      z3::expr_vector to(ctx);
+      for (size_t i = 0; i < vals.size(); ++i)
+        to.push_back(ctx.bv_val(vals[i], vars[i]->get_sort().bv_size()));
+      return facts.substitute(from, to).simplify().is_true();
+    };
+    std::vector<std::vector<uint64_t>> candidates;
+    if (holds(base)) {
+      candidates.push_back(base);
+      for (size_t i = 0; i < vars.size(); ++i) {
+        std::vector<uint64_t> alt = base;
+        alt[i] = 2;
+        if (holds(alt))
+          candidates.push_back(alt);
+      }
+    }
+    std::vector<z3::model> models;
     z3::solver s(ctx);
     s.add(facts);
-    // A check cut short by the deadline throws, so that its answer is not
-    // cached.
-    checkDeadline();
-    if (checkSmall(s, "pin model", pinRlimit, withinDeadline(30000)) !=
-        z3::sat) {
+    if (candidates.empty()) {
+      // A check cut short by the deadline throws, so that its answer is not
+      // cached.
       checkDeadline();
-      return;
+      if (checkSmall(s, "pin model", pinRlimit, withinDeadline(30000)) !=
+          z3::sat) {
+        checkDeadline();
+        return;
+      }
+      models.push_back(s.get_model());
     }
-    std::vector<z3::model> models{s.get_model()};
     for (size_t i = 0; i < vars.size(); ++i) {
-      z3::expr val = models[0].eval(*vars[i], true);
+      z3::expr val =
+          candidates.empty()
+              ? models[0].eval(*vars[i], true)
+              : ctx.bv_val(candidates[0][i], vars[i]->get_sort().bv_size());
       uint64_t n;
       if (!val.is_numeral_u64(n))
         continue;
       bool free = false;
-      for (size_t m = 1; m < models.size() && !free; ++m)
+      for (size_t c = 1; c < candidates.size() && !free; ++c)
+        free = candidates[c][i] != n;
+      for (size_t m = candidates.empty() ? 1 : 0; m < models.size() && !free;
+           ++m)
         free = !z3::eq(models[m].eval(*vars[i], true), val);
       if (free)
         continue;
