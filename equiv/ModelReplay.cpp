@@ -12,6 +12,7 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 
@@ -408,6 +409,12 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
         b.push_back(ctx.bv_val(bid[i], w32));
         t.push_back(ctx.bv_val(0, w32));
       }
+      // A shadow thread: one per cell read, which would otherwise count
+      // against the query's thread limit (a tile of a few blocks is
+      // thousands of cells).
+      bool wasShadow = enc.shadow;
+      enc.shadow = true;
+      auto restore = llvm::make_scope_exit([&] { enc.shadow = wasShadow; });
       Thread &th = enc.makeThread(t, b, 2);
       z3::expr v = enc.arrayValue(*km, a, -1,
                                   ctx.bv_val(idx, Encoder::indexBits), th, 2);
