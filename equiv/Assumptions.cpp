@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/Assumptions.h"
 #include "equiv/Safety.h"
+#include "equiv/SafetyCheck.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
@@ -325,6 +326,23 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(
         "the before kernel has no signed integer overflow (undefined "
         "behaviour in C++)");
+  // Loops with breaks: T is at most 2^31 (smt-encode/Breaks.cpp).
+  std::vector<std::string> breakLoops;
+  for (KernelOp k : {before, after})
+    k.walk([&](IterOp it) {
+      if (!hasBreaks(it))
+        return;
+      std::string loc = safety::locationOf(it);
+      if (!llvm::is_contained(breakLoops, loc))
+        breakLoops.push_back(loc);
+    });
+  if (!breakLoops.empty())
+    result.assumptions.push_back(
+        std::string("the loop") + (breakLoops.size() > 1 ? "s" : "") +
+        " with breaks or data-dependent exits at " +
+        llvm::join(breakLoops, ", ") +
+        " stop within 2^31 iterations (a loop that never stops and has no "
+        "volatile or atomic access is undefined behaviour in C++)");
   // An addend of -0.0, which the encoding drops (see Encoder::encodeOp).
   bool negZeroAddend = false;
   for (KernelOp k : {before, after})

@@ -277,6 +277,14 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
                     " accumulator loop" + (pc.alignedFolds > 1 ? "s" : "") +
                     " proved iteration by iteration (same start, same "
                     "iterations, same update), for any trip count";
+  if (!lockstep && pc.alignedBreaks) {
+    std::string m = "loops aligned: " + std::to_string(pc.alignedBreaks) +
+                    " loop" + (pc.alignedBreaks > 1 ? "s" : "") +
+                    " with breaks or data-dependent exits proved iteration "
+                    "by iteration (same start, same exits, same update), "
+                    "for any trip count";
+    result.method = result.method.empty() ? m : result.method + "; " + m;
+  }
   if (!result.uncountedLoops.empty()) {
     bool many = result.uncountedLoops.size() > 1;
     std::string m = std::string("loops aligned: the loop") + (many ? "s" : "") +

@@ -55,7 +55,7 @@ lowerFunction(Function &function, mlir::ModuleOp into, bool isSource,
               unsigned unroll, const Case &pins, bool reportSplit,
               Unsupported &split, std::string &why, bool exactUnroll,
               const std::map<std::string, unsigned> &elemBytes,
-              const std::string &brokenRule) {
+              const std::string &brokenRule, bool breakLoops) {
   std::string firstDiag;
   mlir::ScopedDiagnosticHandler handler(into.getContext(),
                                         [&](mlir::Diagnostic &d) {
@@ -70,6 +70,7 @@ lowerFunction(Function &function, mlir::ModuleOp into, bool isSource,
   lo.reportSplit = reportSplit;
   lo.elemBytes = elemBytes;
   lo.testBreakShl = brokenRule == "shl";
+  lo.breakLoops = breakLoops;
   for (auto &[name, value] : pins)
     lo.pins[name] = value;
   Unsupported u;
@@ -179,11 +180,12 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
   for (KernelInput *in : {&before, &after}) {
     bool isBefore = in == &before;
     KernelOp &slot = isBefore ? out.before : out.after;
-    bool useKernel =
-        in->kernel && (!in->function || (pins.empty() && !exact &&
-                                         unroll == in->kernelUnroll));
+    bool useKernel = in->kernel && (!in->function ||
+                                    (pins.empty() && !exact && !noBreakLoops &&
+                                     unroll == in->kernelUnroll));
     if (useKernel) {
       slot = cast<KernelOp>(in->kernel->clone());
+      slot.walk([&](BreakOp) { sawBreakLoops = true; });
       scratch.push_back(slot);
       uniquifySymbol(slot, scratch);
       continue;
@@ -201,9 +203,10 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
       hints = arrayElemBytes(out.before, in->function->arg_size());
     mlir::FailureOr<KernelOp> k = lowerFunction(
         *in->function, scratch, in->isSource, unroll, myPins, reportSplit,
-        split, why, exact, hints, opts.testBreakLowering);
+        split, why, exact, hints, opts.testBreakLowering, !noBreakLoops);
     if (mlir::succeeded(k)) {
       slot = *k;
+      slot.walk([&](BreakOp) { sawBreakLoops = true; });
       uniquifySymbol(slot, scratch);
       if (isBefore || !before.function)
         continue;
@@ -225,7 +228,7 @@ Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
       mlir::FailureOr<KernelOp> kb =
           lowerFunction(*before.function, scratch, before.isSource, unroll,
                         pins, /*reportSplit=*/false, split2, why2, exact, bw,
-                        opts.testBreakLowering);
+                        opts.testBreakLowering, !noBreakLoops);
       if (mlir::succeeded(kb)) {
         out.before.erase();
         out.before = *kb;
@@ -578,46 +581,65 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
             runFirst(co, lowerWith(opts.unroll), check))
       return total(std::move(*found));
   Clock::time_point checkStart = Clock::now();
-  Validation v;
-  v.loweredUnroll = opts.unroll;
-  v.result = checkByCases(lowerWith(opts.unroll), co, opts.maxCases, check,
-                          initial);
-  // A loop the model cannot count: unrolled exactly where the checker proves
-  // a bound on its iterations.
-  if (opts.unrollExact && !opts.unroll && !launch &&
-      v.result.verdict == Verdict::Unsupported &&
-      loopNotCounted(v.result.reason)) {
-    if (std::optional<unsigned> k = exactBound(co)) {
-      // Without a budget of its own (the command line's default), the
-      // attempt gets one: read chains through many unrolled barrier
-      // intervals can grow without end, where the plain lowering stopped at
-      // once.
-      CheckOptions eo = co;
-      if (!eo.timeoutSecs)
-        eo.timeoutSecs = exactSecs;
-      // Kernels the interval-by-interval proof does not align chain their
-      // reads through every unrolled interval: past a few hundred threads
-      // such a query does not finish, so it stops there, the same on any
-      // machine, rather than at the time limit.
-      eo.maxThreads = exactMaxThreads;
-      CheckResult e = checkByCases(lowerWith(*k, /*exact=*/true), eo,
-                                   opts.maxCases, check, initial);
-      if (e.verdict == Verdict::Unknown)
-        e.reason = "with loops unrolled exactly (at most " +
-                   std::to_string(*k) + " iterations, proved): " + e.reason;
-      if (e.verdict != Verdict::Unsupported || !loopNotCounted(e.reason)) {
-        if (e.verdict == Verdict::Equivalent) {
-          std::string unrolled = "loops unrolled exactly: each loop the "
-                                 "model cannot count runs at most " +
-                                 std::to_string(*k) +
-                                 " iterations (proved) and is unrolled "
-                                 "that far";
-          e.method = e.method.empty() ? unrolled : e.method + "; " + unrolled;
+  auto prove = [&]() {
+    Validation v;
+    v.loweredUnroll = opts.unroll;
+    v.result =
+        checkByCases(lowerWith(opts.unroll), co, opts.maxCases, check, initial);
+    // A loop the model cannot count: unrolled exactly where the checker proves
+    // a bound on its iterations.
+    if (opts.unrollExact && !opts.unroll && !launch &&
+        v.result.verdict == Verdict::Unsupported &&
+        loopNotCounted(v.result.reason)) {
+      if (std::optional<unsigned> k = exactBound(co)) {
+        // Without a budget of its own (the command line's default), the
+        // attempt gets one: read chains through many unrolled barrier
+        // intervals can grow without end, where the plain lowering stopped at
+        // once.
+        CheckOptions eo = co;
+        if (!eo.timeoutSecs)
+          eo.timeoutSecs = exactSecs;
+        // Kernels the interval-by-interval proof does not align chain their
+        // reads through every unrolled interval: past a few hundred threads
+        // such a query does not finish, so it stops there, the same on any
+        // machine, rather than at the time limit.
+        eo.maxThreads = exactMaxThreads;
+        CheckResult e = checkByCases(lowerWith(*k, /*exact=*/true), eo,
+                                     opts.maxCases, check, initial);
+        if (e.verdict == Verdict::Unknown)
+          e.reason = "with loops unrolled exactly (at most " +
+                     std::to_string(*k) + " iterations, proved): " + e.reason;
+        if (e.verdict != Verdict::Unsupported || !loopNotCounted(e.reason)) {
+          if (e.verdict == Verdict::Equivalent) {
+            std::string unrolled = "loops unrolled exactly: each loop the "
+                                   "model cannot count runs at most " +
+                                   std::to_string(*k) +
+                                   " iterations (proved) and is unrolled "
+                                   "that far";
+            e.method = e.method.empty() ? unrolled : e.method + "; " + unrolled;
+          }
+          v.result = std::move(e);
+          v.loweredUnroll = *k;
         }
-        v.result = std::move(e);
-        v.loweredUnroll = *k;
       }
     }
+    return v;
+  };
+  Validation v = prove();
+  // Loops with breaks that did not align (a loop -O2 rotated against its
+  // source): the lowering without them unrolls, splits or unrolls exactly.
+  auto open = [](Verdict x) {
+    return x == Verdict::Unknown || x == Verdict::Unsupported;
+  };
+  if (sawBreakLoops && open(v.result.verdict) && !launch) {
+    noBreakLoops = true;
+    Validation w = prove();
+    // Neither decides: the lowering without them says what stops it (a
+    // loop it cannot count, by name), and what the loops with breaks gave.
+    if (open(w.result.verdict))
+      w.result.reason +=
+          "; with its loops modelled with breaks: " + v.result.reason;
+    v = std::move(w);
   }
   // An open verdict: the kernels run on launches the assumptions admit and
   // pseudo-random inputs, which tells apart what the solver cannot (float

@@ -54,7 +54,7 @@ lowerFunction(llvm::Function &function, mlir::ModuleOp into, bool isSource,
               unsigned unroll, const Case &pins, bool reportSplit,
               Unsupported &split, std::string &why, bool exactUnroll = false,
               const std::map<std::string, unsigned> &elemBytes = {},
-              const std::string &brokenRule = {});
+              const std::string &brokenRule = {}, bool breakLoops = true);
 
 /// Whether \p reason (of a failed lowering or an unsupported verdict) is a
 /// loop that the model could not count and no case split fixed: the driver
@@ -117,6 +117,9 @@ private:
   mlir::ModuleOp scratch;
   Options opts;
   std::vector<std::string> beforeNames, afterNames;
+  /// Loops with breaks (passes/LowerBreakLoops.cpp): whether a lowering
+  /// made one, and whether they are turned off for a second attempt.
+  bool sawBreakLoops = false, noBreakLoops = false;
 };
 
 } // namespace kv

@@ -36,6 +36,8 @@ struct PairCheck {
   AlignCache alignedCache = {};
   /// The most pairs of folds (kv.fold) one query aligned.
   unsigned alignedFolds = 0;
+  /// Pairs of loops with breaks aligned.
+  unsigned alignedBreaks = 0;
 
   unsigned remainingMs() {
     if (!hasDeadline)

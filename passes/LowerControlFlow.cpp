@@ -205,8 +205,14 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
     } else if (auto *sw = dyn_cast<llvm::SwitchInst>(term)) {
       Value v = evalScalar(sw->getCondition(), s);
       llvm::SmallPtrSet<const llvm::BasicBlock *, 4> targets;
+      // A target that is only `unreachable` (clang's cleanup switch at
+      // -O0) is never taken: undefined behaviour.
+      auto dead = [](const llvm::BasicBlock *t) {
+        return isa<llvm::UnreachableInst>(t->getFirstNonPHIOrDbg());
+      };
       for (unsigned i = 0; i < sw->getNumSuccessors(); ++i)
-        targets.insert(sw->getSuccessor(i));
+        if (!dead(sw->getSuccessor(i)))
+          targets.insert(sw->getSuccessor(i));
       if (targets.size() > 2) {
         // Several targets: one arm per distinct target, each under its
         // cases (the default's: none of the other targets' cases), run to
@@ -309,6 +315,29 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       // The exit test of the loop being modelled: the iteration goes on;
       // the test becomes the kv.iter's condition.
       SymLoop &m = symLoops.back();
+      if (m.breaks) {
+        // A loop with breaks: record the exit, go on where it stays. An
+        // exit inside a branch of the body would leave the ops after the
+        // branch's join unguarded by it.
+        bool stayOn0 = exitsLoop->contains(succ0);
+        Value leave = stayOn0 ? notI1(c) : c;
+        if (s.guard != m.top) {
+          fail("loop exit inside a branch of a loop with several exits");
+          return;
+        }
+        m.exits.push_back(
+            {bb, stayOn0 ? succ1 : succ0, andI1(s.guard, leave), s});
+        s.guard = andI1(s.guard, notI1(leave));
+        m.top = s.guard;
+        m.tops.push_back(m.top);
+        next = stayOn0 ? succ0 : succ1;
+        takeEdge(bb, next, s);
+        if (next == stopAt)
+          return;
+        from = bb;
+        bb = next;
+        continue;
+      }
       if (bb != m.exiting || m.cond) {
         fail("loop with several exit tests");
         return;

@@ -71,6 +71,19 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   // did not apply if that fails too.
   std::string reason = why.construct;
   rollBack();
+  // Exits the counted model cannot take: a loop with breaks.
+  if (opts.breakLoops && !opts.unrollBound &&
+      llvm::StringRef(reason).contains("exit")) {
+    const llvm::BasicBlock *cont = nullptr, *contFrom = nullptr;
+    if (modelBreakLoop(l, s, cont, contFrom)) {
+      if (cont != stopAt)
+        runBlocks(cont, s, stopAt, contFrom);
+      return;
+    }
+    if (!why.construct.empty())
+      reason += "; as a loop with breaks: " + why.construct;
+    rollBack();
+  }
   noModel.insert(l);
   runBlocks(header, s, stopAt, from, /*entered=*/true);
   noModel.erase(l);
@@ -217,6 +230,8 @@ void Lowerer::runIteration(LoopModel &lm, State &s) {
   symLoops.back().guard = guard;
   symLoops.back().startMark = &blk.back();
   symLoops.back().preDirty = !ownWrites.empty() || !loopWritten.empty();
+  symLoops.back().breaks = lm.breaks;
+  symLoops.back().top = guard;
   runBlocks(lm.header, s, /*stopAt=*/lm.header, nullptr, /*entered=*/true);
   m = std::move(symLoops.back());
   symLoops.pop_back();
@@ -234,7 +249,7 @@ bool Lowerer::checkIteration(LoopModel &lm, State &s) {
     return false;
   if (s.dead)
     return giveUp(lm, "loop body that does not return to its header");
-  if (!m.cond)
+  if (!m.cond && !lm.breaks)
     return giveUp(lm, "loop without an exit test");
   if (m.phase && !checkBarrierPhases(lm))
     return false;
@@ -291,7 +306,8 @@ bool Lowerer::nextValues(LoopModel &lm, State &s) {
           st.val.scalar.getType() != cur.getType())
         return giveUp(lm, "private variable updated through a pointer or "
                           "in part in a loop with a symbolic trip count");
-      cur = isTrue(st.guard) || st.guard == lm.guard
+      cur = isTrue(st.guard) || st.guard == lm.guard ||
+                    llvm::is_contained(lm.m.tops, st.guard)
                 ? st.val.scalar
                 : select(st.guard, st.val.scalar, cur);
     }

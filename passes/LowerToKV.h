@@ -58,6 +58,9 @@ struct LowerOptions {
   /// Test only (--test-break-lowering=shl): lower `x << c` as x * 2^(c+1),
   /// a deliberate lowering bug that the replay on the LLVM IR must catch.
   bool testBreakShl = false;
+  /// Model loops with several or data-dependent exits with kv.break
+  /// (passes/LowerBreakLoops.cpp); off, they are unrolled or split on.
+  bool breakLoops = true;
 };
 
 /// Why a kernel could not be lowered: the construct and where it is.

@@ -224,6 +224,21 @@ private:
     llvm::SmallVector<std::pair<Value, unsigned>, 4> stagedReads;
     /// Staged reads to resolve: (index, guard) -> value, and the array.
     llvm::SmallVector<std::pair<UnrealizedConversionCastOp, Value>, 4> pending;
+    /// A loop with breaks (modelBreakLoop): every exit edge is recorded,
+    /// with the condition under which the iteration takes it and the state
+    /// on it; the iteration goes on under the negation. `top` is the guard
+    /// of the iteration's straight-line part, where an exit may be.
+    bool breaks = false;
+    Value top;
+    /// Every value `top` took: a store under one of them happens in any
+    /// iteration that goes on to the next.
+    llvm::SmallVector<Value, 4> tops;
+    struct Exit {
+      const llvm::BasicBlock *from, *to;
+      Value cond;
+      State state;
+    };
+    std::vector<Exit> exits;
   };
   std::vector<SymLoop> symLoops;
   /// Loops that fell back to unrolling (their model failed).
@@ -293,6 +308,8 @@ private:
     llvm::DenseMap<Value, Value> mulByStep;
     std::vector<Value> totals;
     std::vector<std::pair<const llvm::Value *, Value>> finals;
+    /// A loop with breaks (modelBreakLoop).
+    bool breaks = false;
   };
 
   // --- failure reporting -------------------------------------------------
@@ -527,6 +544,16 @@ private:
   /// the state after the loop on its exit edge to \p exit.
   bool modelLoop(const llvm::Loop *l, State &s,
                  const llvm::BasicBlock *&exit);
+  /// The model of a loop with several exits, or whose exit tests read
+  /// values carried around it (`while (x < n) x = next[x]`, a search with
+  /// `break`): kv.iter counting from 0, a kv.break per exit, folds for the
+  /// carried values that are not induction variables, and kv.last for what
+  /// leaves it. On success \p s is the state on entering \p cont, the block
+  /// every exit leads to.
+  bool modelBreakLoop(const llvm::Loop *l, State &s,
+                      const llvm::BasicBlock *&cont,
+                      const llvm::BasicBlock *&contFrom);
+
   // The steps of modelLoop, in order. Those that return a bool return false
   // when the loop has no model (with the reason given to fail()).
   /// A placeholder value of type \p t, recorded in \p lm's holders.

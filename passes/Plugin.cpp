@@ -252,6 +252,9 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
         /*reportSplit=*/true, Split, K.Failure);
     if (mlir::succeeded(Op)) {
       K.Op = *Op;
+      // A loop with breaks may not align with its -O2 form (rotated): the
+      // driver then lowers the source again without them.
+      K.Op.walk([&](kv::BreakOp) { K.NeedsSource = true; });
     } else if (!Split.splitOn.empty()) {
       Split.signature.erase();
       K.NeedsSource = true;

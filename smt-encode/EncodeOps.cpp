@@ -60,10 +60,12 @@ KernelModel::KernelModel(KernelOp k, std::string label)
     // A sum is the same for every iteration of its own loop.
     if (auto sum = dyn_cast<SumOp>(o))
       llvm::erase(deps, sum.getIter().getDefiningOp());
-    // So is a fold.
+    // So is a fold, and a value at the loop's last iteration.
     if (auto f = dyn_cast<FoldOp>(o))
       if (CarryOp c = f.getCarry())
         llvm::erase(deps, c.getIter().getDefiningOp());
+    if (auto l = dyn_cast<LastOp>(o))
+      llvm::erase(deps, l.getIter().getDefiningOp());
     llvm::sort(deps);
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     if (!deps.empty())
@@ -351,6 +353,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return carryValue(k, c, t);
   if (auto f = dyn_cast<FoldOp>(op))
     return foldValue(k, f, t);
+  if (auto l = dyn_cast<LastOp>(op))
+    return lastValue(k, l, t);
   if (auto r = dyn_cast<ReadOp>(op))
     return encodeRead(k, r, t);
   if (auto a = dyn_cast<ApplyOp>(op)) {
@@ -583,7 +587,7 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
 }
 
 bool mayLeaveUncounted(KernelModel &km, IterOp it) {
-  if (!it.isSigned() || it.getFromNe())
+  if (!it.isSigned() || it.getFromNe() || hasBreaks(it))
     return false;
   for (Operation *u : it.getResult().getUsers())
     if (isa<SumOp, CarryOp>(u))
@@ -638,6 +642,18 @@ z3::expr Encoder::uncountable(KernelModel &km, IterOp it, const Thread &t,
 }
 
 z3::expr Encoder::live(KernelModel &k, IterOp it, const Thread &t) {
+  z3::expr own = liveOwn(k, it, t);
+  // An alignment proof is about one iteration from any state: the facts
+  // about where the real runs stop do not apply to it.
+  if (!hasBreaks(it) || inBreakAlignment)
+    return own;
+  // A loop with breaks runs iterations 0 .. T-1 (Breaks.cpp).
+  z3::expr trips = breakTrips(k, it, t);
+  noEarlierBreak(k, it, t, trips);
+  return own && z3::ult(iterVar(it, t), trips);
+}
+
+z3::expr Encoder::liveOwn(KernelModel &k, IterOp it, const Thread &t) {
   z3::expr kv = iterVar(it, t);
   z3::expr x = value(k, it.getLb(), t) + mulTerm(kv, value(k, it.getStep(), t));
   z3::expr bound = value(k, it.getBound(), t);

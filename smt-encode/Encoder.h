@@ -74,6 +74,8 @@ struct KernelModel {
 /// does not count it: a signed test other than `!=`, and nothing that
 /// counts its iterations (a sum or fold over it, a kv.prove inside it).
 bool mayLeaveUncounted(KernelModel &k, IterOp it);
+/// Whether \p it's loop has kv.break ops (a loop with breaks).
+bool hasBreaks(IterOp it);
 
 /// "If `writer` wrote nothing to array[index] in `interval`, no thread of the
 /// reader's block (shared) or of the grid (global) did."
@@ -355,6 +357,8 @@ public:
 
   /// Pairs of folds (kv.fold, one per kernel) proved aligned.
   unsigned alignedFolds = 0;
+  /// Pairs of loops with breaks aligned (Breaks.cpp).
+  unsigned alignedBreaks = 0;
 
 private:
   /// With the block's shape fixed (a case split, or assumptions), the
@@ -453,6 +457,34 @@ private:
   bool proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2, FoldOp x,
                     unsigned scale);
   bool foldsAligned = false;
+  /// Loops with breaks (Breaks.cpp): T, the iterations a thread runs, an
+  /// uninterpreted function named by the loop's class (shared by two
+  /// aligned loops), with its facts added once per application.
+  z3::expr breakTrips(KernelModel &k, IterOp it, const Thread &t);
+  /// live() without the breaks: the kv.iter's own test and guard.
+  z3::expr liveOwn(KernelModel &k, IterOp it, const Thread &t);
+  /// Whether some break of \p it's loop holds at \p t's iteration.
+  z3::expr breakCond(KernelModel &k, IterOp it, const Thread &t);
+  /// Adds to `side` that \p t's iteration did not break if the loop went
+  /// on (once per iteration term).
+  z3::expr noEarlierBreak(KernelModel &k, IterOp it, const Thread &t,
+                          const z3::expr &trips);
+  z3::expr lastValue(KernelModel &k, LastOp l, const Thread &t);
+  /// \p t at iteration \p x of \p it's loop.
+  Thread &threadAtIter(IterOp it, const Thread &t, const z3::expr &x);
+  std::vector<mlir::Operation *> outerItersOf(KernelModel &k, IterOp it);
+  /// Aligns the loops with breaks of `bounded` with those of `trusted`
+  /// (from alignFolds).
+  void alignBreakLoops();
+  bool proveBreakAlignment(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
+                           KernelModel &k2, IterOp x, std::vector<FoldOp> fx);
+  std::map<mlir::Operation *, std::string> breakClass;
+  bool inBreakAlignment = false;
+  std::map<std::tuple<unsigned, mlir::Operation *, unsigned, bool>, Thread *>
+      iterThreads;
+  std::set<std::pair<mlir::Operation *, unsigned>> breakFacts;
+  /// The ids the folds' and loops' functions take (foldIds), of \p t.
+  void idArgs(KernelModel &k, z3::expr_vector &args, const Thread &t);
   /// How deep rootCarry is unfolding its definition.
   unsigned unfoldDepth = 0;
   std::map<mlir::Operation *, std::string> foldName;

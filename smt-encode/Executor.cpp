@@ -171,10 +171,16 @@ bool Executor::runLoop(const Interval &iv, unsigned n) {
         return fail("the loop of " + describe(i.op) + " runs more than " +
                     llvm::Twine(maxIterations) + " iterations");
       slots[i.result] = APInt(64, k);
+      broke.erase(i.result);
       if (!runRange(iv, n + 1, i.iterEnd))
         return false;
       if (res.assumeViolated)
         return true;
+      // A kv.break held: this was the last iteration.
+      if (broke.erase(i.result)) {
+        ++k;
+        break;
+      }
     }
   }
   // No iteration: later instructions may still use the independent values.

@@ -229,8 +229,8 @@ bool Executor::compileLoops(
       slotLoops[i.result] = deps;
     // A sum runs in its loop's range, but its value is the loop's total;
     // so does a fold.
-    if (i.kind == Kind::Sum || i.kind == Kind::Fold) {
-      unsigned iter = i.ops[i.kind == Kind::Sum ? 1 : 2];
+    if (i.kind == Kind::Sum || i.kind == Kind::Fold || i.kind == Kind::Last) {
+      unsigned iter = i.ops[i.kind == Kind::Fold ? 2 : 1];
       llvm::erase_if(slotLoops[i.result], [&](unsigned l) {
         return iv.instrs[l].result == iter;
       });
@@ -352,6 +352,14 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             return addOperand(f.getAcc()) && addOperand(f.getNext()) &&
                    addOperand(f.getCarry().getIter());
           })
+          .Case([&](BreakOp br) {
+            i.kind = Kind::Break;
+            return addOperand(br.getIter()) && addOperand(br.getCond());
+          })
+          .Case([&](LastOp l) {
+            i.kind = Kind::Last;
+            return addOperand(l.getValue()) && addOperand(l.getIter());
+          })
           .Case([&](ApplyOp a) {
             i.kind = Kind::Apply;
             for (Value v : a.getOperands())
@@ -433,6 +441,10 @@ bool Executor::checkWidths(const Instr &i) const {
     return n == 2 && w(0) == i.width && w(1) == 64;
   case Kind::Fold:
     return n == 3 && w(0) == i.width && w(1) == i.width && w(2) == 64;
+  case Kind::Break:
+    return n == 2 && w(0) == 64 && w(1) == 1;
+  case Kind::Last:
+    return n == 2 && w(0) == i.width && w(1) == 64;
   case Kind::CmpI:
   case Kind::NoWrap:
     return n == 2 && w(0) == w(1) && i.width == 1;

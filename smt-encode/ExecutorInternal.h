@@ -13,6 +13,7 @@
 #include "smt-encode/Executor.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 
@@ -58,6 +59,10 @@ enum class Kind : uint8_t {
   Sum,
   Carry,
   Fold,
+  /// kv.break: ends its loop after this iteration when its condition holds.
+  Break,
+  /// kv.last: its value at the loop's last iteration.
+  Last,
 };
 
 enum class FloatFn : uint8_t { None, Add, Sub, Mul, Div, Neg, Cmp };
@@ -154,6 +159,8 @@ private:
 
   // Execution state.
   std::vector<llvm::APInt> slots;
+  /// The kv.iter slots whose loop a kv.break ends after this iteration.
+  llvm::DenseSet<unsigned> broke;
   uint64_t bid[3] = {0, 0, 0}, tid[3] = {0, 0, 0};
   /// Per argument number: the cells of a global array read or written so
   /// far in this run, and of a shared array in the current block.

@@ -496,6 +496,15 @@ bool Executor::exec(const Instr &i) {
     slots[i.ops[0]] = arg(1);
     slots[i.result] = arg(1);
     return true;
+  case Kind::Break:
+    // ops: the loop's iteration, the condition; runLoop stops after it.
+    if (!arg(1).isZero())
+      broke.insert(i.ops[0]);
+    return true;
+  case Kind::Last:
+    // Each iteration's value: the last one stays.
+    slots[i.result] = arg(0);
+    return true;
   case Kind::NoWrap: {
     if (i.aux & 4)
       return set(APInt(1, 1));

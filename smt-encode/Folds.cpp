@@ -109,6 +109,12 @@ unsigned carryDepth(FoldOp f) {
 
 void Encoder::foldArgs(KernelModel &k, FoldOp f, const Thread &t,
                        z3::expr_vector &args) {
+  idArgs(k, args, t);
+  for (Operation *o : outerIters(k, f))
+    args.push_back(iterVar(cast<IterOp>(o), t));
+}
+
+void Encoder::idArgs(KernelModel &k, z3::expr_vector &args, const Thread &t) {
   // The ids the kernels read: two threads that differ only in others
   // (a 1-D kernel's rows along y) compute the same fold.
   if (foldIds.empty())
@@ -125,8 +131,6 @@ void Encoder::foldArgs(KernelModel &k, FoldOp f, const Thread &t,
     if (foldIds.count(makeSReg(SRegGroup::Bid, d)))
       args.push_back(t.bid[d]);
   }
-  for (Operation *o : outerIters(k, f))
-    args.push_back(iterVar(cast<IterOp>(o), t));
 }
 
 z3::expr Encoder::appOf(const std::string &name, const z3::expr_vector &args,
@@ -210,12 +214,18 @@ z3::expr Encoder::rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
   const FoldAlignment &al = alignment.at(f);
   FoldOp rootOp = al.root;
   const FoldAlignment &root = alignment.at(rootOp);
-  // The thread in the root's loops: outer iterations by position.
-  Thread &tr = makeThread(t.tid, t.bid, t.depth);
+  // The thread in the root's loops: outer iterations by position. Without
+  // any, \p t itself: a new thread per use would have its own facts
+  // (threadFacts), which may use this fold again.
   std::vector<Operation *> mine = outerIters(*al.kernel, f),
                            theirs = outerIters(*root.kernel, rootOp);
-  for (size_t i = 0; i < mine.size() && i < theirs.size(); ++i)
-    tr.iters.emplace(theirs[i], iterVar(cast<IterOp>(mine[i]), t));
+  Thread *trp = const_cast<Thread *>(&t);
+  if (!mine.empty() || !theirs.empty()) {
+    trp = &makeThread(t.tid, t.bid, t.depth);
+    for (size_t i = 0; i < mine.size() && i < theirs.size(); ++i)
+      trp->iters.emplace(theirs[i], iterVar(cast<IterOp>(mine[i]), t));
+  }
+  Thread &tr = *trp;
   z3::expr init = value(*root.kernel, rootOp.getCarry().getInit(), tr);
   z3::expr_vector args(ctx);
   foldArgs(*root.kernel, rootOp, tr, args);
@@ -293,10 +303,16 @@ void Encoder::alignFolds() {
     if (!ks[i] || (i == 1 && ks[1] == ks[0]))
       continue;
     ks[i]->op.walk([&](FoldOp f) {
-      foldName[f] = ks[i]->label + ".fold" + std::to_string(byKernel[i].size());
+      if (!foldName.count(f))
+        foldName[f] =
+            ks[i]->label + ".fold" + std::to_string(byKernel[i].size());
       byKernel[i].push_back(f);
     });
   }
+  // Loops with breaks first: their folds are aligned with the loops.
+  alignBreakLoops();
+  for (std::vector<FoldOp> &fs : byKernel)
+    llvm::erase_if(fs, [](FoldOp f) { return hasBreaks(loopOf(f)); });
   if (byKernel[0].empty() || byKernel[1].empty())
     return;
   // The after kernel's folds in order: a remainder loop's start is the

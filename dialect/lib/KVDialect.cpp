@@ -107,8 +107,8 @@ LogicalResult KernelOp::verify() {
                << e;
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
-        isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp,
-            NoWrapOp, IterOp, SumOp, ProveOp, CarryOp, FoldOp>(op))
+        isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp, NoWrapOp,
+            IterOp, SumOp, ProveOp, CarryOp, FoldOp, BreakOp, LastOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }
@@ -158,6 +158,18 @@ LogicalResult SumOp::verify() {
 }
 
 LogicalResult CarryOp::verify() {
+  if (!getIter().getDefiningOp<IterOp>())
+    return emitOpError("iterates over a value that is not a kv.iter");
+  return success();
+}
+
+LogicalResult BreakOp::verify() {
+  if (!getIter().getDefiningOp<IterOp>())
+    return emitOpError("iterates over a value that is not a kv.iter");
+  return success();
+}
+
+LogicalResult LastOp::verify() {
   if (!getIter().getDefiningOp<IterOp>())
     return emitOpError("iterates over a value that is not a kv.iter");
   return success();

@@ -179,3 +179,21 @@ kv.kernel @two_folds attributes {arg_names = ["n"]} {
   %r = kv.fold %h = %x : i32
   %s = kv.fold %h = %x : i32
 }
+
+// -----
+
+kv.kernel @break_not_over_iter attributes {arg_names = ["n"]} {
+^bb0(%n: i64):
+  %true = arith.constant true
+  // expected-error @+1 {{'kv.break' op iterates over a value that is not a kv.iter}}
+  kv.break %n if %true
+}
+
+// -----
+
+kv.kernel @last_not_over_iter attributes {arg_names = ["n"]} {
+^bb0(%n: i64):
+  %x = arith.constant 1 : i32
+  // expected-error @+1 {{'kv.last' op iterates over a value that is not a kv.iter}}
+  %r = kv.last %x over %n : i32
+}

@@ -637,3 +637,44 @@ TEST(NativeApply, ConversionsAndExactMath) {
 }
 
 } // namespace
+
+// A loop with breaks: the first k < n with in[k] == key (or n), run until a
+// kv.break holds; kv.last keeps the value of the iteration that broke.
+TEST_F(ExecutorTest, LoopWithBreaks) {
+  kv::KernelOp k = parse(R"(
+kv.kernel @find attributes {arg_names = ["out", "in", "n", "key"]} {
+^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i32, %key: i32):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %max = arith.constant 2147483648 : i64
+  %k = kv.iter from %c0 step %c1 while slt %max if %true
+  %k32 = arith.trunci %k : i64 to i32
+  %done = arith.cmpi sge, %k32, %n : i32
+  %go = arith.xori %done, %true : i1
+  %x = kv.read %in[%k] if %go : !kv.global<i32>, i64 -> i32
+  %hit = arith.cmpi eq, %x, %key : i32
+  %found = arith.andi %go, %hit : i1
+  kv.break %k if %done
+  kv.break %k if %found
+  %r = kv.last %k32 over %k : i32
+  kv.write %out[%c0] = %r if %true : !kv.global<i32>, i64, i32
+}
+)",
+                         "find");
+  ASSERT_TRUE(k);
+  auto run = [&](int64_t n, int64_t key) {
+    kv::ExecInputs in = inputs();
+    in.scalar = [n, key](unsigned argNo) {
+      return APInt(32, argNo == 2 ? n : key, /*isSigned=*/true);
+    };
+    kv::ExecResult r = kv::execute(k, launch(1, 1), in);
+    EXPECT_TRUE(r.ok) << r.error;
+    return cells(r, 0)[0];
+  };
+  // in[i] = 2000 + i: key 2005 is at 5; beyond n, or absent, gives n.
+  EXPECT_EQ(run(10, 2005), 5u);
+  EXPECT_EQ(run(3, 2005), 3u);
+  EXPECT_EQ(run(10, 7), 10u);
+  EXPECT_EQ(run(0, 2000), 0u);
+}

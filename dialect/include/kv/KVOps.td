@@ -321,4 +321,37 @@ def KV_FoldOp : KV_Op<"fold", [AllTypesMatch<["acc", "next", "result"]>]> {
   }];
 }
 
+def KV_BreakOp : KV_Op<"break"> {
+  let summary = "an exit from the middle or the test of a loop";
+  let description = [{
+    `kv.break %k if %c`: when `c` holds at iteration k of the loop of `%k`
+    (a `kv.iter`), k is the loop's last iteration: no later one runs. `c`
+    includes the path to the exit, so ops of iteration k after the exit
+    carry its negation in their guards. A loop with breaks runs iterations
+    0 .. T-1 where T - 1 is the first iteration whose break holds (or whose
+    kv.iter test fails at T): a `while (x < n) x = next[x]` loop, a search
+    loop with `break`. No trip count is computed; two such loops are
+    aligned when the checker proves that they start alike, break alike and
+    update alike at every iteration.
+  }];
+  let arguments = (ins I64:$iter, I1:$cond);
+  let assemblyFormat = "$iter `if` $cond attr-dict";
+  let hasVerifier = 1;
+}
+
+def KV_LastOp : KV_Op<"last", [Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a value at the last iteration of a loop with breaks";
+  let description = [{
+    `%r = kv.last %v over %k : i32` is the value `%v` has at the last
+    iteration that runs of the loop of `%k`: what leaves a loop with
+    breaks along the exit it takes (the lowering selects among the exits
+    by their conditions). Like `kv.fold`, the result does not depend on the
+    loop's iteration number; it is unspecified when no iteration runs.
+  }];
+  let arguments = (ins AnyType:$value, I64:$iter);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$value `over` $iter attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // KV_OPS_TD

@@ -1,0 +1,282 @@
+//===- Breaks.cpp - Loops with breaks: aligned without a trip count -------===//
+//
+// A loop with kv.break ops (a search with `break`, `while (x < n) x =
+// next[x]`) runs iterations 0 .. T-1 for a thread, T - 1 being the first
+// iteration whose break holds. T is an uninterpreted function of the
+// thread and the loops around it, with what is true of it in every run
+// that ends: 1 <= T <= 2^31 where the loop is entered, the break holds at
+// T - 1, and at no iteration k with k + 1 < T. (C++ lets a compiler assume
+// that a loop without side effects beyond memory ends; the verdict lists
+// the 2^31 bound among its assumptions.)
+//
+// Alignment: loop X of the after kernel and loop F of the before kernel
+// share T and their folds' functions when a side query proves, for a
+// symbolic thread in range, outer iterations, iteration y and one value
+// per pair of folds (the state both loops hold at y): the folds start
+// equal, the iteration runs in both or in neither, it breaks in both or in
+// neither, and where it goes on the folds' updates are equal. By induction
+// the two loops hold the same state at every iteration and stop at the
+// same one: no trip count, no termination argument needed.
+//
+//===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/EncoderInternal.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace kv {
+
+namespace {
+
+std::vector<BreakOp> breaksOf(IterOp it) {
+  std::vector<BreakOp> r;
+  for (Operation *u : it.getResult().getUsers())
+    if (auto b = dyn_cast<BreakOp>(u))
+      r.push_back(b);
+  llvm::sort(r, [](BreakOp a, BreakOp b) {
+    return a->isBeforeInBlock(b.getOperation());
+  });
+  return r;
+}
+
+/// The folds of \p it's loop, in block order.
+std::vector<FoldOp> foldsOf(IterOp it) {
+  std::vector<FoldOp> r;
+  for (Operation *u : it.getResult().getUsers())
+    if (auto c = dyn_cast<CarryOp>(u))
+      for (Operation *cu : c->getUsers())
+        if (auto f = dyn_cast<FoldOp>(cu); f && f.getAcc() == c.getResult())
+          r.push_back(f);
+  llvm::sort(r, [](FoldOp a, FoldOp b) {
+    return a->isBeforeInBlock(b.getOperation());
+  });
+  return r;
+}
+
+} // namespace
+
+bool hasBreaks(IterOp it) {
+  return llvm::any_of(it.getResult().getUsers(),
+                      [](Operation *u) { return isa<BreakOp>(u); });
+}
+
+std::vector<Operation *> Encoder::outerItersOf(KernelModel &k, IterOp it) {
+  std::vector<Operation *> outer;
+  for (Operation *o : k.itersOf(it))
+    if (o != it.getOperation())
+      outer.push_back(o);
+  llvm::sort(outer,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return outer;
+}
+
+Thread &Encoder::threadAtIter(IterOp it, const Thread &t, const z3::expr &x) {
+  // One thread per (thread, loop, iteration): values are memoized by
+  // thread, and a thread per use would grow the query with each.
+  if (auto o = t.iters.find(it); o != t.iters.end() && o->second.id() == x.id())
+    return const_cast<Thread &>(t);
+  auto key = std::make_tuple(t.id, it.getOperation(), x.id(), shadow);
+  if (auto m = iterThreads.find(key); m != iterThreads.end())
+    return *m->second;
+  Thread &tn = makeThread(t.tid, t.bid, t.depth);
+  iterThreads[key] = &tn;
+  for (auto &[o, v] : t.iters)
+    if (o != it.getOperation())
+      tn.iters.emplace(o, v);
+  tn.iters.emplace(it.getOperation(), x);
+  // A running value fixed at \p t's iteration of this loop is not the one
+  // at x.
+  for (auto &[c, v] : t.carries)
+    if (cast<CarryOp>(c).getIter() != it.getResult())
+      tn.carries.emplace(c, v);
+  return tn;
+}
+
+z3::expr Encoder::breakCond(KernelModel &k, IterOp it, const Thread &t) {
+  z3::expr b = ctx.bool_val(false);
+  for (BreakOp br : breaksOf(it)) {
+    z3::expr c = value(k, br.getCond(), t);
+    b = b || (c.is_bool() ? c : bvToBool(c));
+  }
+  return b;
+}
+
+z3::expr Encoder::breakTrips(KernelModel &k, IterOp it, const Thread &t) {
+  alignFolds();
+  auto cls = breakClass.find(it);
+  if (cls == breakClass.end())
+    cls = breakClass
+              .emplace(it, k.label + ".brk" + std::to_string(breakClass.size()))
+              .first;
+  z3::expr_vector args(ctx);
+  idArgs(k, args, t);
+  for (Operation *o : outerItersOf(k, it))
+    args.push_back(iterVar(cast<IterOp>(o), t));
+  z3::expr n = appOf("trips." + cls->second, args, 64);
+  if (!breakFacts.insert({it.getOperation(), n.id()}).second)
+    return n;
+  // Facts true of every run that ends (see the file comment).
+  z3::expr one = ctx.bv_val(1, 64);
+  Thread &tl = threadAtIter(it, t, n - one);
+  z3::expr g = value(k, it.getGuard(), t);
+  z3::expr entered = g.is_bool() ? g : bvToBool(g);
+  side.push_back(
+      z3::implies(entered, z3::uge(n, one) &&
+                               z3::ule(n, ctx.bv_val(uint64_t(1) << 31, 64)) &&
+                               liveOwn(k, it, tl) && breakCond(k, it, tl)));
+  loopFacts.push_back(side.back());
+  return n;
+}
+
+z3::expr Encoder::noEarlierBreak(KernelModel &k, IterOp it, const Thread &t,
+                                 const z3::expr &trips) {
+  z3::expr x = iterVar(it, t);
+  if (!breakFacts.insert({it.getOperation(), x.id()}).second)
+    return ctx.bool_val(true);
+  // Iteration x went on to x + 1: it did not break.
+  side.push_back(
+      z3::implies(z3::ult(x + ctx.bv_val(1, 64), trips) && liveOwn(k, it, t),
+                  !breakCond(k, it, t)));
+  return ctx.bool_val(true);
+}
+
+z3::expr Encoder::lastValue(KernelModel &k, LastOp l, const Thread &t) {
+  auto it = l.getIter().getDefiningOp<IterOp>();
+  if (!hasBreaks(it))
+    return unsupportedOp(l, "a kv.last over a loop without kv.break");
+  z3::expr n = breakTrips(k, it, t);
+  Thread &tl = threadAtIter(it, t, n - ctx.bv_val(1, 64));
+  return value(k, l.getValue(), tl);
+}
+
+void Encoder::alignBreakLoops() {
+  KernelModel *ks[2] = {trusted, bounded};
+  if (!ks[0] || !ks[1] || ks[0] == ks[1])
+    return;
+  std::vector<IterOp> loops[2];
+  for (int i = 0; i < 2; ++i)
+    ks[i]->op.walk([&](IterOp it) {
+      if (hasBreaks(it))
+        loops[i].push_back(it);
+    });
+  llvm::DenseSet<Operation *> taken;
+  for (IterOp x : loops[1]) {
+    std::vector<FoldOp> fx = foldsOf(x);
+    for (IterOp f : loops[0]) {
+      if (taken.contains(f))
+        continue;
+      std::vector<FoldOp> ff = foldsOf(f);
+      if (ff.size() != fx.size() ||
+          outerItersOf(*ks[0], f).size() != outerItersOf(*ks[1], x).size())
+        continue;
+      bool types = true;
+      for (size_t i = 0; i < ff.size(); ++i)
+        types = types && ff[i].getType() == fx[i].getType();
+      if (!types)
+        continue;
+      // Tentatively share T and the folds' functions.
+      std::string cls = "brk.aligned" + std::to_string(fresh++);
+      breakClass[f] = breakClass[x] = cls;
+      for (size_t i = 0; i < ff.size(); ++i) {
+        std::string fc = cls + ".fold" + std::to_string(i);
+        alignment[ff[i]] = FoldAlignment{fc, ff[i], ks[0], 1, {}};
+        alignment[fx[i]] = FoldAlignment{fc, ff[i], ks[1], 1, {}};
+        foldName[ff[i]] = foldName[fx[i]] = fc;
+      }
+      if (proveBreakAlignment(*ks[0], f, ff, *ks[1], x, fx)) {
+        taken.insert(f);
+        ++alignedBreaks;
+        break;
+      }
+      breakClass.erase(f);
+      breakClass.erase(x);
+      for (size_t i = 0; i < ff.size(); ++i) {
+        alignment.erase(ff[i]);
+        alignment.erase(fx[i]);
+      }
+    }
+  }
+}
+
+bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
+                                  std::vector<FoldOp> ff, KernelModel &k2,
+                                  IterOp x, std::vector<FoldOp> fx) {
+  std::string n = std::to_string(fresh++);
+  std::vector<z3::expr> tid, bid;
+  namedIds("brk", tid, bid);
+  z3::expr_vector q(ctx);
+  bool wasShadow = shadow, wasProofOnly = proofOnly;
+  shadow = proofOnly = inBreakAlignment = true;
+  proofFacts.clear();
+  unsigned sideBefore = side.size();
+  Thread &t = makeThread(tid, bid, 1);
+  std::vector<Operation *> o1 = outerItersOf(k1, f), o2 = outerItersOf(k2, x);
+  for (size_t i = 0; i < o1.size(); ++i) {
+    z3::expr o =
+        ctx.bv_const(("brk" + n + ".o" + std::to_string(i)).c_str(), 64);
+    q.push_back(z3::ult(o, ctx.bv_val(uint64_t(1) << 31, 64)));
+    t.iters.emplace(o1[i], o);
+    t.iters.emplace(o2[i], o);
+  }
+  z3::expr y = z3::zext(ctx.bv_const(("brk" + n + ".y").c_str(), 31), 33);
+  Thread &tf = threadAtIter(f, t, y);
+  Thread &tx = threadAtIter(x, t, y);
+  z3::expr differ = ctx.bool_val(false);
+  for (size_t i = 0; i < ff.size(); ++i) {
+    z3::expr a = ctx.bv_const(("brk" + n + ".acc" + std::to_string(i)).c_str(),
+                              widthOf(ff[i].getType()));
+    tf.carries.insert_or_assign(ff[i].getCarry(), a);
+    tx.carries.insert_or_assign(fx[i].getCarry(), a);
+    differ = differ || value(k1, ff[i].getCarry().getInit(), t) !=
+                           value(k2, fx[i].getCarry().getInit(), t);
+  }
+  z3::expr runsF = liveOwn(k1, f, tf), runsX = liveOwn(k2, x, tx);
+  z3::expr brkF = breakCond(k1, f, tf), brkX = breakCond(k2, x, tx);
+  differ = differ || runsF != runsX || (runsF && brkF != brkX);
+  for (size_t i = 0; i < ff.size(); ++i)
+    differ = differ ||
+             (runsF && !brkF &&
+              value(k1, ff[i].getNext(), tf) != value(k2, fx[i].getNext(), tx));
+  // The source kernel's preconditions at the iteration (no signed
+  // overflow), those that read no array: where the real state stands,
+  // they hold.
+  z3::expr pre = ctx.bool_val(true);
+  if (&k1 == trusted)
+    for (AssumeOp as : k1.assumes) {
+      const std::vector<Operation *> &deps = k1.itersOf(as);
+      if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
+            return d != f.getOperation() && !llvm::is_contained(o1, d);
+          }))
+        continue;
+      z3::expr c = value(k1, as.getCond(), tf);
+      z3::expr runs = ctx.bool_val(true);
+      for (Operation *d : deps)
+        runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
+      pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
+    }
+  shadow = wasShadow;
+  proofOnly = wasProofOnly;
+  inBreakAlignment = false;
+  if (!unsupported.empty())
+    return false;
+  q.push_back(facts);
+  q.push_back(inRange(t));
+  q.push_back(globalIndexFacts(t));
+  q.push_back(pre);
+  for (const z3::expr &e : proofFacts)
+    q.push_back(e);
+  for (unsigned i = sideBefore; i < side.size(); ++i)
+    q.push_back(side[i]);
+  q.push_back(differ);
+  bool proved = proveUnsat(z3::mk_and(q), "align-breaks");
+  if (debugEnabled("encoder"))
+    llvm::errs() << "aligning a loop with breaks of the after kernel with "
+                    "one of the before kernel: "
+                 << (proved ? "proved" : "not proved") << "\n";
+  return proved;
+}
+
+} // namespace kv
