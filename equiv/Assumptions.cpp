@@ -341,7 +341,8 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
         std::string("the loop") + (breakLoops.size() > 1 ? "s" : "") +
         " with breaks or data-dependent exits at " +
         llvm::join(breakLoops, ", ") +
-        " stop within 2^31 iterations (a loop that never stops and has no "
+        (breakLoops.size() > 1 ? " stop" : " stops") +
+        " within 2^31 iterations (a loop that never stops and has no "
         "volatile or atomic access is undefined behaviour in C++)");
   // An addend of -0.0, which the encoding drops (see Encoder::encodeOp).
   bool negZeroAddend = false;

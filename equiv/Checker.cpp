@@ -283,6 +283,11 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
                     " with breaks or data-dependent exits proved iteration "
                     "by iteration (same start, same exits, same update), "
                     "for any trip count";
+    if (pc.rotatedBreaks)
+      m += " (" + std::to_string(pc.rotatedBreaks) +
+           (pc.alignedBreaks > 1 ? " of them" : "") +
+           " rotated: its first exit tests run before the loop and at the "
+           "end of each iteration, as -O2 rotates a loop)";
     result.method = result.method.empty() ? m : result.method + "; " + m;
   }
   if (!result.uncountedLoops.empty()) {

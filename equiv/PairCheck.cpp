@@ -116,6 +116,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   encodeValues(enc, ks, kt, arg, mode, k, host, vs, vt);
   alignedFolds = std::max(alignedFolds, enc.alignedFolds);
   alignedBreaks = std::max(alignedBreaks, enc.alignedBreaks);
+  rotatedBreaks = std::max(rotatedBreaks, enc.rotatedBreaks);
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
   // For the threads the query is about (the writers of the cell compared,

@@ -108,7 +108,7 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
   lm.k = iter.getResult();
   std::vector<SymLoop::Exit> &exits = lm.m.exits;
   for (SymLoop::Exit &e : exits)
-    BreakOp::create(b, loc, lm.k, e.cond);
+    BreakOp::create(b, loc, lm.k, e.cond, e.header, e.first);
 
   // Every exit leads to one block, through blocks that only branch on
   // (and store to private variables: those stores run in the exit's

@@ -325,8 +325,13 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
           fail("loop exit inside a branch of a loop with several exits");
           return;
         }
-        m.exits.push_back(
-            {bb, stayOn0 ? succ1 : succ0, andI1(s.guard, leave), s});
+        bool first = s.stores.size() == m.storeBase;
+        for (Operation &op :
+             llvm::make_range(std::next(m.startMark->getIterator()),
+                              kernel.getBlock().end()))
+          first = first && !isa<WriteOp>(op);
+        m.exits.push_back({bb, stayOn0 ? succ1 : succ0, andI1(s.guard, leave),
+                           s, bb == exitsLoop->getHeader(), first});
         s.guard = andI1(s.guard, notI1(leave));
         m.top = s.guard;
         m.tops.push_back(m.top);

@@ -231,6 +231,7 @@ void Lowerer::runIteration(LoopModel &lm, State &s) {
   symLoops.back().startMark = &blk.back();
   symLoops.back().preDirty = !ownWrites.empty() || !loopWritten.empty();
   symLoops.back().breaks = lm.breaks;
+  symLoops.back().storeBase = lm.storeBase;
   symLoops.back().top = guard;
   runBlocks(lm.header, s, /*stopAt=*/lm.header, nullptr, /*entered=*/true);
   m = std::move(symLoops.back());

@@ -237,7 +237,11 @@ private:
       const llvm::BasicBlock *from, *to;
       Value cond;
       State state;
+      /// From the loop's header; before any write or private store of the
+      /// iteration (what -O2's loop rotation may move to the latch).
+      bool header, first;
     };
+    size_t storeBase = 0;
     std::vector<Exit> exits;
   };
   std::vector<SymLoop> symLoops;

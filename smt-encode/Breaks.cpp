@@ -95,6 +95,35 @@ Thread &Encoder::threadAtIter(IterOp it, const Thread &t, const z3::expr &x) {
   return tn;
 }
 
+z3::expr Encoder::breakGroup(KernelModel &k, IterOp it, const Thread &t,
+                             bool selected, bool headerMode) {
+  z3::expr b = ctx.bool_val(false);
+  for (BreakOp br : breaksOf(it)) {
+    if ((headerMode ? br.getHeader() : br.getFirst()) != selected)
+      continue;
+    z3::expr c = value(k, br.getCond(), t);
+    b = b || (c.is_bool() ? c : bvToBool(c));
+  }
+  return b;
+}
+
+z3::expr Encoder::guardOf(KernelModel &k, IterOp it, const Thread &t) {
+  z3::expr g = value(k, it.getGuard(), t);
+  return g.is_bool() ? g : bvToBool(g);
+}
+
+void Encoder::foldStepFacts(KernelModel &k, IterOp it, const Thread &t,
+                            const z3::expr &p) {
+  // Iteration p runs: iteration p - 1 ran and went on, so each fold's
+  // running value at p is its update at p - 1.
+  Thread &tp = threadAtIter(it, t, p);
+  Thread &tq = threadAtIter(it, t, p - ctx.bv_val(1, 64));
+  for (FoldOp f : foldsOf(it))
+    side.push_back(
+        z3::implies(z3::uge(p, ctx.bv_val(1, 64)) && live(k, it, tp),
+                    value(k, f.getAcc(), tp) == value(k, f.getNext(), tq)));
+}
+
 z3::expr Encoder::breakCond(KernelModel &k, IterOp it, const Thread &t) {
   z3::expr b = ctx.bool_val(false);
   for (BreakOp br : breaksOf(it)) {
@@ -118,6 +147,22 @@ z3::expr Encoder::breakTrips(KernelModel &k, IterOp it, const Thread &t) {
   z3::expr n = appOf("trips." + cls->second, args, 64);
   if (!breakFacts.insert({it.getOperation(), n.id()}).second)
     return n;
+  // A loop the after kernel's loop X rotates: X's iterations, one more
+  // where X's last one left by the exits rotation moved to its end (or X
+  // was not entered while this loop was): see proveRotation. (A fact about
+  // n, not n itself: its terms read n again.)
+  if (auto r = rotated.find(it); r != rotated.end()) {
+    z3::expr tx = breakTrips(*r->second.kernel, r->second.x, t);
+    Thread &tl = threadAtIter(it, t, tx - ctx.bv_val(1, 64));
+    z3::expr rest =
+        breakGroup(k, it, tl, /*selected=*/false, r->second.headerMode);
+    side.push_back(
+        z3::implies(guardOf(k, it, t),
+                    n == z3::ite(!guardOf(*r->second.kernel, r->second.x, t),
+                                 ctx.bv_val(1, 64),
+                                 z3::ite(rest, tx, tx + ctx.bv_val(1, 64)))));
+    loopFacts.push_back(side.back());
+  }
   // Facts true of every run that ends (see the file comment).
   z3::expr one = ctx.bv_val(1, 64);
   Thread &tl = threadAtIter(it, t, n - one);
@@ -148,7 +193,9 @@ z3::expr Encoder::lastValue(KernelModel &k, LastOp l, const Thread &t) {
   if (!hasBreaks(it))
     return unsupportedOp(l, "a kv.last over a loop without kv.break");
   z3::expr n = breakTrips(k, it, t);
-  Thread &tl = threadAtIter(it, t, n - ctx.bv_val(1, 64));
+  z3::expr last = n - ctx.bv_val(1, 64);
+  foldStepFacts(k, it, t, last);
+  Thread &tl = threadAtIter(it, t, last);
   return value(k, l.getValue(), tl);
 }
 
@@ -189,6 +236,31 @@ void Encoder::alignBreakLoops() {
       if (proveBreakAlignment(*ks[0], f, ff, *ks[1], x, fx)) {
         taken.insert(f);
         ++alignedBreaks;
+        break;
+      }
+      // X may be F rotated (as -O2 rotates a loop): the same folds, their
+      // own trip counts.
+      breakClass[f] = cls + ".before";
+      breakClass[x] = cls + ".after";
+      bool rotatedOk = false;
+      if (outerItersOf(*ks[0], f).empty() && outerItersOf(*ks[1], x).empty())
+        for (bool headerMode : {true, false}) {
+          std::vector<BreakOp> brs = breaksOf(f);
+          if (llvm::none_of(brs, [&](BreakOp b) {
+                return headerMode ? b.getHeader() : b.getFirst();
+              }))
+            continue;
+          rotated[f] = RotatedLoop{x, ks[1], headerMode};
+          if (proveRotation(*ks[0], f, ff, *ks[1], x, fx, headerMode)) {
+            rotatedOk = true;
+            break;
+          }
+          rotated.erase(f);
+        }
+      if (rotatedOk) {
+        taken.insert(f);
+        ++alignedBreaks;
+        ++rotatedBreaks;
         break;
       }
       breakClass.erase(f);
@@ -276,6 +348,98 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
     llvm::errs() << "aligning a loop with breaks of the after kernel with "
                     "one of the before kernel: "
                  << (proved ? "proved" : "not proved") << "\n";
+  return proved;
+}
+
+bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
+                            KernelModel &k2, IterOp x, std::vector<FoldOp> fx,
+                            bool headerMode) {
+  // X is F rotated when, with H the exits of F that rotation moves (its
+  // header's, or those before any write) and R the others:
+  //   entry: X is entered only where F is, and there exactly where F's
+  //     first iteration does not leave by H; the folds start equal;
+  //   step: at any iteration y and state a where F runs and H does not
+  //     hold, X leaves exactly where F leaves by R at y or by H at y + 1
+  //     (from F's update of a), and else updates a as F does.
+  // By induction X's iterations are F's with the same states, and F runs
+  // one more (leaving by H) where X's last left by H or X was not entered:
+  // breakTrips defines F's T from X's so.
+  std::string n = std::to_string(fresh++);
+  std::vector<z3::expr> tid, bid;
+  namedIds("rot", tid, bid);
+  z3::expr_vector q(ctx);
+  bool wasShadow = shadow, wasProofOnly = proofOnly;
+  shadow = proofOnly = inBreakAlignment = true;
+  proofFacts.clear();
+  unsigned sideBefore = side.size();
+  Thread &t = makeThread(tid, bid, 1);
+  z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
+  Thread &tf0 = threadAtIter(f, t, ctx.bv_val(0, 64));
+  z3::expr h0 = breakGroup(k1, f, tf0, /*selected=*/true, headerMode);
+  z3::expr initDiffer = ctx.bool_val(false);
+  for (size_t i = 0; i < ff.size(); ++i)
+    initDiffer = initDiffer || value(k1, ff[i].getCarry().getInit(), t) !=
+                                   value(k2, fx[i].getCarry().getInit(), t);
+  z3::expr differ =
+      (gX && !gF) || (gF && gX != !h0) || (gF && gX && initDiffer);
+
+  z3::expr y = z3::zext(ctx.bv_const(("rot" + n + ".y").c_str(), 31), 33);
+  Thread &tf = threadAtIter(f, t, y);
+  Thread &tx = threadAtIter(x, t, y);
+  for (size_t i = 0; i < ff.size(); ++i) {
+    z3::expr a = ctx.bv_const(("rot" + n + ".acc" + std::to_string(i)).c_str(),
+                              widthOf(ff[i].getType()));
+    tf.carries.insert_or_assign(ff[i].getCarry(), a);
+    tx.carries.insert_or_assign(fx[i].getCarry(), a);
+  }
+  Thread &tf1 = threadAtIter(f, t, y + ctx.bv_val(1, 64));
+  for (size_t i = 0; i < ff.size(); ++i)
+    tf1.carries.insert_or_assign(ff[i].getCarry(),
+                                 value(k1, ff[i].getNext(), tf));
+  z3::expr hyp = gF && gX && liveOwn(k1, f, tf) &&
+                 !breakGroup(k1, f, tf, /*selected=*/true, headerMode);
+  z3::expr rF = breakGroup(k1, f, tf, /*selected=*/false, headerMode);
+  z3::expr hF1 = breakGroup(k1, f, tf1, /*selected=*/true, headerMode);
+  z3::expr bX = breakCond(k2, x, tx);
+  z3::expr step = liveOwn(k2, x, tx) != liveOwn(k1, f, tf) || bX != (rF || hF1);
+  for (size_t i = 0; i < ff.size(); ++i)
+    step = step || (!bX && value(k1, ff[i].getNext(), tf) !=
+                               value(k2, fx[i].getNext(), tx));
+  // F's preconditions at y (no signed overflow), those that read no array.
+  z3::expr pre = ctx.bool_val(true);
+  if (&k1 == trusted)
+    for (AssumeOp as : k1.assumes) {
+      const std::vector<Operation *> &deps = k1.itersOf(as);
+      if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
+            return d != f.getOperation();
+          }))
+        continue;
+      z3::expr c = value(k1, as.getCond(), tf);
+      z3::expr runs = ctx.bool_val(true);
+      for (Operation *d : deps)
+        runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
+      pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
+    }
+  differ = differ || (hyp && pre && step);
+  shadow = wasShadow;
+  proofOnly = wasProofOnly;
+  inBreakAlignment = false;
+  if (!unsupported.empty())
+    return false;
+  q.push_back(facts);
+  q.push_back(inRange(t));
+  q.push_back(globalIndexFacts(t));
+  for (const z3::expr &e : proofFacts)
+    q.push_back(e);
+  for (unsigned i = sideBefore; i < side.size(); ++i)
+    q.push_back(side[i]);
+  q.push_back(differ);
+  bool proved = proveUnsat(z3::mk_and(q), "align-rotated");
+  if (debugEnabled("encoder"))
+    llvm::errs() << "aligning a loop with breaks of the after kernel with one "
+                    "of the before kernel, rotated ("
+                 << (headerMode ? "header" : "first")
+                 << " exits): " << (proved ? "proved" : "not proved") << "\n";
   return proved;
 }
 

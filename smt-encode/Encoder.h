@@ -358,7 +358,7 @@ public:
   /// Pairs of folds (kv.fold, one per kernel) proved aligned.
   unsigned alignedFolds = 0;
   /// Pairs of loops with breaks aligned (Breaks.cpp).
-  unsigned alignedBreaks = 0;
+  unsigned alignedBreaks = 0, rotatedBreaks = 0;
 
 private:
   /// With the block's shape fixed (a case split, or assumptions), the
@@ -478,6 +478,26 @@ private:
   void alignBreakLoops();
   bool proveBreakAlignment(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                            KernelModel &k2, IterOp x, std::vector<FoldOp> fx);
+  /// The exits of \p it's loop that rotation moves (\p selected) or the
+  /// others: with \p headerMode its header's, else those before any write.
+  z3::expr breakGroup(KernelModel &k, IterOp it, const Thread &t, bool selected,
+                      bool headerMode);
+  z3::expr guardOf(KernelModel &k, IterOp it, const Thread &t);
+  /// Each fold of \p it's loop at iteration \p p is its update at p - 1
+  /// where p runs (facts in `side`).
+  void foldStepFacts(KernelModel &k, IterOp it, const Thread &t,
+                     const z3::expr &p);
+  /// Whether loop \p x of \p k2 is loop \p f of \p k1 rotated.
+  bool proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
+                     KernelModel &k2, IterOp x, std::vector<FoldOp> fx,
+                     bool headerMode);
+  struct RotatedLoop {
+    IterOp x;
+    KernelModel *kernel;
+    bool headerMode;
+  };
+  /// Before-kernel loops with breaks that an after-kernel loop rotates.
+  std::map<mlir::Operation *, RotatedLoop> rotated;
   std::map<mlir::Operation *, std::string> breakClass;
   bool inBreakAlignment = false;
   std::map<std::tuple<unsigned, mlir::Operation *, unsigned, bool>, Thread *>

@@ -332,10 +332,17 @@ def KV_BreakOp : KV_Op<"break"> {
     kv.iter test fails at T): a `while (x < n) x = next[x]` loop, a search
     loop with `break`. No trip count is computed; two such loops are
     aligned when the checker proves that they start alike, break alike and
-    update alike at every iteration.
+    update alike at every iteration, or that one is the other rotated (as
+    -O2 rotates a loop: its `header` exits, or those `first` in the
+    iteration, tested before the loop and at the end of each iteration).
   }];
-  let arguments = (ins I64:$iter, I1:$cond);
-  let assemblyFormat = "$iter `if` $cond attr-dict";
+  let arguments = (ins I64:$iter, I1:$cond,
+      Arg<UnitAttr, "the exit is in the loop's header block">:$header,
+      Arg<UnitAttr, "no write or private store of the iteration comes before "
+                    "it">:$first);
+  let assemblyFormat = [{
+    $iter `if` $cond (`header` $header^)? (`first` $first^)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
