@@ -8,29 +8,19 @@
 //
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-kernel=find -mllvm -kvalidate-kernel=copy_to_zero \
-// RUN:   -mllvm -kvalidate-kernel=sum_until -mllvm
-// -kvalidate-kernel=sum_until_for \
+// RUN:   -mllvm -kvalidate-kernel=sum_until -mllvm -kvalidate-kernel=sum_until_for \
 // RUN:   -mllvm -kvalidate-kernel=find_ptr \
 // RUN:   %inputs/breaks.cu -o %t.s 2>&1 \
-// RUN:   | FileCheck %s --implicit-check-not=warning:
-// --implicit-check-not=error: CHECK-DAG: remark: kvalidate: kernel 'find':
-// equivalent ({{[0-9]+}} ms) [{{.*}}the loop with breaks or data-dependent
-// exits at {{.*}}breaks.cu:46:3 stops within 2^31 iterations{{.*}}] [proof:
-// loops aligned: 1 loop with breaks or data-dependent exits proved iteration by
-// iteration (same start, same exits, same update), for any trip count (1
-// rotated: {{.*}})] CHECK-DAG: remark: kvalidate: kernel 'copy_to_zero':
-// equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks
-// {{.*}}(1 rotated: {{.*}})] CHECK-DAG: remark: kvalidate: kernel 'sum_until':
-// equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks
-// {{.*}}(1 rotated: {{.*}})] CHECK-DAG: remark: kvalidate: kernel
-// 'sum_until_for': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1
-// loop with breaks {{.*}}(1 rotated: {{.*}})]
+// RUN:   | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
+// CHECK-DAG: remark: kvalidate: kernel 'find': equivalent ({{[0-9]+}} ms) [{{.*}}the loop with breaks or data-dependent exits at {{.*}}breaks.cu:46:3 stops within 2^31 iterations{{.*}}] [proof: loops aligned: 1 loop with breaks or data-dependent exits proved iteration by iteration (same start, same exits, same update), for any trip count (1 rotated: {{.*}})]
+// CHECK-DAG: remark: kvalidate: kernel 'copy_to_zero': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
+// CHECK-DAG: remark: kvalidate: kernel 'sum_until': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
+// CHECK-DAG: remark: kvalidate: kernel 'sum_until_for': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
 //
 // `while (k < n && row[k] != key)`: -O2 splits the test and rotates only
 // its first half, which the alignment does not model yet; the warning says
 // what stopped each attempt.
-// CHECK-DAG: breaks.cu:{{[0-9]+}}:17: warning: kvalidate: kernel 'find_ptr':
-// unsupported: {{.*}}; with its loops modelled with breaks: {{.*}}
+// CHECK-DAG: breaks.cu:{{[0-9]+}}:17: warning: kvalidate: kernel 'find_ptr': unsupported: {{.*}}; with its loops modelled with breaks: {{.*}}
 //
 // The code the plugin compiles is unchanged.
 // RUN: %clang-cuda -O2 -S %inputs/breaks.cu -o %t.plain.s

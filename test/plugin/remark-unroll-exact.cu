@@ -11,30 +11,17 @@
 //
 // (digits_short, digits' twin for the command line, is left out.)
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
-// RUN:   -mllvm -kvalidate-kernel=max_halving -mllvm
-// -kvalidate-kernel=sum_doubling \
-// RUN:   -mllvm -kvalidate-kernel=fsum_halving -mllvm
-// -kvalidate-kernel=scan_doubling \
-// RUN:   -mllvm -kvalidate-kernel=digits -mllvm -kvalidate-kernel=collatz_steps
-// \
+// RUN:   -mllvm -kvalidate-kernel=max_halving -mllvm -kvalidate-kernel=sum_doubling \
+// RUN:   -mllvm -kvalidate-kernel=fsum_halving -mllvm -kvalidate-kernel=scan_doubling \
+// RUN:   -mllvm -kvalidate-kernel=digits -mllvm -kvalidate-kernel=collatz_steps \
 // RUN:   %inputs/tree_loops.cu -o %t.s 2>&1 \
-// RUN:   | FileCheck %s --implicit-check-not=warning:
-// --implicit-check-not=error: CHECK-DAG: remark: kvalidate: kernel
-// 'max_halving': equivalent ({{[0-9]+}} ms) [{{.*}}checked: the before kernel
-// has a loop that runs at most 10 iterations (unrolled that far) at
-// {{.*}}tree_loops.cu:21:3 (proved); {{.*}}] [proof: interval by interval:
-// {{.*}}; loops unrolled exactly: each loop the model cannot count runs at most
-// 10 iterations (proved) and is unrolled that far] CHECK-DAG: remark:
-// kvalidate: kernel 'sum_doubling': equivalent ({{[0-9]+}} ms) [{{.*}}runs at
-// most 10 iterations (unrolled that far) at {{.*}}tree_loops.cu:35:3 (proved)
-// CHECK-DAG: remark: kvalidate: kernel 'fsum_halving': equivalent ({{[0-9]+}}
-// ms) [{{.*}}loops unrolled exactly CHECK-DAG: remark: kvalidate: kernel
-// 'scan_doubling': equivalent ({{[0-9]+}} ms) [{{.*}}loops unrolled exactly
-// CHECK-DAG: remark: kvalidate: kernel 'digits': equivalent ({{[0-9]+}} ms)
-// [{{.*}}[proof: loops aligned: 1 loop with breaks or data-dependent exits
-// {{.*}}(1 rotated: {{.*}})] CHECK-DAG: tree_loops.cu:81:17: warning:
-// kvalidate: kernel 'collatz_steps': unsupported: before optimization:
-// {{.*}}tree_loops.cu:85:3: loop whose trip count is not a constant
+// RUN:   | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
+// CHECK-DAG: remark: kvalidate: kernel 'max_halving': equivalent ({{[0-9]+}} ms) [{{.*}}checked: the before kernel has a loop that runs at most 10 iterations (unrolled that far) at {{.*}}tree_loops.cu:21:3 (proved); {{.*}}] [proof: interval by interval: {{.*}}; loops unrolled exactly: each loop the model cannot count runs at most 10 iterations (proved) and is unrolled that far]
+// CHECK-DAG: remark: kvalidate: kernel 'sum_doubling': equivalent ({{[0-9]+}} ms) [{{.*}}runs at most 10 iterations (unrolled that far) at {{.*}}tree_loops.cu:35:3 (proved)
+// CHECK-DAG: remark: kvalidate: kernel 'fsum_halving': equivalent ({{[0-9]+}} ms) [{{.*}}loops unrolled exactly
+// CHECK-DAG: remark: kvalidate: kernel 'scan_doubling': equivalent ({{[0-9]+}} ms) [{{.*}}loops unrolled exactly
+// CHECK-DAG: remark: kvalidate: kernel 'digits': equivalent ({{[0-9]+}} ms) [{{.*}}[proof: loops aligned: 1 loop with breaks or data-dependent exits {{.*}}(1 rotated: {{.*}})]
+// CHECK-DAG: tree_loops.cu:81:17: warning: kvalidate: kernel 'collatz_steps': unsupported: before optimization: {{.*}}tree_loops.cu:85:3: loop whose trip count is not a constant
 //
 // The code the plugin compiles is unchanged.
 // RUN: %clang-cuda -O2 -S %inputs/tree_loops.cu -o %t.plain.s
