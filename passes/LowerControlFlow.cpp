@@ -330,8 +330,33 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
              llvm::make_range(std::next(m.startMark->getIterator()),
                               kernel.getBlock().end()))
           first = first && !isa<WriteOp>(op);
-        m.exits.push_back({bb, stayOn0 ? succ1 : succ0, andI1(s.guard, leave),
-                           s, bb == exitsLoop->getHeader(), first});
+        // A test `a && b && ...` (a select of b or false, as a phi makes
+        // of `&&`) is one exit per conjunct that fails, in order: -O2
+        // splits it so, and may rotate its first part alone.
+        llvm::SmallVector<Value, 4> conj;
+        std::function<void(Value)> split = [&](Value v) {
+          if (auto sel = v.getDefiningOp<arith::SelectOp>())
+            if (isFalse(sel.getFalseValue()) && conj.size() < 8) {
+              split(sel.getCondition());
+              split(sel.getTrueValue());
+              return;
+            }
+          if (auto a = v.getDefiningOp<arith::AndIOp>(); a && conj.size() < 8) {
+            split(a.getLhs());
+            split(a.getRhs());
+            return;
+          }
+          conj.push_back(v);
+        };
+        Value stay = stayOn0 ? c : notI1(c);
+        split(stay);
+        Value before = s.guard;
+        for (Value part : conj) {
+          m.exits.push_back({bb, stayOn0 ? succ1 : succ0,
+                             andI1(before, notI1(part)), s,
+                             bb == exitsLoop->getHeader(), first});
+          before = andI1(before, part);
+        }
         s.guard = andI1(s.guard, notI1(leave));
         m.top = s.guard;
         m.tops.push_back(m.top);

@@ -58,6 +58,18 @@ std::vector<FoldOp> foldsOf(IterOp it) {
 
 } // namespace
 
+/// Whether rotation moves exit \p br of a loop whose exits are \p brs, in
+/// \p mode: 0 the header's exits, 1 those before any write, 2 the first
+/// exit alone (the first half of a split `a && b` test).
+static bool rotates(BreakOp br, const std::vector<BreakOp> &brs,
+                    unsigned mode) {
+  if (mode == 0)
+    return br.getHeader();
+  if (mode == 1)
+    return br.getFirst();
+  return br == brs.front();
+}
+
 bool hasBreaks(IterOp it) {
   return llvm::any_of(it.getResult().getUsers(),
                       [](Operation *u) { return isa<BreakOp>(u); });
@@ -96,10 +108,11 @@ Thread &Encoder::threadAtIter(IterOp it, const Thread &t, const z3::expr &x) {
 }
 
 z3::expr Encoder::breakGroup(KernelModel &k, IterOp it, const Thread &t,
-                             bool selected, bool headerMode) {
+                             bool selected, unsigned mode) {
   z3::expr b = ctx.bool_val(false);
-  for (BreakOp br : breaksOf(it)) {
-    if ((headerMode ? br.getHeader() : br.getFirst()) != selected)
+  std::vector<BreakOp> brs = breaksOf(it);
+  for (BreakOp br : brs) {
+    if (rotates(br, brs, mode) != selected)
       continue;
     z3::expr c = value(k, br.getCond(), t);
     b = b || (c.is_bool() ? c : bvToBool(c));
@@ -154,8 +167,7 @@ z3::expr Encoder::breakTrips(KernelModel &k, IterOp it, const Thread &t) {
   if (auto r = rotated.find(it); r != rotated.end()) {
     z3::expr tx = breakTrips(*r->second.kernel, r->second.x, t);
     Thread &tl = threadAtIter(it, t, tx - ctx.bv_val(1, 64));
-    z3::expr rest =
-        breakGroup(k, it, tl, /*selected=*/false, r->second.headerMode);
+    z3::expr rest = breakGroup(k, it, tl, /*selected=*/false, r->second.mode);
     side.push_back(
         z3::implies(guardOf(k, it, t),
                     n == z3::ite(!guardOf(*r->second.kernel, r->second.x, t),
@@ -244,14 +256,13 @@ void Encoder::alignBreakLoops() {
       breakClass[x] = cls + ".after";
       bool rotatedOk = false;
       if (outerItersOf(*ks[0], f).empty() && outerItersOf(*ks[1], x).empty())
-        for (bool headerMode : {true, false}) {
+        for (unsigned mode = 0; mode < 3; ++mode) {
           std::vector<BreakOp> brs = breaksOf(f);
-          if (llvm::none_of(brs, [&](BreakOp b) {
-                return headerMode ? b.getHeader() : b.getFirst();
-              }))
+          if (llvm::none_of(brs,
+                            [&](BreakOp b) { return rotates(b, brs, mode); }))
             continue;
-          rotated[f] = RotatedLoop{x, ks[1], headerMode};
-          if (proveRotation(*ks[0], f, ff, *ks[1], x, fx, headerMode)) {
+          rotated[f] = RotatedLoop{x, ks[1], mode};
+          if (proveRotation(*ks[0], f, ff, *ks[1], x, fx, mode)) {
             rotatedOk = true;
             break;
           }
@@ -353,7 +364,7 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
 
 bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                             KernelModel &k2, IterOp x, std::vector<FoldOp> fx,
-                            bool headerMode) {
+                            unsigned mode) {
   // X is F rotated when, with H the exits of F that rotation moves (its
   // header's, or those before any write) and R the others:
   //   entry: X is entered only where F is, and there exactly where F's
@@ -375,7 +386,7 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   Thread &t = makeThread(tid, bid, 1);
   z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
   Thread &tf0 = threadAtIter(f, t, ctx.bv_val(0, 64));
-  z3::expr h0 = breakGroup(k1, f, tf0, /*selected=*/true, headerMode);
+  z3::expr h0 = breakGroup(k1, f, tf0, /*selected=*/true, mode);
   z3::expr initDiffer = ctx.bool_val(false);
   for (size_t i = 0; i < ff.size(); ++i)
     initDiffer = initDiffer || value(k1, ff[i].getCarry().getInit(), t) !=
@@ -397,9 +408,9 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
     tf1.carries.insert_or_assign(ff[i].getCarry(),
                                  value(k1, ff[i].getNext(), tf));
   z3::expr hyp = gF && gX && liveOwn(k1, f, tf) &&
-                 !breakGroup(k1, f, tf, /*selected=*/true, headerMode);
-  z3::expr rF = breakGroup(k1, f, tf, /*selected=*/false, headerMode);
-  z3::expr hF1 = breakGroup(k1, f, tf1, /*selected=*/true, headerMode);
+                 !breakGroup(k1, f, tf, /*selected=*/true, mode);
+  z3::expr rF = breakGroup(k1, f, tf, /*selected=*/false, mode);
+  z3::expr hF1 = breakGroup(k1, f, tf1, /*selected=*/true, mode);
   z3::expr bX = breakCond(k2, x, tx);
   z3::expr step = liveOwn(k2, x, tx) != liveOwn(k1, f, tf) || bX != (rF || hF1);
   for (size_t i = 0; i < ff.size(); ++i)
@@ -438,7 +449,9 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   if (debugEnabled("encoder"))
     llvm::errs() << "aligning a loop with breaks of the after kernel with one "
                     "of the before kernel, rotated ("
-                 << (headerMode ? "header" : "first")
+                 << (mode == 0   ? "header"
+                     : mode == 1 ? "first"
+                                 : "the first")
                  << " exits): " << (proved ? "proved" : "not proved") << "\n";
   return proved;
 }

@@ -479,9 +479,9 @@ private:
   bool proveBreakAlignment(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                            KernelModel &k2, IterOp x, std::vector<FoldOp> fx);
   /// The exits of \p it's loop that rotation moves (\p selected) or the
-  /// others: with \p headerMode its header's, else those before any write.
+  /// others, in \p mode (see rotates() in Breaks.cpp).
   z3::expr breakGroup(KernelModel &k, IterOp it, const Thread &t, bool selected,
-                      bool headerMode);
+                      unsigned mode);
   z3::expr guardOf(KernelModel &k, IterOp it, const Thread &t);
   /// Each fold of \p it's loop at iteration \p p is its update at p - 1
   /// where p runs (facts in `side`).
@@ -490,11 +490,11 @@ private:
   /// Whether loop \p x of \p k2 is loop \p f of \p k1 rotated.
   bool proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                      KernelModel &k2, IterOp x, std::vector<FoldOp> fx,
-                     bool headerMode);
+                     unsigned mode);
   struct RotatedLoop {
     IterOp x;
     KernelModel *kernel;
-    bool headerMode;
+    unsigned mode;
   };
   /// Before-kernel loops with breaks that an after-kernel loop rotates.
   std::map<mlir::Operation *, RotatedLoop> rotated;
