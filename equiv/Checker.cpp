@@ -288,6 +288,11 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
            (pc.alignedBreaks > 1 ? " of them" : "") +
            " rotated: its first exit tests run before the loop and at the "
            "end of each iteration, as -O2 rotates a loop)";
+    if (pc.mappedBreaks)
+      m += " (" + std::to_string(pc.mappedBreaks) +
+           (pc.alignedBreaks > 1 ? " of them" : "") +
+           " with the source's running value computed by the other loop "
+           "from its own, as when -O2 moves a load into the loop)";
     result.method = result.method.empty() ? m : result.method + "; " + m;
   }
   if (!result.uncountedLoops.empty()) {

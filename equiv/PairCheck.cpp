@@ -117,6 +117,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   alignedFolds = std::max(alignedFolds, enc.alignedFolds);
   alignedBreaks = std::max(alignedBreaks, enc.alignedBreaks);
   rotatedBreaks = std::max(rotatedBreaks, enc.rotatedBreaks);
+  mappedBreaks = std::max(mappedBreaks, enc.mappedBreaks);
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
   // For the threads the query is about (the writers of the cell compared,

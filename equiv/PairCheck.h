@@ -37,7 +37,7 @@ struct PairCheck {
   /// The most pairs of folds (kv.fold) one query aligned.
   unsigned alignedFolds = 0;
   /// Pairs of loops with breaks aligned.
-  unsigned alignedBreaks = 0, rotatedBreaks = 0;
+  unsigned alignedBreaks = 0, rotatedBreaks = 0, mappedBreaks = 0;
 
   unsigned remainingMs() {
     if (!hasDeadline)

@@ -206,6 +206,46 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
         return false;
       after.push_back({&i, v});
     }
+  // Private variables first assigned in the loop: their value on each exit
+  // if the iteration stored them before it, at its top level; else unknown.
+  std::vector<std::pair<PrivStore, SymVal>> assigned;
+  for (size_t i = lm.storeBase; i < s.stores.size(); ++i) {
+    PrivStore st = s.stores[i];
+    bool carried = llvm::any_of(lm.carried, [&](const Carried &c) {
+      return !c.phi && st.obj == c.obj && st.off.terms.empty() &&
+             st.off.constant == c.off && st.size == c.size;
+    });
+    if (carried || llvm::any_of(assigned, [&](auto &a) {
+          return a.first.obj == st.obj && a.first.off == st.off &&
+                 a.first.size == st.size;
+        }))
+      continue;
+    auto storedOn = [&](const State &x) {
+      return llvm::any_of(
+          llvm::make_range(x.stores.begin() + lm.storeBase, x.stores.end()),
+          [&](const PrivStore &y) {
+            return y.obj == st.obj && y.off == st.off && y.size == st.size &&
+                   (y.guard == lm.guard ||
+                    llvm::is_contained(lm.m.tops, y.guard));
+          });
+    };
+    SymVal v;
+    v.kind = SymVal::LoopResult;
+    if (st.off.terms.empty() &&
+        llvm::all_of(exits, [&](const SymLoop::Exit &e) {
+          return e.state.stores.size() > lm.storeBase && storedOn(e.state);
+        })) {
+      SymVal p;
+      p.kind = SymVal::PrivPtr;
+      p.obj = st.obj;
+      p.off = st.off;
+      llvm::Type *ty = llvm::IntegerType::get(f.getContext(), st.size * 8);
+      if (!leaving([&](State &x) { return loadPrivate(p, ty, x); }, v))
+        return false;
+    }
+    st.guard = i1(true);
+    assigned.push_back({st, v});
+  }
   std::vector<std::pair<const Carried *, SymVal>> privs;
   for (const Carried &c : lm.carried) {
     if (c.phi || c.next == c.holder)
@@ -247,6 +287,8 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
     off.constant = c->off;
     s.stores.push_back({c->obj, off, c->size, val, i1(true)});
   }
+  for (auto &[st, val] : assigned)
+    s.stores.push_back({st.obj, st.off, st.size, val, i1(true)});
   return !failed;
 }
 

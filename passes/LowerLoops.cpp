@@ -625,9 +625,25 @@ void Lowerer::exactExitValues(LoopModel &lm) {
 void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
   // After the loop: the state before it (the loop ends for every thread
   // that enters it); what the loop computed is not kept, but for its sums.
+  // A private variable the loop stores to that is not carried around it
+  // (first assigned inside it) has no known value after it: not the one
+  // from before the loop.
+  std::vector<PrivStore> inLoop(s.stores.begin() + lm.storeBase,
+                                s.stores.end());
   s = std::move(lm.pre);
   SymVal gone;
   gone.kind = SymVal::LoopResult;
+  for (PrivStore st : inLoop) {
+    bool carried = llvm::any_of(lm.carried, [&](const Carried &c) {
+      return !c.phi && st.obj == c.obj && st.off.terms.empty() &&
+             st.off.constant == c.off && st.size == c.size;
+    });
+    if (carried)
+      continue;
+    st.val = gone;
+    st.guard = i1(true);
+    s.stores.push_back(st);
+  }
   for (const llvm::BasicBlock *bb : lm.l->blocks())
     for (const llvm::Instruction &i : *bb)
       if (!i.getType()->isVoidTy())

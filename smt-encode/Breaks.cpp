@@ -234,8 +234,16 @@ void Encoder::alignBreakLoops() {
       bool types = true;
       for (size_t i = 0; i < ff.size(); ++i)
         types = types && ff[i].getType() == fx[i].getType();
-      if (!types)
+      bool single = ff.size() == 1 && outerItersOf(*ks[0], f).empty();
+      if (!types) {
+        if (single && mapState(*ks[0], f, ff[0], *ks[1], x, fx[0])) {
+          taken.insert(f);
+          ++alignedBreaks;
+          ++mappedBreaks;
+          break;
+        }
         continue;
+      }
       // Tentatively share T and the folds' functions.
       std::string cls = "brk.aligned" + std::to_string(fresh++);
       breakClass[f] = breakClass[x] = cls;
@@ -279,6 +287,12 @@ void Encoder::alignBreakLoops() {
       for (size_t i = 0; i < ff.size(); ++i) {
         alignment.erase(ff[i]);
         alignment.erase(fx[i]);
+      }
+      if (single && mapState(*ks[0], f, ff[0], *ks[1], x, fx[0])) {
+        taken.insert(f);
+        ++alignedBreaks;
+        ++mappedBreaks;
+        break;
       }
     }
   }
@@ -453,6 +467,111 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                      : mode == 1 ? "first"
                                  : "the first")
                  << " exits): " << (proved ? "proved" : "not proved") << "\n";
+  return proved;
+}
+
+bool Encoder::mapState(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
+                       IterOp x, FoldOp fx) {
+  // F's running value may be a value X computes from its own in the same
+  // iteration: -O2 moves `x = next[x]`'s load to the top of the loop and
+  // carries the index instead. Candidates: X's values of F's type in the
+  // iteration that read X's running value.
+  std::vector<Value> cands;
+  // The values that read X's running value, in block order.
+  llvm::DenseSet<Value> reads{fx.getAcc()};
+  k2.op.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 ||
+        llvm::none_of(op->getOperands(),
+                      [&](Value o) { return reads.contains(o); }))
+      return;
+    reads.insert(op->getResult(0));
+    if (cands.size() < 8 && op->getResult(0).getType() == ff.getType() &&
+        llvm::is_contained(k2.itersOf(op), x.getOperation()) &&
+        !isa<CarryOp, FoldOp, LastOp>(op))
+      cands.push_back(op->getResult(0));
+  });
+  for (Value v : cands) {
+    std::string cls = "brk.mapped" + std::to_string(fresh++);
+    breakClass[f] = breakClass[x] = cls;
+    if (proveMapped(k1, f, ff, k2, x, fx, v)) {
+      mapped[ff] = MappedFold{&k2, v, x};
+      return true;
+    }
+    breakClass.erase(f);
+    breakClass.erase(x);
+  }
+  return false;
+}
+
+bool Encoder::proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
+                          IterOp x, FoldOp fx, Value v) {
+  // With F's state at y taken to be v computed by X from its state b at
+  // y: F starts at v of X's start, both loops are entered alike, iteration
+  // y runs and breaks in both or neither, and where it goes on F's update
+  // is v of X's update at y + 1. By induction F's state is v of X's at
+  // every iteration, and T is shared.
+  std::string n = std::to_string(fresh++);
+  std::vector<z3::expr> tid, bid;
+  namedIds("map", tid, bid);
+  bool wasShadow = shadow, wasProofOnly = proofOnly;
+  shadow = proofOnly = inBreakAlignment = true;
+  proofFacts.clear();
+  unsigned sideBefore = side.size();
+  Thread &t = makeThread(tid, bid, 1);
+  z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
+  Thread &tx0 = threadAtIter(x, t, ctx.bv_val(0, 64));
+  z3::expr differ = gF != gX || (gF && value(k1, ff.getCarry().getInit(), t) !=
+                                           value(k2, v, tx0));
+  z3::expr y = z3::zext(ctx.bv_const(("map" + n + ".y").c_str(), 31), 33);
+  z3::expr b =
+      ctx.bv_const(("map" + n + ".acc").c_str(), widthOf(fx.getType()));
+  Thread &tx = threadAtIter(x, t, y);
+  tx.carries.insert_or_assign(fx.getCarry(), b);
+  z3::expr a = value(k2, v, tx);
+  Thread &tf = threadAtIter(f, t, y);
+  tf.carries.insert_or_assign(ff.getCarry(), a);
+  Thread &tx1 = threadAtIter(x, t, y + ctx.bv_val(1, 64));
+  tx1.carries.insert_or_assign(fx.getCarry(), value(k2, fx.getNext(), tx));
+  z3::expr runsF = liveOwn(k1, f, tf), runsX = liveOwn(k2, x, tx);
+  z3::expr brkF = breakCond(k1, f, tf), brkX = breakCond(k2, x, tx);
+  z3::expr step =
+      runsF != runsX ||
+      (runsF && (brkF != brkX ||
+                 (!brkF && value(k1, ff.getNext(), tf) != value(k2, v, tx1))));
+  z3::expr pre = ctx.bool_val(true);
+  if (&k1 == trusted)
+    for (AssumeOp as : k1.assumes) {
+      const std::vector<Operation *> &deps = k1.itersOf(as);
+      if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
+            return d != f.getOperation();
+          }))
+        continue;
+      z3::expr c = value(k1, as.getCond(), tf);
+      z3::expr runs = ctx.bool_val(true);
+      for (Operation *d : deps)
+        runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
+      pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
+    }
+  differ = differ || (gF && gX && pre && step);
+  shadow = wasShadow;
+  proofOnly = wasProofOnly;
+  inBreakAlignment = false;
+  if (!unsupported.empty())
+    return false;
+  z3::expr_vector q(ctx);
+  q.push_back(facts);
+  q.push_back(inRange(t));
+  q.push_back(globalIndexFacts(t));
+  for (const z3::expr &e : proofFacts)
+    q.push_back(e);
+  for (unsigned i = sideBefore; i < side.size(); ++i)
+    q.push_back(side[i]);
+  q.push_back(differ);
+  bool proved = proveUnsat(z3::mk_and(q), "align-mapped");
+  if (debugEnabled("encoder"))
+    llvm::errs() << "aligning a loop with breaks of the after kernel with one "
+                    "of the before kernel, its state mapped: "
+                 << (proved ? "proved" : "not proved") << "\n";
   return proved;
 }
 

@@ -358,7 +358,7 @@ public:
   /// Pairs of folds (kv.fold, one per kernel) proved aligned.
   unsigned alignedFolds = 0;
   /// Pairs of loops with breaks aligned (Breaks.cpp).
-  unsigned alignedBreaks = 0, rotatedBreaks = 0;
+  unsigned alignedBreaks = 0, rotatedBreaks = 0, mappedBreaks = 0;
 
 private:
   /// With the block's shape fixed (a case split, or assumptions), the
@@ -491,6 +491,19 @@ private:
   bool proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                      KernelModel &k2, IterOp x, std::vector<FoldOp> fx,
                      unsigned mode);
+  /// Whether F's state is a value \p v that X computes from its own.
+  bool mapState(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2, IterOp x,
+                FoldOp fx);
+  bool proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
+                   IterOp x, FoldOp fx, mlir::Value v);
+  /// Before-kernel folds whose running value at iteration p is `v` of an
+  /// after-kernel loop `x` at p.
+  struct MappedFold {
+    KernelModel *kernel;
+    mlir::Value v;
+    IterOp x;
+  };
+  std::map<mlir::Operation *, MappedFold> mapped;
   struct RotatedLoop {
     IterOp x;
     KernelModel *kernel;

@@ -262,6 +262,12 @@ z3::expr Encoder::carryValue(KernelModel &k, CarryOp c, const Thread &t) {
   alignFolds();
   z3::expr x = iterVar(c.getIter().getDefiningOp<IterOp>(), t);
   z3::expr init = value(k, c.getInit(), t);
+  // A running value that the other kernel's loop computes (Breaks.cpp).
+  if (auto m = mapped.find(f); m != mapped.end()) {
+    Thread &tx = threadAtIter(m->second.x, t, x);
+    return z3::ite(x == ctx.bv_val(0, 64), init,
+                   value(*m->second.kernel, m->second.v, tx));
+  }
   z3::expr own = z3::ite(x == ctx.bv_val(0, 64), init, foldApp(k, f, t, &x));
   auto al = alignment.find(f);
   if (al == alignment.end())

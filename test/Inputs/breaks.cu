@@ -14,7 +14,7 @@
 //   copy_before_zero stops before writing the zero (wrong)
 //   sum_until        float sum of a row while it is below a limit, and how
 //                    many terms it took (a float fold in the exit test)
-//   sum_until_for    the same with the test inside the body
+//   sum_until_for    the same with the test inside the body (and more below)
 
 __global__ void chase(int *out, const int *next, int n) {
   int g = blockIdx.x * blockDim.x + threadIdx.x;
@@ -127,4 +127,39 @@ __global__ void sum_until_for(float *out, int *cnt, const float *a, int n,
   }
   cnt[r] = k;
   out[r] = s;
+}
+
+// chase carrying the index of the next load instead of the value loaded, as
+// -O2 writes it: the source's running value is next[i] of this loop's i.
+__global__ void chase_index(int *out, const int *next, int n) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  long i = g;
+  int x;
+  while ((x = next[i]) < n)
+    i = x;
+  out[g] = x;
+}
+
+// The same stopping one step late where x == n (wrong).
+__global__ void chase_index_le(int *out, const int *next, int n) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  long i = g;
+  int x;
+  while ((x = next[i]) <= n)
+    i = x;
+  out[g] = x;
+}
+
+// A variable first assigned inside a counted loop and read after it: the
+// model has no value for it after the loop (not the one before it), and
+// says so. (last_of_row against zero_row was once proved equivalent.)
+__global__ void last_of_row(int *out, const int *in, int n) {
+  int v;
+  for (int k = 0; k < n; ++k)
+    v = in[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+__global__ void zero_row(int *out, const int *in, int n) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 0;
 }

@@ -11,13 +11,16 @@
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-kernel=find -mllvm -kvalidate-kernel=copy_to_zero \
 // RUN:   -mllvm -kvalidate-kernel=sum_until -mllvm -kvalidate-kernel=sum_until_for \
-// RUN:   -mllvm -kvalidate-kernel=find_ptr \
+// RUN:   -mllvm -kvalidate-kernel=find_ptr -mllvm -kvalidate-kernel=chase \
 // RUN:   %inputs/breaks.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
 // CHECK-DAG: remark: kvalidate: kernel 'find': equivalent ({{[0-9]+}} ms) [{{.*}}the loop with breaks or data-dependent exits at {{.*}}breaks.cu:46:3 stops within 2^31 iterations{{.*}}] [proof: loops aligned: 1 loop with breaks or data-dependent exits proved iteration by iteration (same start, same exits, same update), for any trip count (1 rotated: {{.*}})]
 // CHECK-DAG: remark: kvalidate: kernel 'copy_to_zero': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
 // CHECK-DAG: remark: kvalidate: kernel 'sum_until': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
 // CHECK-DAG: remark: kvalidate: kernel 'sum_until_for': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
+// A pointer chase: -O2 moves its load into the loop and carries the index;
+// the source's running value is that load.
+// CHECK-DAG: remark: kvalidate: kernel 'chase': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 with the source's running value computed by the other loop from its own{{.*}})]
 // CHECK-DAG: remark: kvalidate: kernel 'find_ptr': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: loops aligned: 1 loop with breaks {{.*}}(1 rotated: {{.*}})]
 //
 // The code the plugin compiles is unchanged.

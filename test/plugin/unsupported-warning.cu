@@ -2,23 +2,23 @@
 // construct's location; the compile succeeds and the PTX is produced.
 //
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate %s -o %t.s 2>&1 | FileCheck %s
-// (The source's loop leaves at its test or at a zero element: two exits,
-// which the loop model does not take.)
-// CHECK: unsupported-warning.cu:[[@LINE+10]]:17: warning: kvalidate: kernel 'first_zero': unsupported: before optimization: {{.*}}unsupported-warning.cu:[[@LINE+12]]:{{[0-9]+}}: loop whose trip count is not a constant {{.*}}; as a loop model: loop with several exits or back edges
+// (The source's loop walks a pointer kept in a private variable, which the
+// loop model does not take.)
+// CHECK: unsupported-warning.cu:[[@LINE+10]]:17: warning: kvalidate: kernel 'walk_row': unsupported: before optimization: {{.*}}unsupported-warning.cu:[[@LINE+12]]:{{[0-9]+}}: loop whose trip count is not a constant {{.*}}; as a loop model: pointer stored to a private variable in a loop with a symbolic trip count
 // CHECK: remark: kvalidate: kernel 'copy': equivalent
 // RUN: FileCheck %s --check-prefix=PTX < %t.s
-// PTX: .visible .entry _Z10first_zeroPiPKii(
+// PTX: .visible .entry _Z8walk_rowPiPKii(
 //
 // -kvalidate-werror turns only not-equivalent verdicts into errors.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-werror %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=WERROR
-// WERROR: warning: kvalidate: kernel 'first_zero': unsupported
+// WERROR: warning: kvalidate: kernel 'walk_row': unsupported
 
-__global__ void first_zero(int *out, const int *in, int n) {
-  int j = 0;
-  while (j < n && in[j] != 0)
-    ++j;
-  out[threadIdx.x] = j;
+__global__ void walk_row(int *out, const int *in, int n) {
+  int acc = 0;
+  for (const int *p = in; p != in + n; ++p)
+    acc += *p;
+  out[threadIdx.x] = acc;
 }
 
 __global__ void copy(int *out, const int *in, int n) {
