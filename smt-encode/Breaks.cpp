@@ -307,6 +307,11 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
   z3::expr_vector q(ctx);
   bool wasShadow = shadow, wasProofOnly = proofOnly;
   shadow = proofOnly = inBreakAlignment = true;
+  // One iteration's terms: products and quotients exact (x % 2 against
+  // x & 1, x / 2 against a shift), which an uninterpreted one would not
+  // relate.
+  bool wasAbstract = abstractNonlinear;
+  abstractNonlinear = false;
   proofFacts.clear();
   unsigned sideBefore = side.size();
   Thread &t = makeThread(tid, bid, 1);
@@ -357,6 +362,7 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
   shadow = wasShadow;
   proofOnly = wasProofOnly;
   inBreakAlignment = false;
+  abstractNonlinear = wasAbstract;
   if (!unsupported.empty())
     return false;
   q.push_back(facts);
@@ -395,6 +401,11 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   z3::expr_vector q(ctx);
   bool wasShadow = shadow, wasProofOnly = proofOnly;
   shadow = proofOnly = inBreakAlignment = true;
+  // One iteration's terms: products and quotients exact (x % 2 against
+  // x & 1, x / 2 against a shift), which an uninterpreted one would not
+  // relate.
+  bool wasAbstract = abstractNonlinear;
+  abstractNonlinear = false;
   proofFacts.clear();
   unsigned sideBefore = side.size();
   Thread &t = makeThread(tid, bid, 1);
@@ -421,8 +432,12 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   for (size_t i = 0; i < ff.size(); ++i)
     tf1.carries.insert_or_assign(ff[i].getCarry(),
                                  value(k1, ff[i].getNext(), tf));
-  z3::expr hyp = gF && gX && liveOwn(k1, f, tf) &&
-                 !breakGroup(k1, f, tf, /*selected=*/true, mode);
+  // F stops within 2^31 iterations (the assumption the verdict lists), so
+  // X's run at most 2^31 - 1: y + 1 is an iteration F may run.
+  z3::expr hyp =
+      gF && gX && liveOwn(k1, f, tf) &&
+      z3::ult(y + ctx.bv_val(1, 64), ctx.bv_val(uint64_t(1) << 31, 64)) &&
+      !breakGroup(k1, f, tf, /*selected=*/true, mode);
   z3::expr rF = breakGroup(k1, f, tf, /*selected=*/false, mode);
   z3::expr hF1 = breakGroup(k1, f, tf1, /*selected=*/true, mode);
   z3::expr bX = breakCond(k2, x, tx);
@@ -449,6 +464,7 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   shadow = wasShadow;
   proofOnly = wasProofOnly;
   inBreakAlignment = false;
+  abstractNonlinear = wasAbstract;
   if (!unsupported.empty())
     return false;
   q.push_back(facts);
@@ -515,6 +531,11 @@ bool Encoder::proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
   namedIds("map", tid, bid);
   bool wasShadow = shadow, wasProofOnly = proofOnly;
   shadow = proofOnly = inBreakAlignment = true;
+  // One iteration's terms: products and quotients exact (x % 2 against
+  // x & 1, x / 2 against a shift), which an uninterpreted one would not
+  // relate.
+  bool wasAbstract = abstractNonlinear;
+  abstractNonlinear = false;
   proofFacts.clear();
   unsigned sideBefore = side.size();
   Thread &t = makeThread(tid, bid, 1);
@@ -556,6 +577,7 @@ bool Encoder::proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
   shadow = wasShadow;
   proofOnly = wasProofOnly;
   inBreakAlignment = false;
+  abstractNonlinear = wasAbstract;
   if (!unsupported.empty())
     return false;
   z3::expr_vector q(ctx);
