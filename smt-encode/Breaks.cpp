@@ -305,15 +305,7 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
   std::vector<z3::expr> tid, bid;
   namedIds("brk", tid, bid);
   z3::expr_vector q(ctx);
-  bool wasShadow = shadow, wasProofOnly = proofOnly;
-  shadow = proofOnly = inBreakAlignment = true;
-  // One iteration's terms: products and quotients exact (x % 2 against
-  // x & 1, x / 2 against a shift), which an uninterpreted one would not
-  // relate.
-  bool wasAbstract = abstractNonlinear;
-  abstractNonlinear = false;
-  proofFacts.clear();
-  unsigned sideBefore = side.size();
+  BreakProof proof = beginBreakProof();
   Thread &t = makeThread(tid, bid, 1);
   std::vector<Operation *> o1 = outerItersOf(k1, f), o2 = outerItersOf(k2, x);
   for (size_t i = 0; i < o1.size(); ++i) {
@@ -342,44 +334,9 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
     differ = differ ||
              (runsF && !brkF &&
               value(k1, ff[i].getNext(), tf) != value(k2, fx[i].getNext(), tx));
-  // The source kernel's preconditions at the iteration (no signed
-  // overflow), those that read no array: where the real state stands,
-  // they hold.
-  z3::expr pre = ctx.bool_val(true);
-  if (&k1 == trusted)
-    for (AssumeOp as : k1.assumes) {
-      const std::vector<Operation *> &deps = k1.itersOf(as);
-      if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
-            return d != f.getOperation() && !llvm::is_contained(o1, d);
-          }))
-        continue;
-      z3::expr c = value(k1, as.getCond(), tf);
-      z3::expr runs = ctx.bool_val(true);
-      for (Operation *d : deps)
-        runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
-      pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
-    }
-  shadow = wasShadow;
-  proofOnly = wasProofOnly;
-  inBreakAlignment = false;
-  abstractNonlinear = wasAbstract;
-  if (!unsupported.empty())
-    return false;
-  q.push_back(facts);
-  q.push_back(inRange(t));
-  q.push_back(globalIndexFacts(t));
+  z3::expr pre = sourcePreconditions(k1, f, o1, tf);
   q.push_back(pre);
-  for (const z3::expr &e : proofFacts)
-    q.push_back(e);
-  for (unsigned i = sideBefore; i < side.size(); ++i)
-    q.push_back(side[i]);
-  q.push_back(differ);
-  bool proved = proveUnsat(z3::mk_and(q), "align-breaks");
-  if (debugEnabled("encoder"))
-    llvm::errs() << "aligning a loop with breaks of the after kernel with "
-                    "one of the before kernel: "
-                 << (proved ? "proved" : "not proved") << "\n";
-  return proved;
+  return endBreakProof(proof, t, q, differ, "align-breaks", "");
 }
 
 bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
@@ -399,15 +356,7 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   std::vector<z3::expr> tid, bid;
   namedIds("rot", tid, bid);
   z3::expr_vector q(ctx);
-  bool wasShadow = shadow, wasProofOnly = proofOnly;
-  shadow = proofOnly = inBreakAlignment = true;
-  // One iteration's terms: products and quotients exact (x % 2 against
-  // x & 1, x / 2 against a shift), which an uninterpreted one would not
-  // relate.
-  bool wasAbstract = abstractNonlinear;
-  abstractNonlinear = false;
-  proofFacts.clear();
-  unsigned sideBefore = side.size();
+  BreakProof proof = beginBreakProof();
   Thread &t = makeThread(tid, bid, 1);
   z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
   Thread &tf0 = threadAtIter(f, t, ctx.bv_val(0, 64));
@@ -445,45 +394,12 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   for (size_t i = 0; i < ff.size(); ++i)
     step = step || (!bX && value(k1, ff[i].getNext(), tf) !=
                                value(k2, fx[i].getNext(), tx));
-  // F's preconditions at y (no signed overflow), those that read no array.
-  z3::expr pre = ctx.bool_val(true);
-  if (&k1 == trusted)
-    for (AssumeOp as : k1.assumes) {
-      const std::vector<Operation *> &deps = k1.itersOf(as);
-      if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
-            return d != f.getOperation();
-          }))
-        continue;
-      z3::expr c = value(k1, as.getCond(), tf);
-      z3::expr runs = ctx.bool_val(true);
-      for (Operation *d : deps)
-        runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
-      pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
-    }
+  z3::expr pre = sourcePreconditions(k1, f, {}, tf);
   differ = differ || (hyp && pre && step);
-  shadow = wasShadow;
-  proofOnly = wasProofOnly;
-  inBreakAlignment = false;
-  abstractNonlinear = wasAbstract;
-  if (!unsupported.empty())
-    return false;
-  q.push_back(facts);
-  q.push_back(inRange(t));
-  q.push_back(globalIndexFacts(t));
-  for (const z3::expr &e : proofFacts)
-    q.push_back(e);
-  for (unsigned i = sideBefore; i < side.size(); ++i)
-    q.push_back(side[i]);
-  q.push_back(differ);
-  bool proved = proveUnsat(z3::mk_and(q), "align-rotated");
-  if (debugEnabled("encoder"))
-    llvm::errs() << "aligning a loop with breaks of the after kernel with one "
-                    "of the before kernel, rotated ("
-                 << (mode == 0   ? "header"
-                     : mode == 1 ? "first"
-                                 : "the first")
-                 << " exits): " << (proved ? "proved" : "not proved") << "\n";
-  return proved;
+  return endBreakProof(proof, t, q, differ, "align-rotated",
+                       mode == 0   ? ", rotated (header exits)"
+                       : mode == 1 ? ", rotated (first exits)"
+                                   : ", rotated (the first exits)");
 }
 
 bool Encoder::mapState(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
@@ -529,15 +445,7 @@ bool Encoder::proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
   std::string n = std::to_string(fresh++);
   std::vector<z3::expr> tid, bid;
   namedIds("map", tid, bid);
-  bool wasShadow = shadow, wasProofOnly = proofOnly;
-  shadow = proofOnly = inBreakAlignment = true;
-  // One iteration's terms: products and quotients exact (x % 2 against
-  // x & 1, x / 2 against a shift), which an uninterpreted one would not
-  // relate.
-  bool wasAbstract = abstractNonlinear;
-  abstractNonlinear = false;
-  proofFacts.clear();
-  unsigned sideBefore = side.size();
+  BreakProof proof = beginBreakProof();
   Thread &t = makeThread(tid, bid, 1);
   z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
   Thread &tx0 = threadAtIter(x, t, ctx.bv_val(0, 64));
@@ -559,42 +467,71 @@ bool Encoder::proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
       runsF != runsX ||
       (runsF && (brkF != brkX ||
                  (!brkF && value(k1, ff.getNext(), tf) != value(k2, v, tx1))));
-  z3::expr pre = ctx.bool_val(true);
-  if (&k1 == trusted)
-    for (AssumeOp as : k1.assumes) {
-      const std::vector<Operation *> &deps = k1.itersOf(as);
-      if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
-            return d != f.getOperation();
-          }))
-        continue;
-      z3::expr c = value(k1, as.getCond(), tf);
-      z3::expr runs = ctx.bool_val(true);
-      for (Operation *d : deps)
-        runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
-      pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
-    }
+  z3::expr pre = sourcePreconditions(k1, f, {}, tf);
   differ = differ || (gF && gX && pre && step);
-  shadow = wasShadow;
-  proofOnly = wasProofOnly;
+  z3::expr_vector q(ctx);
+  return endBreakProof(proof, t, q, differ, "align-mapped",
+                       ", its state mapped");
+}
+
+Encoder::BreakProof Encoder::beginBreakProof() {
+  BreakProof p{shadow, proofOnly, abstractNonlinear, (unsigned)side.size()};
+  shadow = proofOnly = inBreakAlignment = true;
+  // One iteration's terms: products and quotients exact (x % 2 against
+  // x & 1, x / 2 against a shift), which an uninterpreted one would not
+  // relate.
+  abstractNonlinear = false;
+  proofFacts.clear();
+  return p;
+}
+
+bool Encoder::endBreakProof(const BreakProof &p, const Thread &t,
+                            z3::expr_vector &q, const z3::expr &differ,
+                            const char *what, llvm::StringRef how) {
+  shadow = p.shadow;
+  proofOnly = p.proofOnly;
   inBreakAlignment = false;
-  abstractNonlinear = wasAbstract;
+  abstractNonlinear = p.abstractNonlinear;
   if (!unsupported.empty())
     return false;
-  z3::expr_vector q(ctx);
   q.push_back(facts);
   q.push_back(inRange(t));
   q.push_back(globalIndexFacts(t));
   for (const z3::expr &e : proofFacts)
     q.push_back(e);
-  for (unsigned i = sideBefore; i < side.size(); ++i)
+  for (unsigned i = p.sideBefore; i < side.size(); ++i)
     q.push_back(side[i]);
   q.push_back(differ);
-  bool proved = proveUnsat(z3::mk_and(q), "align-mapped");
+  bool proved = proveUnsat(z3::mk_and(q), what);
   if (debugEnabled("encoder"))
     llvm::errs() << "aligning a loop with breaks of the after kernel with one "
-                    "of the before kernel, its state mapped: "
-                 << (proved ? "proved" : "not proved") << "\n";
+                    "of the before kernel"
+                 << how << ": " << (proved ? "proved" : "not proved") << "\n";
   return proved;
+}
+
+z3::expr Encoder::sourcePreconditions(KernelModel &k1, IterOp f,
+                                      const std::vector<Operation *> &outer,
+                                      const Thread &tf) {
+  // The source kernel's preconditions at \p tf's iteration of f (no signed
+  // overflow), those that read no array: where the real state stands, they
+  // hold.
+  z3::expr pre = ctx.bool_val(true);
+  if (&k1 != trusted)
+    return pre;
+  for (AssumeOp as : k1.assumes) {
+    const std::vector<Operation *> &deps = k1.itersOf(as);
+    if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
+          return d != f.getOperation() && !llvm::is_contained(outer, d);
+        }))
+      continue;
+    z3::expr c = value(k1, as.getCond(), tf);
+    z3::expr runs = ctx.bool_val(true);
+    for (Operation *d : deps)
+      runs = runs && liveOwn(k1, cast<IterOp>(d), tf);
+    pre = pre && z3::implies(runs, c.is_bool() ? c : bvToBool(c));
+  }
+  return pre;
 }
 
 } // namespace kv

@@ -504,6 +504,23 @@ private:
     IterOp x;
   };
   std::map<mlir::Operation *, MappedFold> mapped;
+  /// A side proof of Breaks.cpp: the encoder's modes before it, and the
+  /// facts it added from.
+  struct BreakProof {
+    bool shadow, proofOnly, abstractNonlinear;
+    unsigned sideBefore;
+  };
+  BreakProof beginBreakProof();
+  /// Restores the modes and proves \p differ unsatisfiable with \p q and
+  /// the facts about \p t.
+  bool endBreakProof(const BreakProof &p, const Thread &t, z3::expr_vector &q,
+                     const z3::expr &differ, const char *what,
+                     llvm::StringRef how);
+  /// The source's no-overflow preconditions at \p tf's iteration of \p f
+  /// (and of the loops \p outer around it).
+  z3::expr sourcePreconditions(KernelModel &k1, IterOp f,
+                               const std::vector<mlir::Operation *> &outer,
+                               const Thread &tf);
   struct RotatedLoop {
     IterOp x;
     KernelModel *kernel;
