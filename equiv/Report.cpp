@@ -192,7 +192,7 @@ std::string diagnosticPrefix(StringRef kernel) {
 }
 
 DiagnosticReport toDiagnostic(const Validation &v, StringRef kernel,
-                              bool werror) {
+                              FailOn policy) {
   const CheckResult &r = v.result;
   std::string prefix = diagnosticPrefix(kernel);
   DiagnosticReport d{DiagnosticReport::Warning, ""};
@@ -223,22 +223,22 @@ DiagnosticReport toDiagnostic(const Validation &v, StringRef kernel,
                                   : r.reason);
     if (!v.foundBy.empty())
       d.message += " [found by: " + v.foundBy + "]";
-    d.kind = werror ? DiagnosticReport::Error : DiagnosticReport::Warning;
-    return d;
+    break;
   case Verdict::Race:
   case Verdict::Divergence:
   case Verdict::OutOfBounds:
     // The kernel itself is wrong for some launch; the source kernel's
     // defect is as much news as the optimizer's.
     d.message = prefix + verdictName(r.verdict) + ": " + r.reason;
-    d.kind = werror ? DiagnosticReport::Error : DiagnosticReport::Warning;
-    return d;
+    break;
   case Verdict::Unknown:
   case Verdict::Unsupported:
   case Verdict::Error:
     d.message = prefix + verdictName(r.verdict) + ": " + r.reason;
-    return d;
+    break;
   }
+  if (levelOf(r.verdict, policy) == Level::Error)
+    d.kind = DiagnosticReport::Error;
   return d;
 }
 

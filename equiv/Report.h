@@ -9,6 +9,7 @@
 #define KV_EQUIV_REPORT_H
 
 #include "equiv/Driver.h"
+#include "equiv/ReportFile.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,9 +34,10 @@ struct DiagnosticReport {
   enum Kind { Remark, Warning, Error } kind;
   std::string message;
 };
-/// \p werror: a not-equivalent or defective kernel is an error.
+/// An error where \p policy fails the build on the verdict, else a warning
+/// (a remark for a proof).
 DiagnosticReport toDiagnostic(const Validation &v, llvm::StringRef kernel,
-                              bool werror);
+                              FailOn policy);
 
 /// The "kvalidate: kernel 'NAME': " prefix of every diagnostic.
 std::string diagnosticPrefix(llvm::StringRef kernel);

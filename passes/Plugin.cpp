@@ -21,15 +21,16 @@
 // a CUDA compile (any module that is not nvptx) is left alone entirely.
 //
 //===----------------------------------------------------------------------===//
-#include "equiv/Driver.h"
-#include "equiv/Report.h"
 #include "passes/LowerToKV.h"
+#include "passes/PluginSupport.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -40,6 +41,8 @@
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -65,9 +68,26 @@ static cl::OptionCategory PluginCategory("kvalidate pass plugin options");
 #include "equiv/OptionTable.inc"
 
 // The plugin's own.
+static cl::opt<std::string> FailOnOpt(
+    "kvalidate-fail-on", cl::cat(PluginCategory),
+    cl::value_desc("mismatch|unknown|never"),
+    cl::desc("Which verdicts are errors, and so fail the compile: mismatch "
+             "(default: not-equivalent, and a defective kernel), unknown "
+             "(those, and every verdict that is not a proof), never (all "
+             "warnings). The compiled code is the same either way"));
 static cl::opt<bool>
     Werror("kvalidate-werror", cl::cat(PluginCategory),
-           cl::desc("Report a non-equivalent kernel as an error"));
+           cl::desc("Same as -kvalidate-fail-on=mismatch (the default)"));
+static cl::opt<std::string> ReportOpt(
+    "kvalidate-report", cl::cat(PluginCategory), cl::value_desc("FILE"),
+    cl::desc("Append each verdict to FILE: SARIF 2.1.0 if FILE ends in "
+             ".sarif, else one JSON object per line; with "
+             "-kvalidate-per-pass, the IR before and after a pass that "
+             "breaks a kernel is saved next to it"));
+static cl::opt<bool> PerPassOpt(
+    "kvalidate-per-pass", cl::cat(PluginCategory),
+    cl::desc("Also validate each pass that changes a kernel, and name the "
+             "first pass that breaks its equivalence"));
 static cl::list<std::string>
     OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
                 cl::desc("Only validate the kernel with this source or "
@@ -76,7 +96,7 @@ static cl::opt<bool> Disable("kvalidate-disable", cl::cat(PluginCategory),
                              cl::desc("Do not validate anything"));
 
 //===----------------------------------------------------------------------===//
-// Diagnostics
+// Diagnostics and reports
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -120,46 +140,128 @@ public:
   }
 };
 
-void warn(const Function &F, const Twine &Msg,
-          DiagnosticSeverity Sev = DS_Warning) {
-  F.getContext().diagnose(KVDiagnostic(F, Msg, Sev));
+} // namespace
+
+namespace kv::plugin {
+
+bool crashed = false;
+
+bool disabled() { return Disable; }
+
+bool isDeviceModule(const Module &M) { return M.getTargetTriple().isNVPTX(); }
+
+bool isSelected(const Function &F) {
+  if (F.isDeclaration() || !kv::isKernel(F))
+    return false;
+  if (OnlyKernels.empty())
+    return true;
+  std::string Src = kv::sourceName(F.getName());
+  return any_of(OnlyKernels, [&](const std::string &K) {
+    return K == Src || K == F.getName();
+  });
 }
 
-std::string kernelPrefix(const Function &F) {
-  return kv::diagnosticPrefix(kv::sourceName(F.getName()));
+bool runGuarded(function_ref<void()> Fn) {
+  CrashRecoveryContext CRC;
+  if (CRC.RunSafely(Fn))
+    return true;
+  crashed = true;
+  return false;
 }
 
-void report(const Function &F, const kv::Validation &V) {
-  kv::DiagnosticReport D =
-      kv::toDiagnostic(V, kv::sourceName(F.getName()), Werror);
-  if (D.kind == kv::DiagnosticReport::Remark) {
-    KVRemark Remark(F);
-    Remark << D.message;
-    F.getContext().diagnose(Remark);
-    return;
-  }
-  warn(F, D.message,
-       D.kind == kv::DiagnosticReport::Error ? DS_Error : DS_Warning);
-}
-
-/// The option table's values, validated once per process: an invalid value
-/// is one error for the whole compile, and nothing is validated then.
-const std::optional<kv::Options> &options(LLVMContext &Ctx) {
-  static std::optional<kv::Options> Opts;
+const std::optional<PluginOptions> &options(LLVMContext &Ctx) {
+  static std::optional<PluginOptions> Opts;
   static bool Read = false;
   static std::mutex M;
   std::lock_guard<std::mutex> Lock(M);
   if (!Read) {
     Read = true;
     std::string Error;
-    Opts = readOptionTable(Error);
-    if (!Opts)
+    std::optional<kv::Options> Table = readOptionTable(Error);
+    std::optional<FailOn> Policy = parseFailOn(FailOnOpt);
+    if (Table && !Policy)
+      Error = "-kvalidate-fail-on must be one of mismatch|unknown|never, "
+              "got '" +
+              FailOnOpt + "'";
+    if (Table && Policy) {
+      Opts.emplace();
+      Opts->opts = *Table;
+      Opts->failOn = *Policy;
+      // -kvalidate-werror predates the policy; it never weakens it.
+      if (Werror && Opts->failOn == FailOn::Never)
+        Opts->failOn = FailOn::Mismatch;
+      Opts->reportPath = ReportOpt;
+      Opts->perPass = PerPassOpt;
+    } else {
       Ctx.diagnose(DiagnosticInfoGeneric(
           "kvalidate: invalid option: " + Error + "; nothing is validated",
           DS_Error));
+    }
   }
   return Opts;
 }
+
+void warn(const Function &F, const Twine &Msg, bool Error) {
+  F.getContext().diagnose(KVDiagnostic(F, Msg, Error ? DS_Error : DS_Warning));
+}
+
+std::string kernelPrefix(const Function &F) {
+  return kv::diagnosticPrefix(kv::sourceName(F.getName()));
+}
+
+void report(const Function &F, const kv::Validation &V,
+            std::vector<ReportEntry> &Entries, const std::string &Pass,
+            const std::string &Note, bool Diagnose) {
+  FailOn Policy = FailOn::Mismatch;
+  if (const std::optional<PluginOptions> &O = options(F.getContext()))
+    Policy = O->failOn;
+  kv::DiagnosticReport D =
+      kv::toDiagnostic(V, kv::sourceName(F.getName()), Policy);
+  D.message += Note;
+  ReportEntry E;
+  E.kernel = kv::sourceName(F.getName());
+  kv::sourceLocation(F, E.file, E.line);
+  E.pass = Pass;
+  E.verdict = V.result.verdict;
+  E.level = D.kind == kv::DiagnosticReport::Remark  ? Level::Note
+            : D.kind == kv::DiagnosticReport::Error ? Level::Error
+                                                    : Level::Warning;
+  E.message = D.message;
+  std::string Stage = Pass.empty() ? "optimization" : Pass;
+  kv::PairNames Names{F.getName().str() + " (before " + Stage + ")",
+                      F.getName().str() + " (after " + Stage + ")"};
+  json::Value Fields = kv::toJSON(V, Names);
+  if (json::Object *O = Fields.getAsObject())
+    E.fields = std::move(*O);
+  Entries.push_back(std::move(E));
+  if (!Diagnose)
+    return;
+  if (D.kind == kv::DiagnosticReport::Remark) {
+    KVRemark Remark(F);
+    Remark << D.message;
+    F.getContext().diagnose(Remark);
+    return;
+  }
+  warn(F, D.message, D.kind == kv::DiagnosticReport::Error);
+}
+
+void writeReport(LLVMContext &Ctx, std::vector<ReportEntry> &Entries) {
+  const std::optional<PluginOptions> &O = options(Ctx);
+  if (!O || O->reportPath.empty() || Entries.empty())
+    return;
+  std::string Err;
+  if (!appendReport(O->reportPath, Entries, Err))
+    Ctx.diagnose(DiagnosticInfoGeneric(
+        "kvalidate: cannot write the report: " + Err, DS_Warning));
+  Entries.clear();
+}
+
+} // namespace kv::plugin
+
+using namespace kv::plugin;
+using kv::ReportEntry;
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Snapshots
@@ -200,33 +302,6 @@ std::mutex SnapshotsMutex;
 std::map<const Module *, std::unique_ptr<Snapshot>> &snapshots() {
   static auto *Map = new std::map<const Module *, std::unique_ptr<Snapshot>>;
   return *Map;
-}
-
-/// Set once lowering or checking crashed (caught by crash recovery): the
-/// libraries' state may be inconsistent, so nothing more is attempted.
-bool Crashed = false;
-
-bool isDeviceModule(const Module &M) { return M.getTargetTriple().isNVPTX(); }
-
-bool isSelected(const Function &F) {
-  if (F.isDeclaration() || !kv::isKernel(F))
-    return false;
-  if (OnlyKernels.empty())
-    return true;
-  std::string Src = kv::sourceName(F.getName());
-  return any_of(OnlyKernels, [&](const std::string &K) {
-    return K == Src || K == F.getName();
-  });
-}
-
-/// Run \p Fn, recovering from a crash inside it where the host enables crash
-/// recovery (clang's in-process cc1 does). Returns false after a crash.
-bool runGuarded(function_ref<void()> Fn) {
-  CrashRecoveryContext CRC;
-  if (CRC.RunSafely(Fn))
-    return true;
-  Crashed = true;
-  return false;
 }
 
 std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
@@ -270,10 +345,12 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
 
 void checkModule(Module &M, Snapshot &S) {
   mlir::OwningOpRef<mlir::ModuleOp> After;
+  std::vector<ReportEntry> Entries;
+  auto Flush = make_scope_exit([&] { writeReport(M.getContext(), Entries); });
 
   // Module order, so that reports come out in source order.
   for (Function &F : M) {
-    if (Crashed)
+    if (crashed)
       return;
     if (!isSelected(F))
       continue;
@@ -285,7 +362,7 @@ void checkModule(Module &M, Snapshot &S) {
       kv::Validation V;
       V.result.verdict = kv::Verdict::Unsupported;
       V.result.reason = "before optimization: " + Before.Failure;
-      report(F, V);
+      report(F, V, Entries);
       continue;
     }
     if (!After)
@@ -315,7 +392,7 @@ void checkModule(Module &M, Snapshot &S) {
                   "validation is off for the rest of this compilation");
       return;
     }
-    report(F, V);
+    report(F, V, Entries);
   }
 }
 
@@ -331,9 +408,9 @@ struct StartPass : PassInfoMixin<StartPass> {
   explicit StartPass(bool Explicit) : Explicit(Explicit) {}
 
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    if (Disable || Crashed || !isDeviceModule(M))
+    if (Disable || crashed || !isDeviceModule(M))
       return PreservedAnalyses::all();
-    const std::optional<kv::Options> &Opts = options(M.getContext());
+    const std::optional<PluginOptions> &Opts = options(M.getContext());
     if (!Opts)
       return PreservedAnalyses::all();
     {
@@ -350,7 +427,7 @@ struct StartPass : PassInfoMixin<StartPass> {
       }
     }
     std::unique_ptr<Snapshot> S;
-    if (!runGuarded([&] { S = takeSnapshot(M, *Opts); })) {
+    if (!runGuarded([&] { S = takeSnapshot(M, Opts->opts); })) {
       // The partial snapshot is leaked: its destructors may not be safe.
       (void)S.release();
       for (Function &F : M)
@@ -393,14 +470,15 @@ struct CheckPass : PassInfoMixin<CheckPass> {
       S = std::move(It->second);
       snapshots().erase(It);
     }
-    if (Crashed) {
+    if (crashed) {
       (void)S.release(); // see StartPass: not safe to destroy after a crash
       return PreservedAnalyses::all();
     }
     if (S->ModuleId != M.getModuleIdentifier())
       return PreservedAnalyses::all(); // stale, from a freed module
     checkModule(M, *S);
-    if (Crashed)
+    finishPerPass(M);
+    if (crashed)
       (void)S.release();
     return PreservedAnalyses::all();
   }
@@ -409,6 +487,7 @@ struct CheckPass : PassInfoMixin<CheckPass> {
 };
 
 void registerCallbacks(PassBuilder &PB) {
+  registerPerPass(PB);
   // -O0 has nothing to validate: no snapshot, so the check is silent too.
   PB.registerPipelineStartEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel Level) {

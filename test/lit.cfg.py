@@ -79,6 +79,12 @@ config.substitutions.append(("%kvalidate",
                              os.path.join(config.kv_tools_dir, "kvalidate")))
 config.substitutions.append(("%kv-opt",
                              os.path.join(config.kv_tools_dir, "kv-opt")))
+# The deliberately wrong pass of the per-pass tests (test/lib) first: the
+# plugin's substitution is a prefix of it.
+config.substitutions.append((
+    "%test-break-plugin",
+    os.path.join(os.path.dirname(config.kv_plugin),
+                 "libkvalidate-test-break.so")))
 config.substitutions.append(("%plugin", config.kv_plugin))
 config.substitutions.append((
     "%clang-cuda",

@@ -9,6 +9,7 @@
 #include "equiv/Driver.h"
 #include "equiv/IRExecutor.h"
 #include "equiv/Report.h"
+#include "equiv/ReportFile.h"
 #include "kv/KVDialect.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Executor.h"
@@ -53,8 +54,6 @@ using namespace llvm;
 #define KV_CLANG "/usr/lib/llvm-22/bin/clang++"
 #endif
 
-static const char *const KVVersion = "0.1.0";
-
 //===----------------------------------------------------------------------===//
 // Options
 //===----------------------------------------------------------------------===//
@@ -76,6 +75,12 @@ static cl::opt<std::string> AfterArg(cl::Positional,
 
 static cl::opt<bool> Json("json", cl::desc("Print one JSON object on stdout"),
                           cl::cat(KVCategory));
+
+static cl::opt<std::string> ReportPath(
+    "report",
+    cl::desc("Also append the verdict to FILE: SARIF 2.1.0 if FILE ends in "
+             ".sarif, else one JSON object per line"),
+    cl::value_desc("FILE"), cl::cat(KVCategory));
 
 static cl::list<std::string>
     IncludeDirs("I", cl::Prefix,
@@ -178,6 +183,43 @@ REPLAY
 /// watchdog (see startWatchdog).
 static std::atomic<bool> Reported{false};
 
+/// The after kernel, once loaded: where the report locates the verdict.
+static const Function *AfterFunction = nullptr;
+
+/// The --report entry of \p v (the policy of the plugin's default: a
+/// not-equivalent or defective kernel is an error).
+static void writeReportFile(const kv::Validation &v,
+                            const kv::PairNames &names) {
+  if (ReportPath.empty())
+    return;
+  kv::ReportEntry e;
+  StringRef after(AfterArg);
+  e.kernel = after.rsplit(':').second.str();
+  if (AfterFunction)
+    kv::sourceLocation(*AfterFunction, e.file, e.line);
+  if (e.file.empty()) {
+    // FILE:KERNEL of a kernel that was not loaded: the file, no line.
+    StringRef file = after.rsplit(':').first;
+    SmallString<256> abs(file);
+    if (!file.empty() && !sys::fs::make_absolute(abs))
+      e.file = abs.str().str();
+  }
+  e.verdict = v.result.verdict;
+  e.level = kv::levelOf(e.verdict, kv::FailOn::Mismatch);
+  std::string text;
+  raw_string_ostream os(text);
+  os << kv::verdictName(e.verdict);
+  if (!v.result.reason.empty() && v.result.verdict != kv::Verdict::Equivalent)
+    os << ": " << v.result.reason;
+  e.message = text;
+  json::Value fields = kv::toJSON(v, names);
+  if (json::Object *o = fields.getAsObject())
+    e.fields = std::move(*o);
+  std::string err;
+  if (!kv::appendReport(ReportPath, {e}, err))
+    errs() << "kvalidate: warning: cannot write the report: " << err << "\n";
+}
+
 static void report(const kv::Validation &v) {
   if (Reported.exchange(true))
     return; // the watchdog has answered and is exiting
@@ -187,6 +229,7 @@ static void report(const kv::Validation &v) {
   else
     kv::printText(outs(), v, names);
   outs().flush();
+  writeReportFile(v, names);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -232,6 +275,9 @@ static int fail(const std::string &msg) {
   errs() << "kvalidate: error: " << msg << "\n";
   if (Json)
     report(verdictOnly(kv::Verdict::Error, msg));
+  else if (!Reported.exchange(true))
+    writeReportFile(verdictOnly(kv::Verdict::Error, msg),
+                    kv::PairNames{BeforeArg, AfterArg});
   return kv::exitCode(kv::Verdict::Error);
 }
 
@@ -488,8 +534,8 @@ int main(int argc, char **argv) {
   InitLLVM x(argc, argv);
   StartTime = Clock::now();
   cl::SetVersionPrinter([](raw_ostream &os) {
-    os << "kvalidate " << KVVersion << " (LLVM/MLIR " LLVM_VERSION_STRING
-       << ", clang " KV_CLANG ")\n";
+    os << "kvalidate " << kv::versionString()
+       << " (LLVM/MLIR " LLVM_VERSION_STRING << ", clang " KV_CLANG ")\n";
   });
   cl::HideUnrelatedOptions(KVCategory);
   if (std::optional<std::string> clError = parseCommandLine(argc, argv))
@@ -549,6 +595,7 @@ int main(int argc, char **argv) {
   if (!kv::loadInput(before, nullptr, llvmCtx, ctx, flags, err) ||
       !kv::loadInput(after, &before, llvmCtx, ctx, flags, err))
     return fail(err);
+  AfterFunction = after.function;
 
   // Both kernels go into one module.
   mlir::OwningOpRef<mlir::ModuleOp> module =

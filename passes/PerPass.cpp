@@ -1,0 +1,293 @@
+//===- PerPass.cpp - the pass that broke a kernel -------------------------===//
+//
+// -kvalidate-per-pass: pass instrumentation validates each pass that
+// changed a kernel against the kernel as it was before that pass, and names
+// the first pass after which a kernel is no longer equivalent (the
+// opt-bisect-limit idea, in one compile). A pass that changed nothing is
+// skipped: it preserved all analyses, or the kernel prints the same. The
+// IR before and after the culprit is saved next to the report file.
+//
+// The kernel before a pass is a clone of the module, taken again after
+// each pass that changed a kernel. Its `nsw`/`nuw` flags are taken as the
+// preconditions of that step, as the source's are for the whole pipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/LowerToKV.h"
+#include "passes/PluginSupport.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LazyCallGraph.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+using namespace llvm;
+
+namespace kv::plugin {
+namespace {
+
+/// Per device module: the state every kernel is compared against.
+struct PassState {
+  std::string moduleId;
+  /// The module after the last pass that changed a kernel.
+  std::unique_ptr<Module> baseline;
+  /// Each selected kernel's printed IR in the baseline.
+  std::map<std::string, std::string> text;
+  /// Kernels whose culprit has been named: later passes are not validated.
+  std::set<std::string> broken;
+  /// Passes that changed some kernel so far (their number in messages).
+  unsigned changes = 0;
+  std::unique_ptr<mlir::MLIRContext> ctx;
+  std::vector<ReportEntry> entries;
+};
+
+std::mutex StatesMutex;
+
+/// Heap-allocated and never destroyed, like the snapshots (Plugin.cpp).
+std::map<const Module *, PassState> &states() {
+  static auto *Map = new std::map<const Module *, PassState>;
+  return *Map;
+}
+
+/// Pass managers, adaptors and analysis plumbing: their inner passes are
+/// validated one by one.
+bool isPlumbing(StringRef pass) {
+  for (StringRef s :
+       {"PassManager", "PassAdaptor", "AnalysisManagerProxy",
+        "RequireAnalysisPass", "InvalidateAnalysisPass", "VerifierPass",
+        "PrintModulePass", "PrintFunctionPass", "DevirtSCCRepeatedPass",
+        "RepeatedPass", "StartPass", "CheckPass"})
+    if (pass.contains(s))
+      return true;
+  return false;
+}
+
+const Module *moduleOf(const Any &ir) {
+  if (const auto *m = llvm::any_cast<const Module *>(&ir))
+    return *m;
+  if (const auto *f = llvm::any_cast<const Function *>(&ir))
+    return (*f)->getParent();
+  if (const auto *c = llvm::any_cast<const LazyCallGraph::SCC *>(&ir))
+    return (*c)->begin() == (*c)->end()
+               ? nullptr
+               : (*c)->begin()->getFunction().getParent();
+  if (const auto *l = llvm::any_cast<const Loop *>(&ir))
+    return (*l)->getHeader()->getParent()->getParent();
+  return nullptr;
+}
+
+/// The selected kernels a pass on \p ir may have changed.
+std::vector<const Function *> kernelsOf(const Any &ir, const Module &m) {
+  std::vector<const Function *> out;
+  auto add = [&](const Function &f) {
+    if (isSelected(f))
+      out.push_back(&f);
+  };
+  if (const auto *f = llvm::any_cast<const Function *>(&ir))
+    add(**f);
+  else if (const auto *c = llvm::any_cast<const LazyCallGraph::SCC *>(&ir))
+    for (const LazyCallGraph::Node &n : **c)
+      add(n.getFunction());
+  else if (const auto *l = llvm::any_cast<const Loop *>(&ir))
+    add(*(*l)->getHeader()->getParent());
+  else
+    for (const Function &f : m)
+      add(f);
+  return out;
+}
+
+std::string printed(const Function &f) {
+  std::string s;
+  raw_string_ostream os(s);
+  f.print(os);
+  return s;
+}
+
+PassState *stateFor(const Module &m, bool create) {
+  auto it = states().find(&m);
+  if (it != states().end() && it->second.moduleId != m.getModuleIdentifier()) {
+    // A stale entry of a module since freed: its clone may be destroyed.
+    states().erase(it);
+    it = states().end();
+  }
+  if (it != states().end())
+    return &it->second;
+  if (!create)
+    return nullptr;
+  PassState &s = states()[&m];
+  s.moduleId = m.getModuleIdentifier();
+  s.baseline = CloneModule(m);
+  for (const Function &f : m)
+    if (isSelected(f))
+      s.text[f.getName().str()] = printed(f);
+  return &s;
+}
+
+/// A file name from a pass or kernel name.
+std::string fileSafe(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += isAlnum(c) || c == '-' || c == '_' || c == '.' ? c : '_';
+  return out.substr(0, 80);
+}
+
+/// Save the module before and after the culprit next to the report; the
+/// note names the files.
+std::string saveIR(const Module &before, const Module &after,
+                   const std::string &reportPath, const Function &f,
+                   unsigned number, StringRef pass) {
+  if (reportPath.empty())
+    return " [the IR before and after it is saved with -kvalidate-report]";
+  SmallString<256> base(reportPath);
+  sys::path::replace_extension(base, "");
+  std::string stem = (base + "." + fileSafe(kv::sourceName(f.getName())) + "." +
+                      std::to_string(number) + "-" + fileSafe(pass))
+                         .str();
+  std::string note = " [IR before and after the pass:";
+  for (auto [m, suffix] :
+       {std::pair{&before, ".before.ll"}, std::pair{&after, ".after.ll"}}) {
+    std::string path = stem + suffix;
+    std::error_code ec;
+    raw_fd_ostream os(path, ec, sys::fs::OF_Text);
+    if (ec)
+      return " [cannot save the IR: " + path + ": " + ec.message() + "]";
+    m->print(os, nullptr);
+    note += " " + path;
+  }
+  return note + "]";
+}
+
+void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
+  if (disabled() || crashed || pa.areAllPreserved() || isPlumbing(passID))
+    return;
+  const Module *m = moduleOf(ir);
+  if (!m || !isDeviceModule(*m))
+    return;
+  const std::optional<PluginOptions> &opts = options(m->getContext());
+  if (!opts || !opts->perPass)
+    return;
+  std::lock_guard<std::mutex> lock(StatesMutex);
+  PassState *s = stateFor(*m, /*create=*/false);
+  if (!s)
+    return;
+  bool changed = false;
+  for (const Function *f : kernelsOf(ir, *m)) {
+    std::string name = f->getName().str();
+    std::string now = printed(*f);
+    auto it = s->text.find(name);
+    if (it == s->text.end() || it->second == now)
+      continue;
+    it->second = std::move(now);
+    if (!changed)
+      ++s->changes;
+    changed = true;
+    Function *before = s->baseline->getFunction(name);
+    if (!before || s->broken.count(name))
+      continue;
+    if (!s->ctx) {
+      mlir::DialectRegistry registry;
+      kv::registerKVDialects(registry);
+      s->ctx = std::make_unique<mlir::MLIRContext>(
+          registry, mlir::MLIRContext::Threading::DISABLED);
+      s->ctx->loadAllAvailableDialects();
+    }
+    kv::KernelInput src, opt;
+    src.function = before;
+    src.label = ("before " + passID).str();
+    src.isSource = true;
+    // The driver only reads the IR it is given.
+    opt.function = const_cast<Function *>(f);
+    opt.label = ("after " + passID).str();
+    kv::Validation v;
+    mlir::OwningOpRef<mlir::ModuleOp> into =
+        mlir::ModuleOp::create(mlir::UnknownLoc::get(s->ctx.get()));
+    bool finished = runGuarded([&] {
+      mlir::ScopedDiagnosticHandler quiet(
+          s->ctx.get(), [](mlir::Diagnostic &) { return mlir::success(); });
+      kv::Driver d(src, opt, *into, opts->opts);
+      v = d.validate();
+    });
+    if (!finished) {
+      (void)into.release(); // not safe to destroy after a crash
+      warn(*f, kernelPrefix(*f) +
+                   "error: kvalidate crashed while checking this kernel "
+                   "after pass '" +
+                   passID +
+                   "'; validation is off for the rest of this "
+                   "compilation");
+      return;
+    }
+    Verdict verdict = v.result.verdict;
+    bool breaks = levelOf(verdict, FailOn::Mismatch) == Level::Error;
+    if (!breaks) {
+      // A step that is proved, or not decided: an entry in the report; the
+      // end-to-end check speaks for the pipeline.
+      report(*f, v, s->entries, passID.str(), "", /*diagnose=*/false);
+      s->entries.back().level = Level::Note;
+      continue;
+    }
+    s->broken.insert(name);
+    std::string note =
+        " [first pass to break the kernel: '" + passID.str() + "', change " +
+        std::to_string(s->changes) + " of the pipeline to the module]" +
+        saveIR(*s->baseline, *m, opts->reportPath, *f, s->changes, passID);
+    // Say which pass it was, first of all.
+    kv::Validation named = v;
+    named.result.reason =
+        "after pass '" + passID.str() + "': " + named.result.reason;
+    report(*f, named, s->entries, passID.str(), note);
+  }
+  if (changed)
+    s->baseline = CloneModule(*m);
+}
+
+} // namespace
+
+void registerPerPass(PassBuilder &pb) {
+  PassInstrumentationCallbacks *pic = pb.getPassInstrumentationCallbacks();
+  if (!pic)
+    return;
+  pic->registerBeforeNonSkippedPassCallback([](StringRef passID, Any ir) {
+    if (disabled() || crashed || isPlumbing(passID))
+      return;
+    const Module *m = moduleOf(ir);
+    if (!m || !isDeviceModule(*m))
+      return;
+    const std::optional<PluginOptions> &opts = options(m->getContext());
+    if (!opts || !opts->perPass)
+      return;
+    std::lock_guard<std::mutex> lock(StatesMutex);
+    stateFor(*m, /*create=*/true);
+  });
+  pic->registerAfterPassCallback(afterPass);
+}
+
+void finishPerPass(const Module &m) {
+  std::vector<ReportEntry> entries;
+  {
+    std::lock_guard<std::mutex> lock(StatesMutex);
+    auto it = states().find(&m);
+    if (it == states().end())
+      return;
+    entries = std::move(it->second.entries);
+    if (!crashed)
+      states().erase(it);
+    else
+      (void)it->second.ctx.release();
+  }
+  writeReport(m.getContext(), entries);
+}
+
+} // namespace kv::plugin

@@ -1,0 +1,70 @@
+//===- PluginSupport.h - what the plugin's passes share ---------*- C++ -*-===//
+//
+// The pass plugin's options, kernel selection, crash guard and reporting
+// (diagnostics, the report file), shared by the end-to-end check
+// (Plugin.cpp) and the per-pass check (PerPass.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_PASSES_PLUGINSUPPORT_H
+#define KV_PASSES_PLUGINSUPPORT_H
+
+#include "equiv/Driver.h"
+#include "equiv/Report.h"
+#include "equiv/ReportFile.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+
+#include <optional>
+#include <vector>
+
+namespace kv::plugin {
+
+/// The option table's values and the plugin's policy, validated once per
+/// process: an invalid value is one error for the whole compile, and
+/// nothing is validated then.
+struct PluginOptions {
+  Options opts;
+  FailOn failOn = FailOn::Mismatch;
+  std::string reportPath;
+  bool perPass = false;
+};
+const std::optional<PluginOptions> &options(llvm::LLVMContext &ctx);
+
+/// -kvalidate-disable.
+bool disabled();
+bool isDeviceModule(const llvm::Module &m);
+/// A kernel defined here that the -kvalidate-kernel filter selects.
+bool isSelected(const llvm::Function &f);
+
+/// Set once lowering or checking crashed (caught by crash recovery): the
+/// libraries' state may be inconsistent, so nothing more is attempted.
+extern bool crashed;
+/// Run \p fn, recovering from a crash inside it where the host enables crash
+/// recovery (clang's in-process cc1 does). Returns false after a crash.
+bool runGuarded(llvm::function_ref<void()> fn);
+
+/// A warning (or error) on kernel \p f.
+void warn(const llvm::Function &f, const llvm::Twine &msg, bool error = false);
+std::string kernelPrefix(const llvm::Function &f);
+
+/// Report \p v on kernel \p f: a remark, warning or error as the policy
+/// says, and an entry in \p entries for the report file. \p pass names the
+/// pass validated (per-pass mode); \p note is added to the diagnostic.
+void report(const llvm::Function &f, const Validation &v,
+            std::vector<ReportEntry> &entries, const std::string &pass = "",
+            const std::string &note = "", bool diagnose = true);
+/// Append \p entries to the report file, if there is one; a write failure
+/// is one warning, never an error (the compile goes on).
+void writeReport(llvm::LLVMContext &ctx, std::vector<ReportEntry> &entries);
+
+/// Register the per-pass check's instrumentation (-kvalidate-per-pass).
+void registerPerPass(llvm::PassBuilder &pb);
+/// At the end of the pipeline: write the per-pass entries of \p m.
+void finishPerPass(const llvm::Module &m);
+
+} // namespace kv::plugin
+
+#endif
