@@ -312,10 +312,13 @@ public:
   z3::expr toIndex(const z3::expr &e);
   z3::expr resize(const z3::expr &e, unsigned to, bool isSigned);
   bool isShared(KernelModel &k, unsigned arg);
-  /// Solve `v(t) == rhs` for one coordinate of t: the coordinate's new value.
-  std::optional<z3::expr> solveFor(KernelModel &k, mlir::Value v,
-                                   SReg coord, z3::expr rhs,
-                                   const Thread &base);
+  /// Solve `v(t) == rhs` for one unknown of t, the result of the ops
+  /// \p isTarget accepts (a coordinate's sreg, a loop's kv.iter): the
+  /// unknown's new value at \p width bits, the rest of t as in \p base.
+  std::optional<z3::expr>
+  solveFor(KernelModel &k, mlir::Value v,
+           llvm::function_ref<bool(mlir::Operation *)> isTarget,
+           unsigned width, z3::expr rhs, const Thread &base);
 
   /// Value written to array[index] by t's last hitting write of `interval`,
   /// else `otherwise`.

@@ -12,6 +12,7 @@
 #include "smt-encode/Executor.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <map>
 #include <optional>
@@ -351,12 +352,43 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
     for (WriteOp wr : k.writes[arg][interval])
       for (int c = 0; c < 3; ++c) {
         SReg coord = makeSReg(SRegGroup::Tid, c);
-        if (auto sol = solveFor(k, wr.getIndex(), coord, index, *b)) {
+        auto isCoord = [&](Operation *op) {
+          auto s = dyn_cast<SRegOp>(op);
+          return s && s.getName() == coord;
+        };
+        if (auto sol = solveFor(k, wr.getIndex(), isCoord, modelWidth(32, bits),
+                                index, *b)) {
           std::vector<z3::expr> tid = b->tid;
           tid[c] = *sol;
           add(tid, b->bid);
         }
       }
+  // Solve each write's index for the iteration of its loop, the base's ids
+  // kept: a row loop's column (`out[r * w + c]`) against the other kernel's,
+  // unrolled at run time (`out[r * w + 4 * k + 1]`) or rotated.
+  for (const Thread *b : bases)
+    for (WriteOp wr : k.writes[arg][interval]) {
+      const std::vector<Operation *> &its = k.itersOf(wr);
+      if (its.size() != 1)
+        continue;
+      Operation *loop = its[0];
+      auto isLoop = [&](Operation *op) { return op == loop; };
+      std::optional<z3::expr> sol =
+          solveFor(k, wr.getIndex(), isLoop, 64, index, *b);
+      if (!sol)
+        continue;
+      std::vector<z3::expr> bid = shared ? reader.bid : b->bid;
+      std::string key = keyOf(b->tid, bid) + "iter" +
+                        std::to_string((uintptr_t)loop) + ":" +
+                        sol->simplify().to_string();
+      if (!seen.insert(key).second)
+        continue;
+      Thread &t = makeThread(b->tid, bid, depth + 1);
+      t.iters.emplace(loop, *sol);
+      for (Operation *it : loops)
+        t.iters.emplace(it, ctx.bv_val(0, 64));
+      out.push_back(&t);
+    }
   return out;
 }
 
@@ -379,41 +411,67 @@ z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
             dom, widthOf(et))(args);
 }
 
-std::optional<z3::expr> Encoder::solveFor(KernelModel &k, Value v,
-                                          SReg coord, z3::expr rhs,
-                                          const Thread &base) {
+/// Whether \p v is computed from a result of an op \p isTarget accepts.
+/// Array reads count as anything.
+static bool reaches(Value v, llvm::function_ref<bool(Operation *)> isTarget) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    Operation *d = x.getDefiningOp();
+    if (!d)
+      continue;
+    if (isTarget(d) || isa<ReadOp>(d))
+      return true;
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return false;
+}
+
+std::optional<z3::expr>
+Encoder::solveFor(KernelModel &k, Value v,
+                  llvm::function_ref<bool(Operation *)> isTarget,
+                  unsigned width, z3::expr rhs, const Thread &base) {
   Operation *d = v.getDefiningOp();
   if (!d)
     return std::nullopt;
-  if (auto s = dyn_cast<SRegOp>(d))
-    return s.getName() == coord ? std::optional<z3::expr>(
-                                      resize(rhs, modelWidth(32, bits), false))
-                                : std::nullopt;
+  if (isTarget(d))
+    return resize(rhs, width, false);
   auto other = [&](unsigned i) { return value(k, d->getOperand(i), base); };
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(d)) {
     unsigned w = widthOf(d->getOperand(0).getType());
-    return solveFor(k, d->getOperand(0), coord, resize(rhs, w, false), base);
+    return solveFor(k, d->getOperand(0), isTarget, width, resize(rhs, w, false),
+                    base);
   }
   if (d->getNumOperands() != 2)
     return std::nullopt;
-  bool dep0 = dependsOn(d->getOperand(0), coord);
-  bool dep1 = dependsOn(d->getOperand(1), coord);
+  bool dep0 = reaches(d->getOperand(0), isTarget);
+  bool dep1 = reaches(d->getOperand(1), isTarget);
   if (dep0 == dep1)
     return std::nullopt;
   unsigned i = dep0 ? 0 : 1;
+  auto solve = [&](z3::expr r) {
+    return solveFor(k, d->getOperand(i), isTarget, width, r, base);
+  };
   if (isa<arith::AddIOp>(d))
-    return solveFor(k, d->getOperand(i), coord, rhs - other(1 - i), base);
+    return solve(rhs - other(1 - i));
   if (isa<arith::SubIOp>(d))
-    return solveFor(k, d->getOperand(i), coord,
-                    i == 0 ? rhs + other(1) : other(0) - rhs, base);
+    return solve(i == 0 ? rhs + other(1) : other(0) - rhs);
   if (isa<arith::XOrIOp>(d))
-    return solveFor(k, d->getOperand(i), coord, rhs ^ other(1 - i), base);
+    return solve(rhs ^ other(1 - i));
+  if (isa<arith::OrIOp>(d)) {
+    // `k | c` where k's low bits are clear (the -O2 unrolled loop's
+    // `or disjoint`): the candidate is checked by the caller anyway.
+    return solve(rhs & ~other(1 - i));
+  }
   if (isa<arith::MulIOp>(d)) {
     llvm::APInt c;
     if (!matchPattern(d->getOperand(1 - i), m_ConstantInt(&c)) || c.isZero())
       return std::nullopt;
-    return solveFor(k, d->getOperand(i), coord, z3::udiv(rhs, other(1 - i)),
-                    base);
+    return solve(z3::udiv(rhs, other(1 - i)));
   }
   return std::nullopt;
 }
