@@ -572,54 +572,88 @@ void Lowerer::replacePlaceholders(LoopModel &lm) {
   }
 }
 
+Value Lowerer::tripCount(LoopModel &lm) {
+  using P = arith::CmpIPredicate;
+  Type i64 = b.getI64Type();
+  Value lb = lm.iterLb, step = lm.iterStep, bound = lm.iterBound;
+  // A loop that reaches its bound exactly (x != bound) runs
+  // (bound - lb) / step iterations.
+  if (lm.fromNe)
+    return b.createOrFold<arith::DivUIOp>(
+        loc, b.createOrFold<arith::SubIOp>(loc, bound, lb), step);
+  // Iteration j runs while lb + j * step pred bound, with a positive step
+  // and no wraparound (the countable-loop check): ceil((bound - lb) / step)
+  // iterations for < (one more for <=) when the first test passes, else
+  // none; a rotated loop runs its first iteration untested. A thread that
+  // does not reach the loop runs none.
+  P pred = lm.pred;
+  bool strict = pred == P::slt || pred == P::ult;
+  Value first = b.createOrFold<arith::CmpIOp>(loc, pred, lb, bound);
+  Value diff = b.createOrFold<arith::SubIOp>(loc, bound, lb);
+  Value n =
+      strict ? b.createOrFold<arith::DivUIOp>(
+                   loc,
+                   b.createOrFold<arith::AddIOp>(
+                       loc, diff,
+                       b.createOrFold<arith::SubIOp>(loc, step, cst(i64, 1))),
+                   step)
+             : b.createOrFold<arith::AddIOp>(
+                   loc, b.createOrFold<arith::DivUIOp>(loc, diff, step),
+                   cst(i64, 1));
+  Value zero = cst(i64, 0);
+  Value trips = b.createOrFold<arith::SelectOp>(loc, first, n, zero);
+  if (lm.doWhile)
+    trips = b.createOrFold<arith::SelectOp>(loc, eq(trips, zero), cst(i64, 1),
+                                            trips);
+  return b.createOrFold<arith::SelectOp>(loc, lm.entryGuard, trips, zero);
+}
+
 void Lowerer::exactExitValues(LoopModel &lm) {
   Type i64 = b.getI64Type();
   const llvm::Loop *l = lm.l;
   const llvm::BasicBlock *header = lm.header, *latch = lm.latch,
                          *exiting = lm.exiting;
-  Value iterLb = lm.iterLb, iterStep = lm.iterStep, iterBound = lm.iterBound;
   Value init64 = lm.init64;
   bool isSigned = lm.isSigned;
   const Carried *iv = lm.iv;
-  // A loop that reaches its bound exactly (x != bound) runs
-  // (bound - lb) / step iterations: its induction variables' values after
-  // it are known (a runtime-unrolled loop's remainder starts there).
+  // The induction variables' values after the loop follow from its trip
+  // count (a runtime-unrolled loop's remainder starts there; a hand-written
+  // vector loop's tail continues from its index).
   std::vector<std::pair<const llvm::Value *, Value>> &finals = lm.finals;
-  if (lm.fromNe) {
-    Value trips = b.createOrFold<arith::DivUIOp>(
-        loc, b.createOrFold<arith::SubIOp>(loc, iterBound, iterLb), iterStep);
-    for (Carried &c : lm.carried) {
-      if (!c.phi || !c.step64)
-        continue;
-      bool sgn = &c != iv || isSigned;
-      Type ct = c.phi->getType()->isIntegerTy()
-                    ? b.getIntegerType(c.phi->getType()->getIntegerBitWidth())
-                    : Type();
-      if (!ct)
-        continue;
-      Value s64 = c.step64;
-      Value init = &c == iv ? init64 : toI64(c.init, sgn);
-      auto at = [&](Value n) {
-        Value v = b.createOrFold<arith::AddIOp>(
-            loc, init, b.createOrFold<arith::MulIOp>(loc, n, s64));
-        return ct.getIntOrFloatBitWidth() == 64
-                   ? v
-                   : b.createOrFold<arith::TruncIOp>(loc, ct, v);
-      };
-      // The update's last value is the one of iteration `trips`; the
-      // phi's, seen by the exit, that of the iteration that tested it.
-      Value after = at(trips);
-      if (auto *upd = dyn_cast<llvm::Instruction>(
-              c.phi->getIncomingValueForBlock(latch));
-          upd && l->contains(upd))
-        finals.push_back({upd, after});
-      finals.push_back(
-          {c.phi, exiting == header
-                      ? after
-                      : at(b.createOrFold<arith::SubIOp>(loc, trips,
-                                                          cst(i64, 1)))});
-    }
+  Value trips = tripCount(lm);
+  lm.trips = trips;
+  for (Carried &c : lm.carried) {
+    if (!c.phi || !c.step64)
+      continue;
+    bool sgn = &c != iv || isSigned;
+    Type ct = c.phi->getType()->isIntegerTy()
+                  ? b.getIntegerType(c.phi->getType()->getIntegerBitWidth())
+                  : Type();
+    if (!ct)
+      continue;
+    Value init = &c == iv ? init64 : toI64(c.init, sgn);
+    // The update's last value is the one of iteration `trips`; the phi's,
+    // seen by the exit, that of the iteration that tested it.
+    Value after = valueAfter(c, init, trips, ct);
+    if (auto *upd =
+            dyn_cast<llvm::Instruction>(c.phi->getIncomingValueForBlock(latch));
+        upd && l->contains(upd))
+      finals.push_back({upd, after});
+    finals.push_back({c.phi, exiting == header
+                                 ? after
+                                 : valueAfter(c, init,
+                                              b.createOrFold<arith::SubIOp>(
+                                                  loc, trips, cst(i64, 1)),
+                                              ct)});
   }
+}
+
+Value Lowerer::valueAfter(const Carried &c, Value init64, Value n, Type t) {
+  Value v = b.createOrFold<arith::AddIOp>(
+      loc, init64, b.createOrFold<arith::MulIOp>(loc, n, c.step64));
+  return t.getIntOrFloatBitWidth() == 64
+             ? v
+             : b.createOrFold<arith::TruncIOp>(loc, t, v);
 }
 
 void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
@@ -654,7 +688,16 @@ void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
     if (!c.phi && c.next != c.holder) {
       Linear off;
       off.constant = c.off;
-      s.stores.push_back({c.obj, off, c.size, gone, i1(true)});
+      // An induction variable in a private variable (-O0's `c` of
+      // `for (; c + 4 <= w; c += 4)`) holds its value after the last
+      // update; any other carried value is unknown after the loop.
+      SymVal after = gone;
+      Type t = c.init.getType(); // the holder is erased by now
+      if (c.step64 && lm.trips && t.isInteger() &&
+          t.getIntOrFloatBitWidth() <= 64)
+        after = scalar(valueAfter(c, toI64(c.init, &c != lm.iv || lm.isSigned),
+                                  lm.trips, t));
+      s.stores.push_back({c.obj, off, c.size, after, i1(true)});
     }
   for (size_t i = 0; i < lm.accs.size(); ++i) {
     const Carried &c = *lm.accs[i].c;

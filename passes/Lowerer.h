@@ -312,6 +312,9 @@ private:
     llvm::DenseMap<Value, Value> mulByStep;
     std::vector<Value> totals;
     std::vector<std::pair<const llvm::Value *, Value>> finals;
+    /// The iterations a thread runs (exactExitValues), for the values of
+    /// induction variables after the loop.
+    Value trips;
     /// A loop with breaks (modelBreakLoop).
     bool breaks = false;
   };
@@ -595,8 +598,11 @@ private:
   void replacePlaceholders(LoopModel &lm);
   /// kv.sum for each accumulator, and the totals (LowerSums.cpp).
   void emitSums(LoopModel &lm);
-  /// With `x != bound`: the induction variables' values after the loop.
+  /// The induction variables' values after the loop, from its trip count.
   void exactExitValues(LoopModel &lm);
+  Value tripCount(LoopModel &lm);
+  /// c's value after n updates from init64, as a value of type t.
+  Value valueAfter(const Carried &c, Value init64, Value n, Type t);
   /// \p s after the loop: the state before it, with the loop's results.
   void stateAfterLoop(LoopModel &lm, State &s);
   // The steps of modelLoop for barrier loops (LowerBarrierLoops.cpp).
