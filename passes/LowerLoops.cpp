@@ -35,7 +35,7 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   if (auto it = entryVisits.find(header); it != entryVisits.end())
     outerEntry = it->second;
   entryVisits[header] = visits[header];
-  auto restoreEntry = llvm::make_scope_exit([&] {
+  llvm::scope_exit restoreEntry([&] {
     if (outerEntry)
       entryVisits[header] = *outerEntry;
     else

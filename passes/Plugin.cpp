@@ -346,7 +346,7 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
 void checkModule(Module &M, Snapshot &S) {
   mlir::OwningOpRef<mlir::ModuleOp> After;
   std::vector<ReportEntry> Entries;
-  auto Flush = make_scope_exit([&] { writeReport(M.getContext(), Entries); });
+  scope_exit Flush([&] { writeReport(M.getContext(), Entries); });
 
   // Module order, so that reports come out in source order.
   for (Function &F : M) {
