@@ -35,6 +35,8 @@ enum class Verdict {
   OutOfBounds, // an access outside a fixed-size shared array
 };
 const char *verdictName(Verdict v);
+/// The verdict verdictName gives \p name, if any.
+std::optional<Verdict> verdictFromName(llvm::StringRef name);
 /// Documented exit status: 0 equivalent, 1 not-equivalent, 2 unknown or
 /// unsupported, 3 error, 4 a kernel is defective (race, divergence,
 /// out-of-bounds shared access).

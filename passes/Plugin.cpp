@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/LowerToKV.h"
 #include "passes/PluginSupport.h"
+#include "equiv/VerdictCache.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -88,6 +89,12 @@ static cl::opt<bool> PerPassOpt(
     "kvalidate-per-pass", cl::cat(PluginCategory),
     cl::desc("Also validate each pass that changes a kernel, and name the "
              "first pass that breaks its equivalence"));
+static cl::opt<std::string> CacheOpt(
+    "kvalidate-cache", cl::cat(PluginCategory), cl::value_desc("DIR"),
+    cl::desc("Keep verdicts in DIR, keyed by a hash of the two kernels' IR, "
+             "the options and kvalidate's build: an unchanged kernel is not "
+             "proved again (default: kvalidate/verdicts in the user's cache "
+             "directory; an empty DIR turns the cache off)"));
 static cl::list<std::string>
     OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
                 cl::desc("Only validate the kernel with this source or "
@@ -192,6 +199,9 @@ const std::optional<PluginOptions> &options(LLVMContext &Ctx) {
         Opts->failOn = FailOn::Mismatch;
       Opts->reportPath = ReportOpt;
       Opts->perPass = PerPassOpt;
+      Opts->cacheDir = CacheOpt.getNumOccurrences()
+                           ? CacheOpt.getValue()
+                           : kv::defaultVerdictCacheDir();
     } else {
       Ctx.diagnose(DiagnosticInfoGeneric(
           "kvalidate: invalid option: " + Error + "; nothing is validated",
@@ -209,40 +219,81 @@ std::string kernelPrefix(const Function &F) {
   return kv::diagnosticPrefix(kv::sourceName(F.getName()));
 }
 
-void report(const Function &F, const kv::Validation &V,
-            std::vector<ReportEntry> &Entries, const std::string &Pass,
-            const std::string &Note, bool Diagnose) {
+namespace {
+
+/// Report a verdict rendered as \p Message, on \p F: a diagnostic as the
+/// policy says, and an entry for the report file.
+void reportRendered(const Function &F, kv::Verdict Verdict,
+                    const std::string &Message, json::Object Fields,
+                    std::vector<ReportEntry> &Entries, const std::string &Pass,
+                    bool Diagnose, bool Cached) {
   FailOn Policy = FailOn::Mismatch;
   if (const std::optional<PluginOptions> &O = options(F.getContext()))
     Policy = O->failOn;
-  kv::DiagnosticReport D =
-      kv::toDiagnostic(V, kv::sourceName(F.getName()), Policy);
-  D.message += Note;
+  Level L = levelOf(Verdict, Policy);
   ReportEntry E;
   E.kernel = kv::sourceName(F.getName());
   kv::sourceLocation(F, E.file, E.line);
   E.pass = Pass;
-  E.verdict = V.result.verdict;
-  E.level = D.kind == kv::DiagnosticReport::Remark  ? Level::Note
-            : D.kind == kv::DiagnosticReport::Error ? Level::Error
-                                                    : Level::Warning;
-  E.message = D.message;
+  E.verdict = Verdict;
+  E.level = L;
+  E.message = Message;
+  E.fields = std::move(Fields);
+  E.cached = Cached;
+  Entries.push_back(std::move(E));
+  if (!Diagnose)
+    return;
+  if (L == Level::Note) {
+    KVRemark Remark(F);
+    Remark << Message;
+    F.getContext().diagnose(Remark);
+    return;
+  }
+  warn(F, Message, L == Level::Error);
+}
+
+json::Object fieldsOf(const Function &F, const kv::Validation &V,
+                      const std::string &Pass) {
   std::string Stage = Pass.empty() ? "optimization" : Pass;
   kv::PairNames Names{F.getName().str() + " (before " + Stage + ")",
                       F.getName().str() + " (after " + Stage + ")"};
   json::Value Fields = kv::toJSON(V, Names);
   if (json::Object *O = Fields.getAsObject())
-    E.fields = std::move(*O);
-  Entries.push_back(std::move(E));
-  if (!Diagnose)
-    return;
-  if (D.kind == kv::DiagnosticReport::Remark) {
-    KVRemark Remark(F);
-    Remark << D.message;
-    F.getContext().diagnose(Remark);
-    return;
-  }
-  warn(F, D.message, D.kind == kv::DiagnosticReport::Error);
+    return std::move(*O);
+  return json::Object();
+}
+
+} // namespace
+
+void report(const Function &F, const kv::Validation &V,
+            std::vector<ReportEntry> &Entries, const std::string &Pass,
+            const std::string &Note, bool Diagnose) {
+  kv::DiagnosticReport D =
+      kv::toDiagnostic(V, kv::sourceName(F.getName()), FailOn::Never);
+  reportRendered(F, V.result.verdict, D.message + Note, fieldsOf(F, V, Pass),
+                 Entries, Pass, Diagnose, /*Cached=*/false);
+}
+
+json::Object cacheEntry(const Function &F, const kv::Validation &V) {
+  kv::DiagnosticReport D =
+      kv::toDiagnostic(V, kv::sourceName(F.getName()), FailOn::Never);
+  return json::Object{{"verdict", kv::verdictName(V.result.verdict)},
+                      {"message", D.message},
+                      {"fields", fieldsOf(F, V, "")}};
+}
+
+bool reportCached(const Function &F, const json::Object &Entry,
+                  std::vector<ReportEntry> &Entries) {
+  std::optional<StringRef> Name = Entry.getString("verdict");
+  std::optional<StringRef> Message = Entry.getString("message");
+  const json::Object *Fields = Entry.getObject("fields");
+  std::optional<kv::Verdict> V = Name ? kv::verdictFromName(*Name)
+                                      : std::nullopt;
+  if (!V || !Message || !Fields)
+    return false;
+  reportRendered(F, *V, Message->str() + " [cached]", *Fields, Entries, "",
+                 /*Diagnose=*/true, /*Cached=*/true);
+  return true;
 }
 
 void writeReport(LLVMContext &Ctx, std::vector<ReportEntry> &Entries) {
@@ -278,6 +329,8 @@ struct Snapshot {
     bool NeedsSource = false;
   };
   kv::Options Opts;
+  /// The verdict cache, and the module's text at the start for its keys.
+  std::string CacheDir, SourceText;
 
   std::string ModuleId;
   /// Taken by an explicit kvalidate-start: only an explicit kvalidate-check
@@ -304,10 +357,17 @@ std::map<const Module *, std::unique_ptr<Snapshot>> &snapshots() {
   return *Map;
 }
 
-std::unique_ptr<Snapshot> takeSnapshot(Module &M, const kv::Options &Opts) {
+std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
+  const kv::Options &Opts = PO.opts;
   auto S = std::make_unique<Snapshot>();
   S->ModuleId = M.getModuleIdentifier();
   S->Opts = Opts;
+  S->CacheDir = PO.cacheDir;
+  if (!S->CacheDir.empty()) {
+    // The whole module: a kernel's model depends on what it calls.
+    raw_string_ostream OS(S->SourceText);
+    M.print(OS, nullptr);
+  }
   for (Function &F : M) {
     if (!isSelected(F))
       continue;
@@ -347,6 +407,9 @@ void checkModule(Module &M, Snapshot &S) {
   mlir::OwningOpRef<mlir::ModuleOp> After;
   std::vector<ReportEntry> Entries;
   scope_exit Flush([&] { writeReport(M.getContext(), Entries); });
+  kv::VerdictCache Cache(S.CacheDir);
+  std::string AfterText;
+  bool CacheWarned = false;
 
   // Module order, so that reports come out in source order.
   for (Function &F : M) {
@@ -364,6 +427,21 @@ void checkModule(Module &M, Snapshot &S) {
       V.result.reason = "before optimization: " + Before.Failure;
       report(F, V, Entries);
       continue;
+    }
+    // A verdict an earlier compile found for the same source, optimized
+    // module, options and kvalidate.
+    std::string Key;
+    if (Cache.enabled()) {
+      if (AfterText.empty()) {
+        raw_string_ostream OS(AfterText);
+        M.print(OS, nullptr);
+      }
+      Key = kv::VerdictCache::key({"plugin", S.SourceText, AfterText,
+                                   F.getName().str(),
+                                   kv::optionsFingerprint(S.Opts)});
+      if (std::optional<json::Object> Hit = Cache.lookup(Key))
+        if (reportCached(F, *Hit, Entries))
+          continue;
     }
     if (!After)
       After = mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
@@ -393,6 +471,19 @@ void checkModule(Module &M, Snapshot &S) {
       return;
     }
     report(F, V, Entries);
+    // Unknown and error verdicts depend on the time budget and the
+    // machine's load: they are found again, not kept.
+    kv::Verdict Got = V.result.verdict;
+    if (!Key.empty() && Got != kv::Verdict::Unknown &&
+        Got != kv::Verdict::Error) {
+      std::string Err;
+      if (!Cache.store(Key, cacheEntry(F, V), Err) && !CacheWarned) {
+        CacheWarned = true;
+        M.getContext().diagnose(DiagnosticInfoGeneric(
+            "kvalidate: cannot keep verdicts in the cache: " + Err,
+            DS_Warning));
+      }
+    }
   }
 }
 
@@ -427,7 +518,7 @@ struct StartPass : PassInfoMixin<StartPass> {
       }
     }
     std::unique_ptr<Snapshot> S;
-    if (!runGuarded([&] { S = takeSnapshot(M, Opts->opts); })) {
+    if (!runGuarded([&] { S = takeSnapshot(M, *Opts); })) {
       // The partial snapshot is leaked: its destructors may not be safe.
       (void)S.release();
       for (Function &F : M)

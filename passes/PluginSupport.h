@@ -30,6 +30,8 @@ struct PluginOptions {
   FailOn failOn = FailOn::Mismatch;
   std::string reportPath;
   bool perPass = false;
+  /// The verdict cache's directory ("": off).
+  std::string cacheDir;
 };
 const std::optional<PluginOptions> &options(llvm::LLVMContext &ctx);
 
@@ -56,6 +58,14 @@ std::string kernelPrefix(const llvm::Function &f);
 void report(const llvm::Function &f, const Validation &v,
             std::vector<ReportEntry> &entries, const std::string &pass = "",
             const std::string &note = "", bool diagnose = true);
+/// Report a verdict kept by the cache: \p entry holds the verdict's name,
+/// its diagnostic text and its JSON fields, as cacheEntry made them.
+/// Returns false if the entry is not one.
+bool reportCached(const llvm::Function &f, const llvm::json::Object &entry,
+                  std::vector<ReportEntry> &entries);
+/// What the cache keeps of \p v on \p f.
+llvm::json::Object cacheEntry(const llvm::Function &f, const Validation &v);
+
 /// Append \p entries to the report file, if there is one; a write failure
 /// is one warning, never an error (the compile goes on).
 void writeReport(llvm::LLVMContext &ctx, std::vector<ReportEntry> &entries);

@@ -1,0 +1,141 @@
+//===- VerdictCache.cpp - verdicts kept across compiles -------------------===//
+#include "equiv/VerdictCache.h"
+#include "equiv/ReportFile.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+using namespace llvm;
+
+namespace kv {
+
+/// Which kvalidate this is: the library or executable holding this code,
+/// by path, size and modification time. A rebuilt kvalidate (whose version
+/// string may not change while it is developed) never sees the verdicts of
+/// the one before.
+static std::string buildIdentity() {
+  static const std::string id = [] {
+    std::string s = versionString();
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&buildIdentity), &info) &&
+        info.dli_fname) {
+      sys::fs::file_status st;
+      s += std::string(" ") + info.dli_fname;
+      if (!sys::fs::status(info.dli_fname, st))
+        s += " " + std::to_string(st.getSize()) + " " +
+             std::to_string(
+                 st.getLastModificationTime().time_since_epoch().count());
+    }
+    return s;
+  }();
+  return id;
+}
+
+std::string VerdictCache::key(ArrayRef<std::string> parts) {
+  SHA256 h;
+  auto add = [&](StringRef s) {
+    // Length-prefixed, so that parts cannot run into each other.
+    h.update(std::to_string(s.size()) + ":");
+    h.update(s);
+  };
+  add(buildIdentity());
+  for (const std::string &p : parts)
+    add(p);
+  return toHex(h.final(), /*LowerCase=*/true);
+}
+
+std::string VerdictCache::pathOf(StringRef key) const {
+  SmallString<256> p(dir);
+  sys::path::append(p, key.take_front(2), key.drop_front(2) + ".json");
+  return p.str().str();
+}
+
+std::optional<json::Object> VerdictCache::lookup(StringRef key) const {
+  if (!enabled())
+    return std::nullopt;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
+      MemoryBuffer::getFile(pathOf(key));
+  if (!buf)
+    return std::nullopt;
+  Expected<json::Value> v = json::parse((*buf)->getBuffer());
+  if (!v) {
+    consumeError(v.takeError());
+    return std::nullopt;
+  }
+  json::Object *o = v->getAsObject();
+  // An entry of another key (a hash collision, a file moved by hand) is
+  // no hit.
+  if (!o || o->getString("key") != key)
+    return std::nullopt;
+  return std::move(*o);
+}
+
+bool VerdictCache::store(StringRef key, const json::Object &entry,
+                         std::string &err) const {
+  std::string path = pathOf(key);
+  if (std::error_code ec =
+          sys::fs::create_directories(sys::path::parent_path(path))) {
+    err = "cannot create " + sys::path::parent_path(path).str() + ": " +
+          ec.message();
+    return false;
+  }
+  json::Object o = entry;
+  o["key"] = key;
+  SmallString<256> model(path), tmp;
+  model += ".tmp%%%%%%";
+  int fd;
+  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, tmp)) {
+    err = "cannot write " + path + ": " + ec.message();
+    return false;
+  }
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << json::Value(std::move(o));
+    os.close();
+    if (os.has_error()) {
+      err = "cannot write " + path + ": " + os.error().message();
+      os.clear_error();
+      (void)sys::fs::remove(tmp);
+      return false;
+    }
+  }
+  if (std::error_code ec = sys::fs::rename(tmp, path)) {
+    err = "cannot write " + path + ": " + ec.message();
+    (void)sys::fs::remove(tmp);
+    return false;
+  }
+  return true;
+}
+
+std::string optionsFingerprint(const Options &o) {
+  std::string s;
+  raw_string_ostream os(s);
+#define KV_UINT(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, MIN, MAX, VALUE,     \
+                RANGE, HIDDEN, DESC)                                           \
+  os << NAME << "=" << o.FIELD << ";";
+#define KV_BOOL(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, HIDDEN, DESC)        \
+  os << NAME << "=" << o.FIELD << ";";
+#define KV_LIST(FIELD, NAME, VALUE, DESC)                                      \
+  for (const std::string &v : o.FIELD)                                         \
+    os << NAME << "=" << v.size() << ":" << v << ";";
+#define KV_CHOICE(FIELD, NAME, CHOICES, HIDDEN, DESC)                          \
+  os << NAME << "=" << o.FIELD << ";";
+#include "equiv/Options.def"
+  return s;
+}
+
+std::string defaultVerdictCacheDir() {
+  SmallString<128> dir;
+  if (!sys::path::cache_directory(dir))
+    return "";
+  sys::path::append(dir, "kvalidate", "verdicts");
+  return dir.str().str();
+}
+
+} // namespace kv
