@@ -27,12 +27,11 @@ const char *verdictName(Verdict v) {
 }
 
 std::optional<Verdict> verdictFromName(llvm::StringRef name) {
-  for (Verdict v :
-       {Verdict::Equivalent, Verdict::EquivalentForLaunch,
-        Verdict::EquivalentUpToBound, Verdict::EquivalentOverReals,
-        Verdict::NotEquivalent, Verdict::Unknown, Verdict::Unsupported,
-        Verdict::Error, Verdict::Race, Verdict::Divergence,
-        Verdict::OutOfBounds})
+  for (Verdict v : {Verdict::Equivalent, Verdict::EquivalentForLaunch,
+                    Verdict::EquivalentUpToBound, Verdict::EquivalentOverReals,
+                    Verdict::NotEquivalent, Verdict::Unknown,
+                    Verdict::Unsupported, Verdict::Error, Verdict::Race,
+                    Verdict::Divergence, Verdict::OutOfBounds})
     if (name == verdictName(v))
       return v;
   return std::nullopt;

@@ -21,9 +21,9 @@
 // a CUDA compile (any module that is not nvptx) is left alone entirely.
 //
 //===----------------------------------------------------------------------===//
+#include "equiv/VerdictCache.h"
 #include "passes/LowerToKV.h"
 #include "passes/PluginSupport.h"
-#include "equiv/VerdictCache.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -287,8 +287,8 @@ bool reportCached(const Function &F, const json::Object &Entry,
   std::optional<StringRef> Name = Entry.getString("verdict");
   std::optional<StringRef> Message = Entry.getString("message");
   const json::Object *Fields = Entry.getObject("fields");
-  std::optional<kv::Verdict> V = Name ? kv::verdictFromName(*Name)
-                                      : std::nullopt;
+  std::optional<kv::Verdict> V =
+      Name ? kv::verdictFromName(*Name) : std::nullopt;
   if (!V || !Message || !Fields)
     return false;
   reportRendered(F, *V, Message->str() + " [cached]", *Fields, Entries, "",
