@@ -39,7 +39,7 @@
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=negate \
 // RUN:   -mllvm -kvalidate-report=%t/kv.jsonl %inputs/gating.cu -o %t/out.s
 // RUN: FileCheck %s --check-prefix=JSONL < %t/kv.jsonl
-// JSONL: {"after":"{{.*}}","assumptions":[{{.*}}],"before":"{{.*}}","file":"{{.*}}gating.cu","kernel":"negate","level":"note","line":19,"message":"kvalidate: kernel 'negate': equivalent {{.*}}","proof":"{{.*}}","time_ms":{{[0-9]+}},"verdict":"equivalent"}
+// JSONL: {"after":"{{.*}}","assumptions":[{{.*}}],"before":"{{.*}}",{{("cached":true,)?}}"file":"{{.*}}gating.cu","kernel":"negate","level":"note","line":19,"message":"kvalidate: kernel 'negate': equivalent {{.*}}","proof":"{{.*}}","time_ms":{{[0-9]+}},"verdict":"equivalent"}
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=negate \
 // RUN:   -mllvm -kvalidate-report=%t/no/such/dir/kv.jsonl %inputs/gating.cu -o %t/out.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NODIR

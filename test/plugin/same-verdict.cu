@@ -7,8 +7,9 @@
 // RUN: %clang-cuda -O2 -Xclang -disable-llvm-passes -S -emit-llvm %s -o %t.ll
 // RUN: %opt -passes='default<O2>' %t.ll -S -o %t.opt.ll
 // RUN: %kvalidate --safety-checks=false %t.ll:tree_sum %t.opt.ll:tree_sum > %t.cli
+// (No verdict cache: a cached remark ends in [cached].)
 // RUN: %opt -load-pass-plugin=%plugin -passes='kvalidate-start,default<O2>,kvalidate-check' \
-// RUN:   -pass-remarks=kvalidate %t.ll -disable-output 2> %t.plugin
+// RUN:   -kvalidate-cache= -pass-remarks=kvalidate %t.ll -disable-output 2> %t.plugin
 // RUN: FileCheck %s --check-prefix=CLI < %t.cli
 // RUN: FileCheck %s --check-prefix=PLUGIN < %t.plugin
 //
