@@ -221,6 +221,12 @@ std::string kernelPrefix(const Function &F) {
 
 namespace {
 
+void KVRemarkFor(const Function &F, const std::string &Message) {
+  KVRemark Remark(F);
+  Remark << Message;
+  F.getContext().diagnose(Remark);
+}
+
 /// Report a verdict rendered as \p Message, on \p F: a diagnostic as the
 /// policy says, and an entry for the report file.
 void reportRendered(const Function &F, kv::Verdict Verdict,
@@ -310,6 +316,7 @@ void writeReport(LLVMContext &Ctx, std::vector<ReportEntry> &Entries) {
 } // namespace kv::plugin
 
 using namespace kv::plugin;
+using kv::Level;
 using kv::ReportEntry;
 
 namespace {
@@ -341,6 +348,12 @@ struct Snapshot {
   std::unique_ptr<mlir::MLIRContext> Ctx;
   mlir::OwningOpRef<mlir::ModuleOp> Module;
   std::map<std::string, Kernel> Kernels; // by symbol name
+  /// KV_EQUIVALENT_TO: a kernel (by symbol) and the reference it names,
+  /// with its assumptions; checked source against source.
+  struct Reference {
+    std::string Kernel, Ref, Assume;
+  };
+  std::vector<Reference> Refs;
   /// The module as it was at the start, kept for kernels that need a proof
   /// by cases and for the bounded search (--hunt): their source is lowered
   /// again for each case and with the search's bound.
@@ -355,6 +368,38 @@ std::mutex SnapshotsMutex;
 std::map<const Module *, std::unique_ptr<Snapshot>> &snapshots() {
   static auto *Map = new std::map<const Module *, std::unique_ptr<Snapshot>>;
   return *Map;
+}
+
+/// The selected kernels annotated with KV_EQUIVALENT_TO (kvalidate.h): an
+/// `annotate("kvalidate.equivalent_to=REF;ASSUMPTIONS")` attribute, which
+/// clang lists in @llvm.global.annotations.
+std::vector<Snapshot::Reference> referenceAnnotations(Module &M) {
+  std::vector<Snapshot::Reference> Out;
+  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
+  auto *CA = GA && GA->hasInitializer()
+                 ? dyn_cast<ConstantArray>(GA->getInitializer())
+                 : nullptr;
+  if (!CA)
+    return Out;
+  for (const Use &U : CA->operands()) {
+    auto *CS = dyn_cast<ConstantStruct>(U.get());
+    if (!CS || CS->getNumOperands() < 2)
+      continue;
+    auto *Fn = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
+    auto *Str =
+        dyn_cast<GlobalVariable>(CS->getOperand(1)->stripPointerCasts());
+    if (!Fn || !isSelected(*Fn) || !Str || !Str->hasInitializer())
+      continue;
+    auto *Data = dyn_cast<ConstantDataArray>(Str->getInitializer());
+    if (!Data || !Data->isCString())
+      continue;
+    StringRef Text = Data->getAsCString();
+    if (!Text.consume_front("kvalidate.equivalent_to="))
+      continue;
+    auto [Ref, Assume] = Text.split(';');
+    Out.push_back({Fn->getName().str(), Ref.trim().str(), Assume.trim().str()});
+  }
+  return Out;
 }
 
 std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
@@ -400,7 +445,108 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
     if (!S->Source && (K.NeedsSource || (Opts.hunt && !Opts.unroll)))
       S->Source = CloneModule(M);
   }
+  S->Refs = referenceAnnotations(M);
+  if (!S->Refs.empty() && !S->Source)
+    S->Source = CloneModule(M);
   return S;
+}
+
+/// The kernel of \p M that \p Name names as kvalidate's FILE:KERNEL does:
+/// its source name, its mangled name, or its source name without template
+/// arguments if only one kernel has that.
+Function *findKernel(Module &M, StringRef Name) {
+  Function *ByBase = nullptr;
+  unsigned Bases = 0;
+  for (Function &F : M) {
+    if (F.isDeclaration() || !kv::isKernel(F))
+      continue;
+    std::string Src = kv::sourceName(F.getName());
+    if (Src == Name || F.getName() == Name)
+      return &F;
+    if (StringRef(Src).take_until([](char C) { return C == '<'; }) == Name) {
+      ByBase = &F;
+      ++Bases;
+    }
+  }
+  return Bases == 1 ? ByBase : nullptr;
+}
+
+/// KV_EQUIVALENT_TO: each annotated kernel against its reference, both as
+/// written (the module at the start of the pipeline), reported on the
+/// annotated kernel.
+void checkReferences(Module &M, Snapshot &S, const kv::VerdictCache &Cache,
+                     std::vector<ReportEntry> &Entries) {
+  for (const Snapshot::Reference &R : S.Refs) {
+    if (crashed || !S.Source)
+      return;
+    Function *Live = M.getFunction(R.Kernel);
+    Function *Kernel = S.Source->getFunction(R.Kernel);
+    if (!Live || !Kernel)
+      continue;
+    std::string Pass = "KV_EQUIVALENT_TO(" + R.Ref + ")";
+    std::string Prefix = kernelPrefix(*Live);
+    std::string Subject = kv::diagnosticPrefix(
+        kv::sourceName(Live->getName()) + "' against its reference '" + R.Ref);
+    kv::Options Opts = S.Opts;
+    if (!R.Assume.empty())
+      Opts.assumptions.push_back(R.Assume);
+    std::string Key;
+    if (Cache.enabled()) {
+      Key = kv::VerdictCache::key({"reference", S.SourceText, R.Kernel, R.Ref,
+                                   kv::optionsFingerprint(Opts)});
+      if (std::optional<json::Object> Hit = Cache.lookup(Key))
+        if (reportCached(*Live, *Hit, Entries))
+          continue;
+    }
+    kv::Validation V;
+    Function *Ref = findKernel(*S.Source, R.Ref);
+    if (!Ref) {
+      V.result.verdict = kv::Verdict::Error;
+      V.result.reason = "KV_EQUIVALENT_TO names '" + R.Ref +
+                        "', which is not a kernel defined in this file";
+    } else {
+      mlir::OwningOpRef<mlir::ModuleOp> Into =
+          mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
+      kv::KernelInput Src, Opt;
+      Src.function = Ref;
+      Src.label = "reference kernel '" + R.Ref + "'";
+      Src.isSource = true;
+      Opt.function = Kernel;
+      Opt.label = "kernel '" + kv::sourceName(R.Kernel) + "'";
+      bool Finished = runGuarded([&] {
+        mlir::ScopedDiagnosticHandler Quiet(
+            S.Ctx.get(), [](mlir::Diagnostic &) { return mlir::success(); });
+        kv::Driver D(Src, Opt, *Into, Opts);
+        V = D.validate();
+      });
+      if (!Finished) {
+        (void)Into.release(); // not safe to destroy after a crash
+        warn(*Live, Prefix + "error: kvalidate crashed while checking this "
+                             "kernel against its reference; validation is "
+                             "off for the rest of this compilation");
+        return;
+      }
+    }
+    // Say which pair this is: the kernel against its reference.
+    size_t Before = Entries.size();
+    report(*Live, V, Entries, Pass, "", /*Diagnose=*/false);
+    ReportEntry &E = Entries.back();
+    if (Entries.size() > Before && StringRef(E.message).starts_with(Prefix))
+      E.message = Subject + E.message.substr(Prefix.size());
+    if (E.level == Level::Note) {
+      KVRemarkFor(*Live, E.message);
+    } else {
+      warn(*Live, E.message, E.level == Level::Error);
+    }
+    kv::Verdict Got = V.result.verdict;
+    if (!Key.empty() && Got != kv::Verdict::Unknown &&
+        Got != kv::Verdict::Error) {
+      json::Object Entry = cacheEntry(*Live, V);
+      Entry["message"] = E.message;
+      std::string Err;
+      (void)Cache.store(Key, Entry, Err);
+    }
+  }
 }
 
 void checkModule(Module &M, Snapshot &S) {
@@ -485,6 +631,7 @@ void checkModule(Module &M, Snapshot &S) {
       }
     }
   }
+  checkReferences(M, S, Cache, Entries);
 }
 
 //===----------------------------------------------------------------------===//

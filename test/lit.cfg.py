@@ -95,6 +95,13 @@ config.substitutions.append((
 config.substitutions.append(("%opt",
                              os.path.join(config.llvm_tools_dir, "opt")))
 config.substitutions.append(("%inputs", inputs))
+# The build tree (cmake --install) and clang itself.
+config.substitutions.append(("%kv-build", config.kv_obj_root))
+config.substitutions.append(("%clang-path", clang))
+# The installed header's source (KV_EQUIVALENT_TO).
+config.substitutions.append(("%kv-include",
+                             os.path.join(config.kv_src_root, "passes",
+                                          "include")))
 config.substitutions.append(("%expect-exit",
                              os.path.join(utils_dir, "expect-exit")))
 
