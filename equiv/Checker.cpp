@@ -19,10 +19,11 @@
 #include "equiv/Assumptions.h"
 #include "equiv/Lockstep.h"
 #include "equiv/PairCheck.h"
-#include "smt-encode/Solver.h"
 #include "equiv/Safety.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "smt-encode/Solver.h"
+#include "smt-encode/Stats.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -150,6 +151,7 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
               "before kernel, and has the same checks");
         continue;
       }
+      stats::Scoped timer("safety");
       if (checkSafety(
               k, before, label, opts.bits, facts,
               [&] { return pc.remainingMs(); }, result,
@@ -229,9 +231,14 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (pc.hasDeadline)
     deadline = pc.deadline;
-  bool lockstep = proveLockstep(before, after, opts, deadline, &notLockstep);
+  bool lockstep;
+  {
+    stats::Scoped timer("lockstep");
+    lockstep = proveLockstep(before, after, opts, deadline, &notLockstep);
+  }
   if (lockstep)
     outputs.clear();
+  stats::Scoped equivTimer("equivalence");
   try {
     for (unsigned arg : outputs) {
       // With the array written in one interval of each kernel, the cells

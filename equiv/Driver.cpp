@@ -5,6 +5,7 @@
 #include "equiv/RandomRuns.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Debug.h"
+#include "smt-encode/Stats.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -176,6 +177,7 @@ std::optional<LoweredPair>
 Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
                   std::vector<std::string> &splitOn, KernelOp &signature,
                   CheckResult &failure, bool exact) {
+  stats::Scoped timer("lowering");
   LoweredPair out;
   for (KernelInput *in : {&before, &after}) {
     bool isBefore = in == &before;
@@ -463,6 +465,7 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
 std::optional<Validation> Driver::runFirst(const CheckOptions &co,
                                            const LowerPairFn &lower,
                                            const CaseCheckFn &check) {
+  stats::Scoped timer("run-first");
   std::vector<std::string> splitOn;
   KernelOp signature;
   CheckResult failure;

@@ -11,6 +11,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "smt-encode/Stats.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/Function.h"
@@ -186,6 +187,7 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
             const LaunchConfig &cfg, const ExecInputs &inB,
             const ExecInputs &inA, ExecResult &rb, ExecResult &ra,
             Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps) {
+  stats::Scoped timer("replay");
   if (!opts.beforeIR && !opts.afterIR) {
     cex.replayedOn = "the kv models (no LLVM IR for either kernel)";
     return std::nullopt;

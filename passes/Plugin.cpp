@@ -24,6 +24,7 @@
 #include "equiv/VerdictCache.h"
 #include "passes/LowerToKV.h"
 #include "passes/PluginSupport.h"
+#include "smt-encode/Stats.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -89,6 +90,10 @@ static cl::opt<bool> PerPassOpt(
     "kvalidate-per-pass", cl::cat(PluginCategory),
     cl::desc("Also validate each pass that changes a kernel, and name the "
              "first pass that breaks its equivalence"));
+static cl::opt<bool> StatsOpt(
+    "kvalidate-stats", cl::cat(PluginCategory),
+    cl::desc("Print the time of each phase of each kernel's validation "
+             "on stderr"));
 static cl::opt<std::string> CacheOpt(
     "kvalidate-cache", cl::cat(PluginCategory), cl::value_desc("DIR"),
     cl::desc("Keep verdicts in DIR, keyed by a hash of the two kernels' IR, "
@@ -601,6 +606,7 @@ void checkModule(Module &M, Snapshot &S) {
     Opt.function = &F;
     Opt.label = "after optimization";
     kv::Validation V;
+    kv::stats::reset();
     bool Finished = runGuarded([&] {
       // The checker's own MLIR diagnostics would bypass clang; its verdict
       // and reason carry what matters.
@@ -617,6 +623,11 @@ void checkModule(Module &M, Snapshot &S) {
       return;
     }
     report(F, V, Entries);
+    if (StatsOpt) {
+      errs() << kernelPrefix(F) << "time per phase (total "
+             << (int64_t)V.result.timeMs << " ms):\n";
+      kv::stats::print(errs());
+    }
     // Unknown and error verdicts depend on the time budget and the
     // machine's load: they are found again, not kept.
     kv::Verdict Got = V.result.verdict;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
+#include "smt-encode/Stats.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -33,6 +34,7 @@ unsigned Encoder::withinDeadline(unsigned ms) const {
 
 z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
                             unsigned backstopMs) {
+  stats::Scoped timer("solver");
   z3::params p(s.ctx());
   p.set("timeout", backstopMs);
   if (rlimit)

@@ -2,6 +2,7 @@
 
 #include "smt-encode/Solver.h"
 #include "smt-encode/Debug.h"
+#include "smt-encode/Stats.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,6 +18,7 @@ template <typename... Ts> static void kvDebugf(const char *fmt, Ts... args) {
 }
 
 z3::check_result Portfolio::check() {
+  stats::Scoped timer("solver");
   unsigned left = remainingMs(); // 0: no deadline
   // Both solvers get contexts of their own: an interrupt that lands just
   // after a check returned stays pending in its context, and would cancel

@@ -13,6 +13,7 @@
 #include "kv/KVDialect.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Executor.h"
+#include "smt-encode/Stats.h"
 #include "utils/KernelFiles.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -75,6 +76,13 @@ static cl::opt<std::string> AfterArg(cl::Positional,
 
 static cl::opt<bool> Json("json", cl::desc("Print one JSON object on stdout"),
                           cl::cat(KVCategory));
+
+// Spelled --stats; LLVM's libraries own "stats" too (see --threads).
+static cl::opt<bool> Stats(
+    "phase-stats",
+    cl::desc("--stats: print the time of each phase (lowering, run-first, "
+             "safety, lockstep, equivalence, solver, replay) on stderr"),
+    cl::cat(KVCategory));
 
 static cl::opt<std::string> ReportPath(
     "report",
@@ -234,6 +242,9 @@ static void report(const kv::Validation &v) {
 
 using Clock = std::chrono::steady_clock;
 static Clock::time_point StartTime;
+
+/// The time spent compiling or parsing the two inputs (--stats).
+static double LoadMs = 0;
 
 static double elapsedMs() {
   return std::chrono::duration<double, std::milli>(Clock::now() - StartTime)
@@ -447,6 +458,10 @@ static std::optional<std::string> parseCommandLine(int argc, char **argv) {
         a = renamed.back().data();
         break;
       }
+    if (arg == "--stats" || arg == "-stats") {
+      renamed.push_back("--phase-stats");
+      a = renamed.back().data();
+    }
   }
   std::string clErrors;
   raw_string_ostream clErrs(clErrors);
@@ -592,9 +607,11 @@ int main(int argc, char **argv) {
       flags.cacheDir = dir.str().str();
     }
   }
+  double loadStart = elapsedMs();
   if (!kv::loadInput(before, nullptr, llvmCtx, ctx, flags, err) ||
       !kv::loadInput(after, &before, llvmCtx, ctx, flags, err))
     return fail(err);
+  LoadMs = elapsedMs() - loadStart;
   AfterFunction = after.function;
 
   // Both kernels go into one module.
@@ -631,5 +648,11 @@ int main(int argc, char **argv) {
   if (v.result.verdict == kv::Verdict::Error)
     errs() << "kvalidate: error: " << v.result.reason << "\n";
   report(v);
+  if (Stats) {
+    // Phases nest: the solver's time is part of safety's and equivalence's.
+    errs() << "kvalidate: time per phase (total " << (int64_t)elapsedMs()
+           << " ms, inputs loaded in " << (int64_t)LoadMs << " ms):\n";
+    kv::stats::print(errs());
+  }
   return kv::exitCode(v.result.verdict);
 }
