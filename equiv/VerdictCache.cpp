@@ -11,6 +11,10 @@
 
 #include <dlfcn.h>
 
+#ifdef KV_HAVE_HIREDIS
+#include <hiredis.h>
+#endif
+
 using namespace llvm;
 
 namespace kv {
@@ -50,6 +54,44 @@ std::string VerdictCache::key(ArrayRef<std::string> parts) {
   return toHex(h.final(), /*LowerCase=*/true);
 }
 
+VerdictCache::VerdictCache(std::string where) {
+  StringRef spec(where);
+  if (!spec.consume_front("redis://")) {
+    dir = std::move(where);
+    return;
+  }
+#ifdef KV_HAVE_HIREDIS
+  auto [host, portText] = spec.rsplit(':');
+  unsigned port = 6379;
+  if (host.empty() || (!portText.empty() && portText.getAsInteger(10, port))) {
+    why = "malformed " + where + " (expected redis://HOST:PORT)";
+    return;
+  }
+  // A build must not wait on a cache: half a second to connect, and as
+  // long for each command.
+  timeval limit{0, 500000};
+  redisContext *c = redisConnectWithTimeout(host.str().c_str(), port, limit);
+  if (!c || c->err) {
+    why = where + " is unreachable (" +
+          (c ? std::string(c->errstr) : std::string("out of memory")) + ")";
+    if (c)
+      redisFree(c);
+    return;
+  }
+  redisSetTimeout(c, limit);
+  redis = c;
+#else
+  why = "this kvalidate was built without hiredis: no " + where;
+#endif
+}
+
+VerdictCache::~VerdictCache() {
+#ifdef KV_HAVE_HIREDIS
+  if (redis)
+    redisFree(static_cast<redisContext *>(redis));
+#endif
+}
+
 std::string VerdictCache::pathOf(StringRef key) const {
   SmallString<256> p(dir);
   sys::path::append(p, key.take_front(2), key.drop_front(2) + ".json");
@@ -59,11 +101,26 @@ std::string VerdictCache::pathOf(StringRef key) const {
 std::optional<json::Object> VerdictCache::lookup(StringRef key) const {
   if (!enabled())
     return std::nullopt;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
-      MemoryBuffer::getFile(pathOf(key));
-  if (!buf)
+  std::string text;
+  if (redis) {
+#ifdef KV_HAVE_HIREDIS
+    auto *r = static_cast<redisReply *>(
+        redisCommand(static_cast<redisContext *>(redis), "GET kvalidate:%b",
+                     key.data(), key.size()));
+    if (r && r->type == REDIS_REPLY_STRING)
+      text.assign(r->str, r->len);
+    if (r)
+      freeReplyObject(r);
+#endif
+  } else {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
+        MemoryBuffer::getFile(pathOf(key));
+    if (buf)
+      text = (*buf)->getBuffer().str();
+  }
+  if (text.empty())
     return std::nullopt;
-  Expected<json::Value> v = json::parse((*buf)->getBuffer());
+  Expected<json::Value> v = json::parse(text);
   if (!v) {
     consumeError(v.takeError());
     return std::nullopt;
@@ -78,6 +135,28 @@ std::optional<json::Object> VerdictCache::lookup(StringRef key) const {
 
 bool VerdictCache::store(StringRef key, const json::Object &entry,
                          std::string &err) const {
+  if (redis) {
+#ifdef KV_HAVE_HIREDIS
+    json::Object o = entry;
+    o["key"] = key;
+    std::string text;
+    raw_string_ostream os(text);
+    os << json::Value(std::move(o));
+    // SET replaces the value whole: a reader sees the old one or the new.
+    auto *r = static_cast<redisReply *>(
+        redisCommand(static_cast<redisContext *>(redis), "SET kvalidate:%b %b",
+                     key.data(), key.size(), text.data(), text.size()));
+    bool ok = r && r->type == REDIS_REPLY_STATUS;
+    if (!ok)
+      err = std::string("redis: ") +
+            (r && r->type == REDIS_REPLY_ERROR
+                 ? std::string(r->str, r->len)
+                 : std::string(static_cast<redisContext *>(redis)->errstr));
+    if (r)
+      freeReplyObject(r);
+    return ok;
+#endif
+  }
   std::string path = pathOf(key);
   if (std::error_code ec =
           sys::fs::create_directories(sys::path::parent_path(path))) {

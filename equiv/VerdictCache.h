@@ -22,9 +22,16 @@ namespace kv {
 
 class VerdictCache {
 public:
-  /// An empty \p dir turns the cache off.
-  explicit VerdictCache(std::string dir) : dir(std::move(dir)) {}
-  bool enabled() const { return !dir.empty(); }
+  /// \p where is a directory, or redis://HOST:PORT for a cache shared by
+  /// a build farm; empty turns the cache off. A Redis that cannot be
+  /// reached leaves the cache off, with the reason in warning().
+  explicit VerdictCache(std::string where);
+  ~VerdictCache();
+  VerdictCache(const VerdictCache &) = delete;
+  VerdictCache &operator=(const VerdictCache &) = delete;
+  bool enabled() const { return !dir.empty() || redis; }
+  /// Why the cache is off though one was asked for ("" if it is not).
+  const std::string &warning() const { return why; }
 
   /// The key of a verdict: a SHA-256 of \p parts, kvalidate's build and
   /// version included.
@@ -38,6 +45,9 @@ public:
 private:
   std::string pathOf(llvm::StringRef key) const;
   std::string dir;
+  /// A hiredis redisContext, when the cache is in Redis.
+  void *redis = nullptr;
+  std::string why;
 };
 
 /// Every option's value, as one string for cache keys.

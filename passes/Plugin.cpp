@@ -561,6 +561,15 @@ void checkModule(Module &M, Snapshot &S) {
   kv::VerdictCache Cache(S.CacheDir);
   std::string AfterText;
   bool CacheWarned = false;
+  if (!Cache.warning().empty()) {
+    // A cache that is down must not fail the build: one warning, and the
+    // kernels are proved.
+    CacheWarned = true;
+    M.getContext().diagnose(DiagnosticInfoGeneric(
+        "kvalidate: the verdict cache is off: " + Cache.warning() +
+            "; going on without it",
+        DS_Warning));
+  }
 
   // Module order, so that reports come out in source order.
   for (Function &F : M) {

@@ -124,5 +124,9 @@ config.substitutions.append((
 config.substitutions.append((
     "%{POW2}", "(blockDim.x & (blockDim.x - 1)) == 0"))
 
+# The Redis verdict cache's test needs a server to start.
+if shutil.which("redis-server"):
+    config.available_features.add("redis")
+
 if os.path.exists("/usr/local/cuda/include/cuda_runtime.h"):
     config.available_features.add("cuda-sdk")
