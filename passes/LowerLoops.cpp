@@ -633,11 +633,14 @@ void Lowerer::exactExitValues(LoopModel &lm) {
       continue;
     Value init = &c == iv ? init64 : toI64(c.init, sgn);
     // The update's last value is the one of iteration `trips`; the phi's,
-    // seen by the exit, that of the iteration that tested it.
+    // seen by the exit, that of the iteration that tested it. An update the
+    // header computes before its exit test runs once more than the body
+    // (trips + 1 times): it is left unknown after the loop.
     Value after = valueAfter(c, init, trips, ct);
     if (auto *upd =
             dyn_cast<llvm::Instruction>(c.phi->getIncomingValueForBlock(latch));
-        upd && l->contains(upd))
+        upd && l->contains(upd) &&
+        (lm.fromNe || !updatesBeforeHeaderTest(lm, upd->getParent())))
       finals.push_back({upd, after});
     finals.push_back({c.phi, exiting == header
                                  ? after
@@ -646,6 +649,13 @@ void Lowerer::exactExitValues(LoopModel &lm) {
                                                   loc, trips, cst(i64, 1)),
                                               ct)});
   }
+}
+
+bool Lowerer::updatesBeforeHeaderTest(const LoopModel &lm,
+                                      const llvm::BasicBlock *bb) {
+  // The header tests the exit and a later block closes the loop: the
+  // header's own code runs on the last, failing test too.
+  return lm.exiting == lm.header && lm.latch != lm.header && bb == lm.header;
 }
 
 Value Lowerer::valueAfter(const Carried &c, Value init64, Value n, Type t) {
@@ -693,7 +703,14 @@ void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
       // update; any other carried value is unknown after the loop.
       SymVal after = gone;
       Type t = c.init.getType(); // the holder is erased by now
-      if (c.step64 && lm.trips && t.isInteger() &&
+      // Not where the header stores before its exit test (a `goto` loop's
+      // `s += i; if (--n > 0) goto again;`): that store runs trips + 1
+      // times.
+      bool headerStores = false;
+      if (updatesBeforeHeaderTest(lm, lm.header))
+        for (const llvm::Instruction &i : *lm.header)
+          headerStores |= isa<llvm::StoreInst>(i);
+      if (c.step64 && lm.trips && !headerStores && t.isInteger() &&
           t.getIntOrFloatBitWidth() <= 64)
         after = scalar(valueAfter(c, toI64(c.init, &c != lm.iv || lm.isSigned),
                                   lm.trips, t));

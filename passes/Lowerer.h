@@ -601,6 +601,9 @@ private:
   /// The induction variables' values after the loop, from its trip count.
   void exactExitValues(LoopModel &lm);
   Value tripCount(LoopModel &lm);
+  /// Whether code of \p bb runs once more than the loop's iterations: \p bb
+  /// is a header that tests the exit, apart from the latch.
+  bool updatesBeforeHeaderTest(const LoopModel &lm, const llvm::BasicBlock *bb);
   /// c's value after n updates from init64, as a value of type t.
   Value valueAfter(const Carried &c, Value init64, Value n, Type t);
   /// \p s after the loop: the state before it, with the loop's results.

@@ -447,11 +447,15 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
                kv::loopNotCounted(K.Failure)) {
       K.NeedsSource = true;
     }
-    if (!S->Source && (K.NeedsSource || (Opts.hunt && !Opts.unroll)))
-      S->Source = CloneModule(M);
   }
   S->Refs = referenceAnnotations(M);
-  if (!S->Refs.empty() && !S->Source)
+  // The source module is kept for every compile that validates a kernel:
+  // besides the proofs by cases, the bounded search and the references, a
+  // counterexample then runs on the source's own IR too, not only on its
+  // kv model. A lowering bug becomes an internal error instead of a false
+  // not-equivalent, which would fail a correct build. (A clone costs a few
+  // milliseconds per module.)
+  if (!S->Kernels.empty())
     S->Source = CloneModule(M);
   return S;
 }
