@@ -169,36 +169,6 @@ json::Object sarifLog() {
       {"runs", json::Array{std::move(run)}}};
 }
 
-/// Write \p text to \p path through a temporary file and a rename, so that
-/// a compile killed half-way leaves the old file, not half of a new one.
-bool writeWhole(StringRef path, StringRef text, std::string &err) {
-  SmallString<256> tmp;
-  int fd;
-  SmallString<256> model(path);
-  model += ".tmp%%%%%%";
-  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, tmp)) {
-    err = "cannot write " + path.str() + ": " + ec.message();
-    return false;
-  }
-  {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      err = "cannot write " + path.str() + ": " + os.error().message();
-      os.clear_error();
-      (void)sys::fs::remove(tmp);
-      return false;
-    }
-  }
-  if (std::error_code ec = sys::fs::rename(tmp, path)) {
-    err = "cannot write " + path.str() + ": " + ec.message();
-    (void)sys::fs::remove(tmp);
-    return false;
-  }
-  return true;
-}
-
 /// The line of \p File that declares kernel \p Name, for a module without
 /// debug info (clang's own diagnostics know it, the IR does not): the first
 /// line naming it as a function (`Name(` or `Name<`) at most three lines
@@ -246,6 +216,36 @@ void sourceLocation(const Function &F, std::string &File, unsigned &Line) {
   }
   File = F.getParent()->getSourceFileName();
   Line = findKernelLine(File, kv::sourceName(F.getName()));
+}
+
+// Write \p text to \p path through a temporary file and a rename, so that
+// a compile killed half-way leaves the old file, not half of a new one.
+bool writeFileAtomically(StringRef path, StringRef text, std::string &err) {
+  SmallString<256> tmp;
+  int fd;
+  SmallString<256> model(path);
+  model += ".tmp%%%%%%";
+  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, tmp)) {
+    err = "cannot write " + path.str() + ": " + ec.message();
+    return false;
+  }
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+    os.close();
+    if (os.has_error()) {
+      err = "cannot write " + path.str() + ": " + os.error().message();
+      os.clear_error();
+      (void)sys::fs::remove(tmp);
+      return false;
+    }
+  }
+  if (std::error_code ec = sys::fs::rename(tmp, path)) {
+    err = "cannot write " + path.str() + ": " + ec.message();
+    (void)sys::fs::remove(tmp);
+    return false;
+  }
+  return true;
 }
 
 bool appendReport(StringRef path, ArrayRef<ReportEntry> entries,
@@ -302,7 +302,7 @@ bool appendReport(StringRef path, ArrayRef<ReportEntry> entries,
   std::string text;
   raw_string_ostream os(text);
   os << formatv("{0:2}", json::Value(std::move(log))) << "\n";
-  return writeWhole(path, text, err);
+  return writeFileAtomically(path, text, err);
 }
 
 } // namespace kv

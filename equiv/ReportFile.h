@@ -57,6 +57,11 @@ struct ReportEntry {
 /// source file and the line that declares it there (0 if not found).
 void sourceLocation(const llvm::Function &f, std::string &file, unsigned &line);
 
+/// Write \p text to \p path through a temporary file and a rename, so that
+/// a process killed half-way leaves the old file, not half of a new one.
+bool writeFileAtomically(llvm::StringRef path, llvm::StringRef text,
+                         std::string &err);
+
 /// Append \p entries to \p path. Returns false with \p err on failure.
 bool appendReport(llvm::StringRef path, llvm::ArrayRef<ReportEntry> entries,
                   std::string &err);

@@ -166,30 +166,10 @@ bool VerdictCache::store(StringRef key, const json::Object &entry,
   }
   json::Object o = entry;
   o["key"] = key;
-  SmallString<256> model(path), tmp;
-  model += ".tmp%%%%%%";
-  int fd;
-  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, tmp)) {
-    err = "cannot write " + path + ": " + ec.message();
-    return false;
-  }
-  {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << json::Value(std::move(o));
-    os.close();
-    if (os.has_error()) {
-      err = "cannot write " + path + ": " + os.error().message();
-      os.clear_error();
-      (void)sys::fs::remove(tmp);
-      return false;
-    }
-  }
-  if (std::error_code ec = sys::fs::rename(tmp, path)) {
-    err = "cannot write " + path + ": " + ec.message();
-    (void)sys::fs::remove(tmp);
-    return false;
-  }
-  return true;
+  std::string text;
+  raw_string_ostream os(text);
+  os << json::Value(std::move(o));
+  return writeFileAtomically(path, text, err);
 }
 
 std::string optionsFingerprint(const Options &o) {
