@@ -21,6 +21,7 @@
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LazyCallGraph.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Support/FileSystem.h"
@@ -108,11 +109,29 @@ std::vector<const Function *> kernelsOf(const Any &ir, const Module &m) {
   return out;
 }
 
+/// \p f's body as text, without the `define` line and attribute group
+/// numbers (`#3`): a pass that only infers function or parameter attributes
+/// (PostOrderFunctionAttrsPass) changes nothing the model sees, and is not
+/// validated.
 std::string printed(const Function &f) {
-  std::string s;
-  raw_string_ostream os(s);
+  std::string text;
+  raw_string_ostream os(text);
   f.print(os);
-  return s;
+  StringRef body(text);
+  // Comments before the definition, then the `define ... {` line.
+  size_t open = body.find("{\n");
+  if (open != StringRef::npos)
+    body = body.drop_front(open + 2);
+  std::string s = body.str();
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == '#' && (i == 0 || s[i - 1] == ' '))
+      while (i + 1 < s.size() && isDigit(s[i + 1]))
+        ++i;
+  }
+  return out;
 }
 
 PassState *stateFor(const Module &m, bool create) {
