@@ -188,14 +188,27 @@ std::string saveIR(const Module &before, const Module &after,
   return note + "]";
 }
 
-void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
-  if (disabled() || crashed || pa.areAllPreserved() || isPlumbing(passID))
-    return;
+/// The device module a pass on \p ir works on, when per-pass mode
+/// validates that pass (the options in \p opts); else null.
+const Module *perPassModule(StringRef passID, const Any &ir,
+                            const PluginOptions *&opts) {
+  if (disabled() || crashed || isPlumbing(passID))
+    return nullptr;
   const Module *m = moduleOf(ir);
   if (!m || !isDeviceModule(*m))
-    return;
-  const std::optional<PluginOptions> &opts = options(m->getContext());
-  if (!opts || !opts->perPass)
+    return nullptr;
+  const std::optional<PluginOptions> &o = options(m->getContext());
+  if (!o || !o->perPass)
+    return nullptr;
+  opts = &*o;
+  return m;
+}
+
+void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
+  const PluginOptions *opts = nullptr;
+  const Module *m =
+      pa.areAllPreserved() ? nullptr : perPassModule(passID, ir, opts);
+  if (!m)
     return;
   std::lock_guard<std::mutex> lock(StatesMutex);
   PassState *s = stateFor(*m, /*create=*/false);
@@ -279,13 +292,9 @@ void registerPerPass(PassBuilder &pb) {
   if (!pic)
     return;
   pic->registerBeforeNonSkippedPassCallback([](StringRef passID, Any ir) {
-    if (disabled() || crashed || isPlumbing(passID))
-      return;
-    const Module *m = moduleOf(ir);
-    if (!m || !isDeviceModule(*m))
-      return;
-    const std::optional<PluginOptions> &opts = options(m->getContext());
-    if (!opts || !opts->perPass)
+    const PluginOptions *opts = nullptr;
+    const Module *m = perPassModule(passID, ir, opts);
+    if (!m)
       return;
     std::lock_guard<std::mutex> lock(StatesMutex);
     stateFor(*m, /*create=*/true);

@@ -740,7 +740,7 @@ std::vector<Operation *> Encoder::writeLoops(KernelModel &k, unsigned arg,
   return loops;
 }
 
-bool Encoder::dependsOn(Value v, std::optional<SReg> sreg) {
+bool reaches(Value v, llvm::function_ref<bool(Operation *)> isTarget) {
   llvm::SmallVector<Value> work{v};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -750,17 +750,20 @@ bool Encoder::dependsOn(Value v, std::optional<SReg> sreg) {
     Operation *d = x.getDefiningOp();
     if (!d)
       continue;
-    if (auto s = dyn_cast<SRegOp>(d)) {
-      if (sreg && s.getName() == *sreg)
-        return true;
-      continue;
-    }
-    if (isa<ReadOp>(d))
-      return true; // conservatively: the value may depend on anything
+    // A read's value may depend on anything.
+    if (isTarget(d) || isa<ReadOp>(d))
+      return true;
     for (Value o : d->getOperands())
       work.push_back(o);
   }
   return false;
+}
+
+bool Encoder::dependsOn(Value v, std::optional<SReg> sreg) {
+  return reaches(v, [&](Operation *op) {
+    auto s = dyn_cast<SRegOp>(op);
+    return sreg && s && s.getName() == *sreg;
+  });
 }
 
 } // namespace kv

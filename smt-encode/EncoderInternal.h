@@ -7,10 +7,18 @@
 #ifndef KV_SMTENCODE_ENCODERINTERNAL_H
 #define KV_SMTENCODE_ENCODERINTERNAL_H
 
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace kv {
 
 /// The axes of thread and block coordinates, as symbols' names spell them.
-static const char *axes[3] = {"x", "y", "z"};
+inline constexpr const char *axes[3] = {"x", "y", "z"};
+
+/// Whether \p v is computed from a result of an op \p isTarget accepts.
+/// Array reads count as anything.
+bool reaches(mlir::Value v,
+             llvm::function_ref<bool(mlir::Operation *)> isTarget);
 
 } // namespace kv
 

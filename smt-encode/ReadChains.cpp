@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
+#include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
 
 #include "mlir/IR/Matchers.h"
@@ -409,26 +410,6 @@ z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
   Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
   return uf(name + "." + std::to_string(arg) + "@" + std::to_string(interval),
             dom, widthOf(et))(args);
-}
-
-/// Whether \p v is computed from a result of an op \p isTarget accepts.
-/// Array reads count as anything.
-static bool reaches(Value v, llvm::function_ref<bool(Operation *)> isTarget) {
-  llvm::SmallVector<Value> work{v};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second)
-      continue;
-    Operation *d = x.getDefiningOp();
-    if (!d)
-      continue;
-    if (isTarget(d) || isa<ReadOp>(d))
-      return true;
-    for (Value o : d->getOperands())
-      work.push_back(o);
-  }
-  return false;
 }
 
 std::optional<z3::expr>
