@@ -69,7 +69,7 @@ config.environment["PATH"] = os.pathsep.join(
     [config.kv_tools_dir, config.llvm_tools_dir, utils_dir,
      config.environment.get("PATH", "")])
 inputs = os.path.join(config.test_source_root, "Inputs")
-kv_cuda_h = os.path.join(inputs, "kv_cuda.h")
+kv_cuda_h = os.path.join(config.kv_src_root, "utils", "kv_cuda.h")
 clang = config.kv_clang
 if not os.path.exists(clang):
     clang = shutil.which("clang++-22") or clang
@@ -97,6 +97,7 @@ config.substitutions.append(("%opt",
 config.substitutions.append(("%inputs", inputs))
 # The build tree (cmake --install) and clang itself.
 config.substitutions.append(("%kv-build", config.kv_obj_root))
+config.substitutions.append(("%kv-cuda-h", kv_cuda_h))
 config.substitutions.append(("%clang-path", clang))
 # The installed header's source (KV_EQUIVALENT_TO).
 config.substitutions.append(("%kv-include",

@@ -61,28 +61,8 @@ TempFiles Temps;
 // Inputs
 //===----------------------------------------------------------------------===//
 
-/// Prepended to .cu inputs when there is no CUDA SDK.
-static const char *const KVCudaHeader = R"(// kvalidate: CUDA without an SDK
-#ifndef __global__
-#define __global__ __attribute__((global))
-#endif
-#ifndef __device__
-#define __device__ __attribute__((device))
-#endif
-#ifndef __host__
-#define __host__ __attribute__((host))
-#endif
-#ifndef __shared__
-#define __shared__ __attribute__((shared))
-#endif
-#ifndef __constant__
-#define __constant__ __attribute__((constant))
-#endif
-#ifndef __launch_bounds__
-#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
-#endif
-#include <__clang_cuda_builtin_vars.h>
-)";
+/// Prepended to .cu inputs when there is no CUDA SDK (utils/kv_cuda.h).
+#include "KVCudaHeader.inc"
 
 namespace {
 /// A kernel a name can refer to.

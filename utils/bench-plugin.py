@@ -30,7 +30,7 @@ CLANG = "/usr/lib/llvm-22/bin/clang++"
 FLAGS = ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80",
          "--cuda-path=/nonexistent", "-nocudainc", "-nocudalib",
          "--cuda-feature=+ptx80", "-Wno-unknown-cuda-version", "-include",
-         os.path.join(INPUTS, "kv_cuda.h"), "-O2", "-S", "-o", os.devnull]
+         os.path.join(HERE, "kv_cuda.h"), "-O2", "-S", "-o", os.devnull]
 
 
 def timed(cmd):

@@ -140,7 +140,7 @@ PAIRS = [
 CLANG = ["clang++-22", "-x", "cuda", "--cuda-device-only",
          "--cuda-gpu-arch=sm_80", "--cuda-path=/nonexistent", "-nocudainc",
          "-nocudalib", "--cuda-feature=+ptx80", "-Wno-unknown-cuda-version",
-         "-include", os.path.join(INPUTS, "kv_cuda.h"), "-S", "-emit-llvm"]
+         "-include", os.path.join(HERE, "kv_cuda.h"), "-S", "-emit-llvm"]
 
 
 def kernel_path(spec, tmp):

@@ -115,7 +115,7 @@ def main():
                                                    "cuda_runtime.h")):
             cmd[1:1] = ["--cuda-path=/nonexistent", "-nocudainc",
                         "-nocudalib", "--cuda-feature=+ptx80", "-include",
-                        os.path.join(ROOT, "test/Inputs/kv_cuda.h")]
+                        os.path.join(ROOT, "utils/kv_cuda.h")]
         elif args.cuda_path:
             cmd.insert(1, f"--cuda-path={args.cuda_path}")
         try:
