@@ -26,6 +26,28 @@ using namespace mlir;
 namespace kv {
 namespace {
 
+/// \p cell after an atomic update \p kind with \p v.
+z3::expr combine(RmwKind kind, const z3::expr &cell, const z3::expr &v) {
+  switch (kind) {
+  case RmwKind::add:
+    return cell + v;
+  case RmwKind::and_:
+    return cell & v;
+  case RmwKind::or_:
+    return cell | v;
+  case RmwKind::xor_:
+    return cell ^ v;
+  case RmwKind::smin:
+    return z3::ite(z3::slt(v, cell), v, cell);
+  case RmwKind::smax:
+    return z3::ite(z3::sgt(v, cell), v, cell);
+  case RmwKind::umin:
+    return z3::ite(z3::ult(v, cell), v, cell);
+  case RmwKind::umax:
+    return z3::ite(z3::ugt(v, cell), v, cell);
+  }
+  llvm_unreachable("unknown atomic kind");
+}
 
 struct FixedLaunch {
   Encoder &enc;
@@ -94,10 +116,13 @@ struct FixedLaunch {
           z3::expr g = enc.value(k, w.getGuard(), *t);
           if (!g.is_bool())
             g = g == ctx.bv_val(1, 1);
-          a = z3::ite(g,
-                      z3::store(a, enc.toIndex(enc.value(k, w.getIndex(), *t)),
-                                enc.value(k, w.getValue(), *t)),
-                      a);
+          z3::expr i = enc.toIndex(enc.value(k, w.getIndex(), *t));
+          z3::expr v = enc.value(k, w.getValue(), *t);
+          // Threads one after another: an order the hardware may pick,
+          // and any other gives the same cells.
+          if (std::optional<RmwKind> kind = w.getRmw())
+            v = combine(*kind, z3::select(a, i), v);
+          a = z3::ite(g, z3::store(a, i, v), a);
         }
       }
     }

@@ -198,7 +198,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   }
   auto finishPossible = [&]() {
     // What the cheaper proof found different, for a verdict left open.
-    if (result.verdict == Verdict::Unknown && !notLockstep.empty())
+    if ((result.verdict == Verdict::Unknown ||
+         result.verdict == Verdict::Unsupported) &&
+        !notLockstep.empty())
       result.reason += "; the kernels are not aligned interval by interval (" +
                        notLockstep + "), so reads are followed through the "
                        "intervals before them";

@@ -487,21 +487,35 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   pair->after.erase();
   Validation v;
   v.loweredUnroll = opts.unroll;
+  if (!disagreement.empty() && co.assumeSafe) {
+    v.result.verdict = Verdict::Unknown;
+    v.result.reason = disagreement + " (or a data race, which the safety "
+                                     "checks, off here, would report)";
+    return v;
+  }
+  if (!cex && disagreement.empty())
+    return std::nullopt;
+  // The runs pick one schedule of the threads: their difference is the
+  // code's only if neither kernel has a race or a divergent barrier (a
+  // race also makes the model, whose reads see their interval's start,
+  // and the IR's run disagree). And they ran the kv models, which are the
+  // kernels only where the models' conditions hold (a loop the model
+  // counts), checked here too: the plugin has no source IR to confirm the
+  // before kernel's run on.
+  CheckOptions so = co;
+  so.safetyOnly = true;
+  CheckResult safety = checkByCases(lower, so, opts.maxCases, check);
   if (!disagreement.empty()) {
+    if (safety.verdict != Verdict::Equivalent &&
+        safety.verdict != Verdict::Unknown &&
+        safety.verdict != Verdict::Unsupported) {
+      v.result = std::move(safety);
+      return v;
+    }
     v.result.verdict = Verdict::Unknown;
     v.result.reason = disagreement;
     return v;
   }
-  if (!cex)
-    return std::nullopt;
-  // The runs pick one schedule of the threads: their difference is the
-  // code's only if neither kernel has a race or a divergent barrier. And
-  // they ran the kv models, which are the kernels only where the models'
-  // conditions hold (a loop the model counts), checked here too: the
-  // plugin has no source IR to confirm the before kernel's run on.
-  CheckOptions so = co;
-  so.safetyOnly = true;
-  CheckResult safety = checkByCases(lower, so, opts.maxCases, check);
   switch (safety.verdict) {
   case Verdict::Equivalent:
     break;

@@ -465,6 +465,67 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
       store(t, st.getValueOperand()->getType(), p, v);
     return next();
   }
+  case Instruction::AtomicRMW: {
+    // Threads run one at a time between barriers: the update happens at
+    // once, which is one order the hardware may choose.
+    auto &rmw = cast<AtomicRMWInst>(inst);
+    Type *ty = rmw.getValOperand()->getType();
+    Val p = get(t, rmw.getPointerOperand()), v = get(t, rmw.getValOperand());
+    Val old;
+    if (!ty->isIntegerTy() || ty->getIntegerBitWidth() > 64) {
+      fail("atomicrmw of type '" + typeName(ty) + "'");
+      return Stop::Error;
+    }
+    if (failed || !load(t, ty, p, old))
+      return next();
+    unsigned w = ty->getIntegerBitWidth();
+    APInt a(w, old.bits), b(w, v.bits), r;
+    using Bin = AtomicRMWInst::BinOp;
+    switch (rmw.getOperation()) {
+    case Bin::Xchg:
+      r = b;
+      break;
+    case Bin::Add:
+      r = a + b;
+      break;
+    case Bin::Sub:
+      r = a - b;
+      break;
+    case Bin::And:
+      r = a & b;
+      break;
+    case Bin::Or:
+      r = a | b;
+      break;
+    case Bin::Xor:
+      r = a ^ b;
+      break;
+    case Bin::Max:
+      r = APIntOps::smax(a, b);
+      break;
+    case Bin::Min:
+      r = APIntOps::smin(a, b);
+      break;
+    case Bin::UMax:
+      r = APIntOps::umax(a, b);
+      break;
+    case Bin::UMin:
+      r = APIntOps::umin(a, b);
+      break;
+    case Bin::UIncWrap:
+      r = a.uge(b) ? APInt(w, 0) : a + 1;
+      break;
+    case Bin::UDecWrap:
+      r = (a.isZero() || a.ugt(b)) ? b : a - 1;
+      break;
+    default:
+      fail("atomicrmw " + AtomicRMWInst::getOperationName(rmw.getOperation()));
+      return Stop::Error;
+    }
+    if (store(t, ty, p, Val{r.getZExtValue()}))
+      set(old);
+    return next();
+  }
   case Instruction::ExtractValue: {
     auto &ev = cast<ExtractValueInst>(inst);
     Val a = get(t, ev.getAggregateOperand());

@@ -56,6 +56,30 @@ bool modelHoldsExactly(Encoder &enc, const z3::model &m, z3::solver &s) {
   return true;
 }
 
+/// The value \p v's atomic update of \p kind leaves every cell as it is.
+z3::expr rmwIdentity(RmwKind kind, const z3::expr &v) {
+  unsigned w = v.get_sort().bv_size();
+  llvm::APInt id(w, 0);
+  switch (kind) {
+  case RmwKind::add:
+  case RmwKind::or_:
+  case RmwKind::xor_:
+  case RmwKind::umax:
+    break;
+  case RmwKind::and_:
+  case RmwKind::umin:
+    id = llvm::APInt::getAllOnes(w);
+    break;
+  case RmwKind::smin:
+    id = llvm::APInt::getSignedMaxValue(w);
+    break;
+  case RmwKind::smax:
+    id = llvm::APInt::getSignedMinValue(w);
+    break;
+  }
+  return v.ctx().bv_val(id.getZExtValue(), w);
+}
+
 bool hasLoopModel(KernelOp k) {
   bool found = false;
   k.walk([&](Operation *op) {
@@ -91,12 +115,23 @@ bool proveLockstep(
     for (auto &[arg, byInterval] : k->writes)
       arrays.insert(arg);
   for (unsigned arg : arrays)
-    for (unsigned i = 0; i < ks.numIntervals; ++i)
-      if (ks.writes[arg][i].size() != kt.writes[arg][i].size())
+    for (unsigned i = 0; i < ks.numIntervals; ++i) {
+      auto &ws = ks.writes[arg][i], &wt = kt.writes[arg][i];
+      if (ws.size() != wt.size())
         return stop("interval " + std::to_string(i) + " writes '" +
                     before.getArgName(arg).str() + "' " +
-                    std::to_string(ks.writes[arg][i].size()) + " and " +
-                    std::to_string(kt.writes[arg][i].size()) + " times");
+                    std::to_string(ws.size()) + " and " +
+                    std::to_string(wt.size()) + " times");
+      // Same updates thread by thread: the cells end alike whatever the
+      // order of the threads.
+      for (size_t j = 0; j < ws.size(); ++j)
+        if (ws[j].getRmw() != wt[j].getRmw())
+          return stop("interval " + std::to_string(i) + " write " +
+                      std::to_string(j) + " to '" +
+                      before.getArgName(arg).str() +
+                      "' is a plain write or an atomic update of another "
+                      "kind in one kernel");
+    }
 
   // Checks the pairs from \p from on (only that one if \p single); the
   // index of the first not proved, -1 when all are, -2 when the encoding
@@ -153,6 +188,12 @@ bool proveLockstep(
             z3::expr it = enc.toIndex(enc.value(kt, wt[j].getIndex(), t));
             z3::expr vs = enc.value(ks, ws[j].getValue(), t);
             z3::expr vt = enc.value(kt, wt[j].getValue(), t);
+            // An atomic update by the kind's identity (add 0, or 0, max
+            // with the least value) changes nothing: only the others pair.
+            if (std::optional<RmwKind> kind = ws[j].getRmw()) {
+              gs = gs && vs != rmwIdentity(*kind, vs);
+              gt = gt && vt != rmwIdentity(*kind, vt);
+            }
             z3::expr pair = gs == gt && z3::implies(gs, is == it && vs == vt);
             pairs.push_back({what, pair});
           }

@@ -31,6 +31,11 @@ struct Access {
   bool write;
   unsigned interval;
   mlir::Value index, guard;
+  /// An atomic update (kv.write atomic): its kind, or none.
+  std::optional<RmwKind> rmw() const {
+    auto w = llvm::dyn_cast<WriteOp>(op);
+    return w ? w.getRmw() : std::nullopt;
+  }
 };
 
 std::string locationOf(mlir::Operation *op);

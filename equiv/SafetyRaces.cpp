@@ -25,6 +25,9 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
       const Access &a = accesses[i], &b = accesses[j];
       if (a.arg != b.arg || (!a.write && !b.write))
         continue;
+      // Atomic updates of one kind commute: no race among them.
+      if (a.rmw() && a.rmw() == b.rmw())
+        continue;
       // One thread at one iteration of the loops both accesses are in
       // is ordered by program order; iterations of a loop are not (a
       // loop that writes a cell twice is reported like a race).
@@ -49,10 +52,17 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
   return pairs;
 }
 
+/// Whether the pair is a race whatever the values: a read against a write,
+/// or an atomic update against a plain access or an update of another kind
+/// (the result depends on their order).
+static bool valueFree(const SafetyCheck::Pair &p) {
+  return !(p.a->write && p.b->write) || p.a->rmw() || p.b->rmw();
+}
+
 z3::expr SafetyCheck::harmful(Query &q, std::vector<Pair> &pairs) {
   z3::expr any = q.ctx.bool_val(false);
   for (Pair &p : pairs) {
-    if (p.a->write && p.b->write)
+    if (!valueFree(p))
       p.cond =
           p.cond &&
           q.enc.value(q.km, cast<WriteOp>(p.a->op).getValue(), *q.t1) !=
@@ -70,6 +80,12 @@ bool SafetyCheck::checkRaces() {
   // the start: one query instead of two.
   std::set<SReg> used;
   k.walk([&](SRegOp op) { used.insert(op.getName()); });
+  bool atomics = llvm::any_of(
+      accesses, [](const Access &a) { return a.rmw().has_value(); });
+  const char *noRace =
+      atomics ? "no data race (atomic updates of one kind commute; writes of "
+                "equal values tolerated)"
+              : "no data race (writes of equal values tolerated)";
   auto asymmetric = [&](Query &x, std::vector<Pair> &ps) {
     z3::expr symmetric = x.ctx.bool_val(true);
     for (int i = 0; i < 3; ++i) {
@@ -80,8 +96,7 @@ bool SafetyCheck::checkRaces() {
     }
     z3::expr asym = x.ctx.bool_val(false);
     for (Pair &p : ps) {
-      bool plain = p.a->write && p.b->write &&
-                   x.km.itersOf(p.a->op).empty() &&
+      bool plain = !valueFree(p) && x.km.itersOf(p.a->op).empty() &&
                    x.km.itersOf(p.b->op).empty();
       asym = asym || (plain ? p.cond && !symmetric : p.cond);
     }
@@ -100,8 +115,8 @@ bool SafetyCheck::checkRaces() {
         apairs.empty() ? z3::unsat
                        : a.solve(asymmetric(a, apairs), budget());
     if (r == z3::unsat) {
-      if (!apairs.empty())
-        proved.push_back("no data race (writes of equal values tolerated)");
+      if (!apairs.empty() || atomics)
+        proved.push_back(noRace);
       return true;
     }
     // A read-write conflict needs no values: reported from this model, as
@@ -109,17 +124,18 @@ bool SafetyCheck::checkRaces() {
     // exact query would build the read chains this one avoids).
     if (r == z3::sat)
       for (Pair &p : apairs)
-        if (!(p.a->write && p.b->write) &&
-            a.model->eval(p.cond, true).is_true())
+        if (valueFree(p) && a.model->eval(p.cond, true).is_true())
           return reportRace(a, p, /*viaStates=*/true);
   }
   Query q(k, paramSource, label, bits);
   if (!start(q))
     return false;
   std::vector<Pair> pairs = conflicts(q);
+  if (pairs.empty() && atomics)
+    proved.push_back(noRace);
   // A read-write conflict is a race whatever the values: such pairs come
   // first, so that a model showing one reports it.
-  auto readWrite = [](const Pair &p) { return !(p.a->write && p.b->write); };
+  auto readWrite = [](const Pair &p) { return valueFree(p); };
   std::stable_partition(pairs.begin(), pairs.end(), readWrite);
   if (!pairs.empty()) {
     // First without the written values: most kernels have no conflicting
@@ -159,7 +175,7 @@ bool SafetyCheck::checkRaces() {
     if (r == z3::unknown && !undecided(q, "no data race"))
       return false;
     if (r == z3::unsat)
-      proved.push_back("no data race (writes of equal values tolerated)");
+      proved.push_back(noRace);
     if (r == z3::sat)
       for (Pair &p : pairs)
         if (q.model->eval(p.cond, true).is_true())
@@ -170,19 +186,27 @@ bool SafetyCheck::checkRaces() {
 
 bool SafetyCheck::reportRace(Query &q, const Pair &p, bool viaStates) {
   Defect d;
-  d.kind = p.a->write && p.b->write ? "write-write race (different values)"
-                                    : "read-write race";
+  if (p.a->rmw() && p.b->rmw())
+    d.kind = "race between atomic updates of different kinds";
+  else if (p.a->rmw() || p.b->rmw())
+    d.kind = "race between an atomic update and a plain access";
+  else
+    d.kind = p.a->write && p.b->write ? "write-write race (different values)"
+                                      : "read-write race";
   d.array = k.getArgName(p.a->arg).str();
   d.index = evalS(*q.model, q.index(p.a->index, *q.t1));
-  d.sites.push_back(q.site(*q.t1, p.a->op, p.a->write ? "writes" : "reads"));
-  d.sites.push_back(q.site(*q.t2, p.b->op, p.b->write ? "writes" : "reads"));
+  auto verb = [](const Access *x) {
+    return x->rmw() ? "updates atomically" : x->write ? "writes" : "reads";
+  };
+  d.sites.push_back(q.site(*q.t1, p.a->op, verb(p.a)));
+  d.sites.push_back(q.site(*q.t2, p.b->op, verb(p.b)));
   bool dep = false;
   for (const Access *x : {p.a, p.b}) {
     dep |= overApprox(x->index, "") || overApprox(x->guard, "");
     // Interval states stand for every read, of input arrays too.
     if (viaStates)
       dep |= q.enc.dependsOn(x->index) || q.enc.dependsOn(x->guard);
-    if (p.a->write && p.b->write)
+    if (!valueFree(p))
       dep |= overApprox(cast<WriteOp>(x->op).getValue(), "");
   }
   return report(q, Verdict::Race, std::move(d), dep);

@@ -35,14 +35,35 @@ bool isNvvmConversion(llvm::StringRef name) {
 }
 } // namespace
 
+const llvm::DILocation *Lowerer::userLocation(const llvm::Instruction &inst) {
+  const llvm::DILocation *inner = inst.getDebugLoc().get();
+  const llvm::DISubprogram *sp = f.getSubprogram();
+  if (!inner || !sp)
+    return inner;
+  // Innermost first: the instruction's inlining chain, then the calls the
+  // lowering is inside of, each with its own chain.
+  auto inKernelFile = [&](const llvm::DILocation *l) {
+    for (; l; l = l->getInlinedAt())
+      if (l->getFilename() == sp->getFilename())
+        return l;
+    return (const llvm::DILocation *)nullptr;
+  };
+  if (const llvm::DILocation *l = inKernelFile(inner))
+    return l;
+  for (auto it = callStack.rbegin(); it != callStack.rend(); ++it)
+    if (const llvm::DILocation *l = inKernelFile((*it)->getDebugLoc().get()))
+      return l;
+  return inner;
+}
+
 void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   // A constant expression evaluated as an instruction has no parent: keep
   // the instruction that uses it as the site diagnostics name.
   if (inst.getParent() || !curInst)
     curInst = &inst;
-  if (const llvm::DebugLoc &dl = inst.getDebugLoc())
-    loc = FileLineColLoc::get(ctx, dl->getFilename(), dl.getLine(),
-                              dl.getCol());
+  if (const llvm::DILocation *dl = userLocation(inst))
+    loc = FileLineColLoc::get(ctx, dl->getFilename(), dl->getLine(),
+                              dl->getColumn());
   if (inst.getType()->isVectorTy()) {
     fail("vector operation");
     return;
@@ -100,7 +121,9 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     return execStore(st, s);
   if (auto *call = dyn_cast<llvm::CallBase>(&inst))
     return execCall(*call, s);
-  if (isa<llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst, llvm::FenceInst>(inst))
+  if (auto *rmw = dyn_cast<llvm::AtomicRMWInst>(&inst))
+    return execAtomicRMW(rmw, s);
+  if (isa<llvm::AtomicCmpXchgInst, llvm::FenceInst>(inst))
     return fail(llvm::Twine("atomic operation '") + inst.getOpcodeName() + "'");
   fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
 }
@@ -503,6 +526,8 @@ FailureOr<KernelOp> Lowerer::run() {
   }
   kernel.setArgNamesAttr(b.getStrArrayAttr(
       llvm::SmallVector<llvm::StringRef>(argNames.begin(), argNames.end())));
+  if (!failed)
+    checkAtomicOlds();
   if (failed) {
     if (why.splitOn.empty()) {
       kernel.erase();

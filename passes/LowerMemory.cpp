@@ -181,6 +181,12 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
   for (const OwnWrite &w : ownWrites) {
     if (w.array != array)
       continue;
+    if (w.atomic) {
+      fail("read of an array after this thread's atomic update of it in "
+           "the same barrier interval (the value depends on the other "
+           "threads' updates)");
+      return v;
+    }
     Value hit = andI1(w.guard, eq(w.index, idx));
     v = select(hit, w.value, v);
   }
@@ -407,6 +413,108 @@ void Lowerer::execStore(const llvm::StoreInst *st, State &s) {
   if (failed)
     return;
   storeTo(p, v, st->getValueOperand()->getType(), s);
+}
+
+void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
+  using Bin = llvm::AtomicRMWInst::BinOp;
+  std::string what =
+      ("'atomicrmw " +
+       llvm::AtomicRMWInst::getOperationName(rmw->getOperation()) + "'")
+          .str();
+  std::optional<RmwKind> kind;
+  switch (rmw->getOperation()) {
+  case Bin::Add:
+  case Bin::Sub:
+    kind = RmwKind::add;
+    break;
+  case Bin::And:
+    kind = RmwKind::and_;
+    break;
+  case Bin::Or:
+    kind = RmwKind::or_;
+    break;
+  case Bin::Xor:
+    kind = RmwKind::xor_;
+    break;
+  case Bin::Min:
+    kind = RmwKind::smin;
+    break;
+  case Bin::Max:
+    kind = RmwKind::smax;
+    break;
+  case Bin::UMin:
+    kind = RmwKind::umin;
+    break;
+  case Bin::UMax:
+    kind = RmwKind::umax;
+    break;
+  default:
+    break;
+  }
+  // Exchange, increment with wrap-around, float add (rounded in the
+  // threads' order): the final value depends on the order of the threads.
+  if (!kind)
+    return fail("atomic operation " + what +
+                " (its result depends on the order of the threads)");
+  if (!symLoops.empty())
+    return fail("atomic operation " + what +
+                " in a loop with a symbolic trip count");
+  llvm::Type *ty = rmw->getValOperand()->getType();
+  SymVal p = eval(rmw->getPointerOperand(), s);
+  SymVal v = eval(rmw->getValOperand(), s);
+  if (failed)
+    return;
+  if (p.kind != SymVal::ArrayPtr)
+    return fail("atomic operation " + what +
+                " on private memory or through an unknown pointer");
+  if (v.kind != SymVal::Scalar)
+    return fail("atomic operation " + what + " on a value of unknown shape");
+  uint64_t size = f.getParent()->getDataLayout().getTypeStoreSize(ty);
+  uint64_t es = elemSizeFor(p.array, size);
+  if (!es)
+    return;
+  if (es != size)
+    return fail("atomic operation " + what +
+                " on part of an array element or several elements");
+  Value idx = elementIndex(p.array, p.off, ty);
+  if (failed || isFalse(s.guard))
+    return;
+  Value val = v.scalar;
+  if (rmw->getOperation() == Bin::Sub)
+    val = b.createOrFold<arith::SubIOp>(loc, cst(val.getType(), 0), val);
+  WriteOp::create(b, loc, p.array, idx, val, s.guard,
+                  RmwKindAttr::get(b.getContext(), *kind));
+  ownWrites.push_back({p.array, idx, val, s.guard, /*atomic=*/true});
+  // The old value depends on the order of the threads: a placeholder that
+  // fails the lowering if it reaches anything but dead code (at -O0 it is
+  // stored to a temporary nobody reads).
+  auto old = ApplyOp::create(b, loc, typeFor(ty), "atomic.old", ValueRange{});
+  atomicOlds.push_back({old, rmw, callStack});
+  s.vals[rmw] = scalar(old);
+}
+
+void Lowerer::checkAtomicOlds() {
+  for (AtomicOld &a : atomicOlds) {
+    const llvm::AtomicRMWInst *inst = a.inst;
+    llvm::SmallVector<Operation *> work{a.placeholder};
+    llvm::DenseSet<Operation *> seen;
+    while (!work.empty() && !failed) {
+      Operation *op = work.pop_back_val();
+      if (!seen.insert(op).second)
+        continue;
+      if (!isPure(op)) {
+        curInst = inst;
+        callStack = a.callStack;
+        return fail(
+            ("use of the old value that atomic operation 'atomicrmw " +
+             llvm::AtomicRMWInst::getOperationName(inst->getOperation()) +
+             "' returns (it depends on the order of the threads)")
+                .str());
+      }
+      for (Operation *u : op->getUsers())
+        work.push_back(u);
+    }
+  }
 }
 
 /// The scalars of \p t with their byte offsets from \p base, in order

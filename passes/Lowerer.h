@@ -125,6 +125,9 @@ struct State {
 
 struct OwnWrite {
   Value array, index, value, guard;
+  /// An atomic update: a later read cannot see what it leaves (the other
+  /// threads' updates of the cell count too).
+  bool atomic = false;
 };
 
 struct Failure {};
@@ -668,6 +671,9 @@ private:
   State merge(State &t, State &e, Value c, Value guard, size_t forkStores);
   SymVal mergeVal(const SymVal &t, const SymVal &e, Value c);
   void exec(const llvm::Instruction &inst, State &s);
+  /// Where \p inst is in the kernel's own file: the innermost call site
+  /// there when it comes from a header (atomicAdd in the CUDA headers).
+  const llvm::DILocation *userLocation(const llvm::Instruction &inst);
   // exec's cases for arithmetic (LowerValues.cpp) and memory accesses
   // (LowerMemory.cpp).
   void execBinary(const llvm::BinaryOperator *bo, State &s);
@@ -676,6 +682,18 @@ private:
   void execGEP(const llvm::GetElementPtrInst *gep, State &s);
   void execLoad(const llvm::LoadInst *ld, State &s);
   void execStore(const llvm::StoreInst *st, State &s);
+  /// atomicrmw whose old value is unused, of a kind that commutes with
+  /// itself: a kv.write atomic.
+  void execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s);
+  /// The placeholders for atomics' old values, with their instructions.
+  struct AtomicOld {
+    Operation *placeholder;
+    const llvm::AtomicRMWInst *inst;
+    llvm::SmallVector<const llvm::CallBase *> callStack;
+  };
+  std::vector<AtomicOld> atomicOlds;
+  /// Fails if an old value reaches an op with an effect.
+  void checkAtomicOlds();
   /// memset and memcpy/memmove of a constant length: one store (and load)
   /// per scalar the bytes cover.
   void execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s);

@@ -38,10 +38,11 @@ KernelModel::KernelModel(KernelOp k, std::string label)
     intervalOf[&o] = interval;
     if (isa<BarrierOp>(o))
       ++interval;
-    else if (auto w = dyn_cast<WriteOp>(o))
+    else if (auto w = dyn_cast<WriteOp>(o)) {
       writes[cast<BlockArgument>(w.getArray()).getArgNumber()][interval]
           .push_back(w);
-    else if (auto a = dyn_cast<AssumeOp>(o))
+      hasAtomics |= w.isAtomic();
+    } else if (auto a = dyn_cast<AssumeOp>(o))
       assumes.push_back(a);
     else if (isa<ApplyOp>(o))
       hasApply = true;

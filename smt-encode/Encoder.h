@@ -67,6 +67,9 @@ struct KernelModel {
     return iterDeps[op];
   }
   bool hasApply = false;
+  /// Whether the kernel makes atomic updates (kv.write atomic): their
+  /// cells' values are followed interval by interval only.
+  bool hasAtomics = false;
   explicit KernelModel(KernelOp k, std::string label);
 };
 

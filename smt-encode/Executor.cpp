@@ -40,6 +40,29 @@ namespace executor {
 // Execution
 //===----------------------------------------------------------------------===//
 
+/// \p cell updated by an atomic \p kind with \p v.
+static APInt combine(RmwKind kind, const APInt &cell, const APInt &v) {
+  switch (kind) {
+  case RmwKind::add:
+    return cell + v;
+  case RmwKind::and_:
+    return cell & v;
+  case RmwKind::or_:
+    return cell | v;
+  case RmwKind::xor_:
+    return cell ^ v;
+  case RmwKind::smin:
+    return llvm::APIntOps::smin(cell, v);
+  case RmwKind::smax:
+    return llvm::APIntOps::smax(cell, v);
+  case RmwKind::umin:
+    return llvm::APIntOps::umin(cell, v);
+  case RmwKind::umax:
+    return llvm::APIntOps::umax(cell, v);
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
 bool Executor::run(uint64_t maxThreads) {
   bool overflow = false;
   uint64_t blockThreads = 1, blocks = 1;
@@ -94,6 +117,15 @@ bool Executor::run(uint64_t maxThreads) {
               }
           // Writes take effect at the barrier, in thread then program order.
           for (PendingWrite &w : pending) {
+            // The updates of one kind commute: applied in this order, the
+            // cell ends as in any other.
+            if (w.atomic) {
+              APInt cur;
+              if (!load(*w.atomic, w.index, cur))
+                return false;
+              w.value =
+                  combine(*cast<WriteOp>(w.atomic->op).getRmw(), cur, w.value);
+            }
             if (!w.shared)
               res.written[w.argNo].insert_or_assign(w.index, w.value);
             (w.shared ? shared : global)[w.argNo].insert_or_assign(

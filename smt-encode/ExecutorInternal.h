@@ -129,6 +129,9 @@ struct PendingWrite {
   bool shared;
   uint64_t index;
   llvm::APInt value;
+  /// The kv.write atomic that made it, combined with the cell at the
+  /// barrier (null: a plain write).
+  const Instr *atomic = nullptr;
 };
 
 class Executor {

@@ -467,7 +467,8 @@ bool Executor::exec(const Instr &i) {
     uint64_t index;
     if (!arrayIndex(arg(0), index))
       return false;
-    pending.push_back({i.argNo, i.shared, index, arg(1)});
+    pending.push_back({i.argNo, i.shared, index, arg(1),
+                       cast<WriteOp>(i.op).isAtomic() ? &i : nullptr});
     return true;
   }
   case Kind::Assume:

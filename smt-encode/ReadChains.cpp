@@ -63,6 +63,17 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   if (ws.empty())
     return arrayValue(k, arg, interval - 1, index, reader, depth, writer,
                       readGuard);
+  // A cell's value after atomic updates is a fold over all threads that
+  // update it, which no single writer gives.
+  for (WriteOp w : ws)
+    if (w.isAtomic()) {
+      if (unsupported.empty())
+        unsupported = "the value of '" + k.op.getArgName(arg).str() +
+                      "' after atomic updates of it (followed only interval "
+                      "by interval)";
+      return ctx.bv_val(0, widthOf(getArrayElementType(
+                               k.op.getBlock().getArgument(arg).getType())));
+    }
   bool shared = isShared(k, arg);
   if (shared && !writer)
     if (const std::vector<Tid> *tids =

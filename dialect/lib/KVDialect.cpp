@@ -26,6 +26,20 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
   printer << stringifyEnum(attr.getValue());
 }
 
+/// custom<Rmw>: an optional `atomic KIND` before a kv.write's array.
+static ParseResult parseRmw(OpAsmParser &parser, RmwKindAttr &attr) {
+  if (failed(parser.parseOptionalKeyword("atomic")))
+    return success();
+  return parseEnumKeyword(parser, attr);
+}
+
+static void printRmw(OpAsmPrinter &printer, Operation *op, RmwKindAttr attr) {
+  if (!attr)
+    return;
+  printer << "atomic ";
+  printEnumKeyword(printer, op, attr);
+}
+
 #include "kv/KVOpsDialect.cpp.inc"
 #include "kv/KVEnums.cpp.inc"
 #define GET_ATTRDEF_CLASSES
@@ -148,6 +162,8 @@ LogicalResult WriteOp::verify() {
     return emitOpError("value type ")
            << getValue().getType() << " differs from the element type "
            << getArrayElementType(getArray().getType());
+  if (isAtomic() && !isa<IntegerType>(getValue().getType()))
+    return emitOpError("atomic update of a non-integer value");
   return success();
 }
 

@@ -43,6 +43,14 @@
 // CHECK-NEXT:    %[[S:.*]] = kv.sum %[[X]] over %[[K]] : i32
 // CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[S]] if %{{.*}} : !kv.global<i32>, i64, i32
 
+// Atomic updates: `atomic KIND` before the array, each kind as its keyword
+// (`and`, not the C++ enumerator's `and_`).
+// CHECK-LABEL: kv.kernel @histogram attributes {arg_names = ["hist", "in"]} {
+// CHECK:         kv.write atomic add %hist[%{{.*}}] = %{{.*}} if %{{.*}} : !kv.global<i32>, i64, i32
+// CHECK-NEXT:    kv.write atomic and %hist[%{{.*}}] = %{{.*}} if %{{.*}} : !kv.global<i32>, i64, i32
+// CHECK-NEXT:    kv.write atomic umax %hist[%{{.*}}] = %{{.*}} if %{{.*}} : !kv.global<i32>, i64, i32
+// CHECK-NEXT:    kv.write %hist[%{{.*}}] = %{{.*}} if %{{.*}} : !kv.global<i32>, i64, i32
+
 // kv.nowrap of each kind; kv.assume with its `ub` and `bound` attributes.
 // Enum cases also parse as quoted strings ("bid.y", "sub"), and print bare.
 // CHECK-LABEL: kv.kernel @overflow attributes {arg_names = ["a", "w"]} {
@@ -64,6 +72,7 @@
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, pred = #kv<iter_pred ule>}> : (i64, i64, i64, i1) -> i64
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, from_ne, pred = #kv<iter_pred ult>, width = 32 : i64}> : (i64, i64, i64, i1) -> i64
 // GENERIC: "kv.sum"(%{{.*}}, %{{.*}}) : (i32, i64) -> i32
+// GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{rmw = #kv<rmw_kind add>}> : (!kv.global<i32>, i64, i32, i1) -> ()
 // GENERIC: "kv.sreg"() <{name = #kv<sreg bid.y>}> : () -> i32
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind add>}> : (i32, i32) -> i1
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind sub>}> : (i32, i32) -> i1
@@ -134,6 +143,20 @@ kv.kernel @total attributes {arg_names = ["out", "in", "n"], unsigned_params = [
   %x = kv.read %in[%k] if %g : !kv.global<i32>, i64 -> i32
   %s = kv.sum %x over %k : i32
   kv.write %out[%c0] = %s if %g : !kv.global<i32>, i64, i32
+}
+
+kv.kernel @histogram attributes {arg_names = ["hist", "in"]} {
+^bb0(%hist: !kv.global<i32>, %in: !kv.global<i32>):
+  %true = arith.constant true
+  %t = kv.sreg tid.x : i32
+  %t64 = arith.extui %t : i32 to i64
+  %v = kv.read %in[%t64] if %true : !kv.global<i32>, i64 -> i32
+  %b = arith.extui %v : i32 to i64
+  %one = arith.constant 1 : i32
+  kv.write atomic add %hist[%b] = %one if %true : !kv.global<i32>, i64, i32
+  kv.write atomic and %hist[%b] = %v if %true : !kv.global<i32>, i64, i32
+  kv.write atomic umax %hist[%b] = %v if %true : !kv.global<i32>, i64, i32
+  kv.write %hist[%t64] = %one if %true : !kv.global<i32>, i64, i32
 }
 
 kv.kernel @overflow attributes {arg_names = ["a", "w"]} {

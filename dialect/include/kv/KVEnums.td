@@ -46,4 +46,20 @@ def KV_NoWrapKind : I32Enum<"NoWrapKind", "a kv.nowrap operation", [
   let cppNamespace = "::kv";
 }
 
+// The read-modify-write of an atomic update (kv.write atomic KIND): each
+// commutes with itself, so the cell's final value does not depend on the
+// order of the threads that update it with the same kind. Subtraction is an
+// add of the negated value.
+def KV_RmwKind : I32Enum<"RmwKind", "a kv.write atomic update", [
+    I32EnumCase<"add", 0>,
+    I32EnumCase<"and_", 1, "and">,
+    I32EnumCase<"or_", 2, "or">,
+    I32EnumCase<"xor_", 3, "xor">,
+    I32EnumCase<"smin", 4>,
+    I32EnumCase<"smax", 5>,
+    I32EnumCase<"umin", 6>,
+    I32EnumCase<"umax", 7>]> {
+  let cppNamespace = "::kv";
+}
+
 #endif // KV_ENUMS_TD

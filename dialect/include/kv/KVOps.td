@@ -57,6 +57,7 @@ def KV_AnyArray : AnyTypeOf<[KV_GlobalArray, KV_SharedArray]>;
 def KV_SRegAttr : EnumAttr<KV_Dialect, KV_SReg, "sreg">;
 def KV_IterPredAttr : EnumAttr<KV_Dialect, KV_IterPred, "iter_pred">;
 def KV_NoWrapKindAttr : EnumAttr<KV_Dialect, KV_NoWrapKind, "nowrap_kind">;
+def KV_RmwKindAttr : EnumAttr<KV_Dialect, KV_RmwKind, "rmw_kind">;
 
 class KV_Op<string mnemonic, list<Trait> traits = []> :
     Op<KV_Dialect, mnemonic, traits>;
@@ -182,12 +183,32 @@ def KV_ReadOp : KV_Op<"read", [Pure]> {
 
 def KV_WriteOp : KV_Op<"write"> {
   let summary = "a conditional assignment: if guard then array[index] := value";
-  let arguments = (ins KV_AnyArray:$array, AnySignlessInteger:$index,
-                       AnyType:$value, I1:$guard);
-  let assemblyFormat = [{
-    $array `[` $index `]` `=` $value `if` $guard attr-dict `:` type($array) `,` type($index) `,` type($value)
+  let description = [{
+    With `atomic KIND` (`kv.write atomic add %a[%i] = %v if %g`), an atomic
+    read-modify-write whose old value the kernel does not use:
+    `array[index] := array[index] KIND value`. The updates of one interval
+    to a cell with one kind commute, so their effect does not depend on
+    the order of the threads; the race check reports an atomic update that
+    meets a plain access or an update of another kind. Its effect is seen
+    from the next barrier interval on, like a plain write's.
   }];
+  let arguments = (ins KV_AnyArray:$array, AnySignlessInteger:$index,
+                       AnyType:$value, I1:$guard,
+                       OptionalAttr<KV_RmwKindAttr>:$rmw);
+  let assemblyFormat = [{
+    custom<Rmw>($rmw) $array `[` $index `]` `=` $value `if` $guard attr-dict `:` type($array) `,` type($index) `,` type($value)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$array, "::mlir::Value":$index,
+                   "::mlir::Value":$value, "::mlir::Value":$guard), [{
+      build($_builder, $_state, array, index, value, guard, /*rmw=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether this is an atomic read-modify-write.
+    bool isAtomic() { return getRmwAttr() != nullptr; }
+  }];
 }
 
 def KV_BarrierOp : KV_Op<"barrier"> {
