@@ -259,6 +259,15 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
                    arg(i).bits);
     };
     switch (id) {
+    case Intrinsic::nvvm_shfl_sync_up_i32:
+    case Intrinsic::nvvm_shfl_sync_up_f32:
+    case Intrinsic::nvvm_shfl_sync_down_i32:
+    case Intrinsic::nvvm_shfl_sync_down_f32:
+    case Intrinsic::nvvm_shfl_sync_bfly_i32:
+    case Intrinsic::nvvm_shfl_sync_bfly_f32:
+    case Intrinsic::nvvm_shfl_sync_idx_i32:
+    case Intrinsic::nvvm_shfl_sync_idx_f32:
+      return parkShuffle(t, c, id);
     case Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case Intrinsic::nvvm_barrier_cta_sync_all:
       if (arg(0).bits != 0)
@@ -566,6 +575,8 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     if (entered)
       return Stop::Go; // on in the callee
     ++f.pc;
+    if (t.shuffle.call)
+      return Stop::Shuffle;
     return barrier ? Stop::Barrier : Stop::Go;
   }
   case Instruction::PHI:
@@ -580,6 +591,74 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     return next();
   }
   }
+}
+
+bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
+                           Intrinsic::ID id) {
+  uint64_t lane =
+      (t.tid[0] + cfg.block[0] * (t.tid[1] + cfg.block[1] * t.tid[2])) & 31;
+  uint64_t mask = get(t, c.getArgOperand(0)).bits & 0xffffffff;
+  Val v = get(t, c.getArgOperand(1));
+  int64_t b = get(t, c.getArgOperand(2)).bits & 31;
+  uint64_t cw = get(t, c.getArgOperand(3)).bits;
+  // PTX's shfl.sync: the source lane j, or the thread's own lane where j
+  // is outside its segment.
+  int64_t cval = cw & 31, seg = (cw >> 8) & 31, l = (int64_t)lane;
+  int64_t minLane = l & seg, maxLane = minLane | (cval & ~seg), j;
+  bool in;
+  switch (id) {
+  case Intrinsic::nvvm_shfl_sync_up_i32:
+  case Intrinsic::nvvm_shfl_sync_up_f32:
+    j = l - b;
+    in = j >= maxLane;
+    break;
+  case Intrinsic::nvvm_shfl_sync_down_i32:
+  case Intrinsic::nvvm_shfl_sync_down_f32:
+    j = l + b;
+    in = j <= maxLane;
+    break;
+  case Intrinsic::nvvm_shfl_sync_bfly_i32:
+  case Intrinsic::nvvm_shfl_sync_bfly_f32:
+    j = l ^ b;
+    in = j <= maxLane;
+    break;
+  default:
+    j = minLane | (b & ~seg);
+    in = j <= maxLane;
+    break;
+  }
+  Frame &f = t.stack.back();
+  t.shuffle = {&c, v, in ? (uint64_t)j : lane, mask,
+               f.base + f.info->slots.lookup(&c)};
+  return true;
+}
+
+bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
+  uint64_t perBlock = ts.size();
+  for (uint64_t l = 0; l < perBlock; ++l) {
+    ThreadState &t = ts[l];
+    if (!t.shuffle.call)
+      continue;
+    cur = t.shuffle.call;
+    const ThreadState::Shuffle &sh = t.shuffle;
+    uint64_t lane = l & 31, src = (l & ~uint64_t(31)) | sh.srcLane;
+    if (!((sh.mask >> lane) & 1) || !((sh.mask >> sh.srcLane) & 1))
+      return fail("the mask of a shuffle leaves out lane " +
+                  Twine(((sh.mask >> lane) & 1) ? sh.srcLane : lane));
+    if (src >= perBlock || ts[src].shuffle.call != sh.call)
+      return fail("a shuffle reads lane " + Twine(sh.srcLane) +
+                  (src >= perBlock ? ", which is not in the block"
+                                   : ", which does not execute it"));
+  }
+  // All read first: a thread's result is another's operand.
+  for (uint64_t l = 0; l < perBlock; ++l)
+    if (ts[l].shuffle.call) {
+      uint64_t src = (l & ~uint64_t(31)) | ts[l].shuffle.srcLane;
+      ts[l].regs[ts[l].shuffle.resultReg] = ts[src].shuffle.value;
+    }
+  for (ThreadState &t : ts)
+    t.shuffle = {};
+  return true;
 }
 
 /// Runs \p t to its next barrier (Barrier) or to its end (Done).
@@ -648,21 +727,42 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
           ts[l].tid[2] = l / (bdim[0] * bdim[1]);
           enter(ts[l], kernel, params, nullptr);
         }
-        bool waiting = true;
-        while (waiting) {
-          waiting = false;
-          for (ThreadState &t : ts) {
-            if (t.done)
+        // Each thread runs to its next barrier, shuffle or end; shuffles
+        // complete once every thread of the block has stopped, and a
+        // barrier is passed once no thread waits at a shuffle.
+        std::vector<Stop> at(perBlock, Stop::Go);
+        for (;;) {
+          bool barrier = false, shuffle = false;
+          for (uint64_t l = 0; l < perBlock; ++l) {
+            ThreadState &t = ts[l];
+            if (t.done || at[l] == Stop::Barrier)
               continue;
-            Stop s = runThread(t);
-            if (s == Stop::Error) {
+            at[l] = runThread(t);
+            if (at[l] == Stop::Error) {
               r.error = error;
               r.tooMuchWork = tooMuchWork;
               return r;
             }
-            if (s == Stop::Barrier)
-              waiting = true;
           }
+          for (uint64_t l = 0; l < perBlock; ++l) {
+            barrier |= at[l] == Stop::Barrier;
+            shuffle |= at[l] == Stop::Shuffle;
+          }
+          if (shuffle) {
+            if (!completeShuffles(ts)) {
+              r.error = error;
+              return r;
+            }
+            for (Stop &s : at)
+              if (s == Stop::Shuffle)
+                s = Stop::Go;
+            continue;
+          }
+          if (!barrier)
+            break;
+          for (Stop &s : at)
+            if (s == Stop::Barrier)
+              s = Stop::Go;
         }
         // The block's private and shared objects end with it; global
         // objects it made first stay (they sit below later blocks' ones

@@ -76,6 +76,14 @@ struct ThreadState {
   std::vector<Val> regs;
   std::vector<std::vector<Val>> aggs;
   bool done = false;
+  /// Stopped at a warp shuffle (shfl.sync), waiting for its warp: the
+  /// call, its operand, the source lane and mask, where its result goes.
+  struct Shuffle {
+    const CallBase *call = nullptr;
+    Val value;
+    uint64_t srcLane = 0, mask = 0;
+    size_t resultReg = 0;
+  } shuffle;
 };
 
 inline uint64_t maskOf(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
@@ -106,7 +114,7 @@ public:
   ExecResult run(uint64_t maxThreads);
 
 private:
-  enum class Stop { Go, Barrier, Done, Error };
+  enum class Stop { Go, Barrier, Shuffle, Done, Error };
 
   bool fail(const Twine &why) {
     if (!failed) {
@@ -157,6 +165,10 @@ private:
   Stop step(ThreadState &t);
   Stop runThread(ThreadState &t);
   bool call(ThreadState &t, const CallBase &c, bool &barrier, bool &entered);
+  /// Records the shuffle \p c of \p t (which then waits for its warp).
+  bool parkShuffle(ThreadState &t, const CallBase &c, Intrinsic::ID id);
+  /// Completes the shuffles the threads of a block wait at, warp by warp.
+  bool completeShuffles(std::vector<ThreadState> &ts);
 
   const Function &kernel;
   const LaunchConfig &cfg;

@@ -224,9 +224,17 @@ bool proveLockstep(
         z3::solver s(ctx);
         s.add(context);
         s.add(!c);
+        if (std::string path = dumpPath("lockstep"); !path.empty())
+          dumpTo(path, s.to_smt2());
         z3::check_result r = checkSmall(s, what, 2 * enc.subqueryRlimit,
                                         enc.withinDeadline(enc.subqueryMs));
         differsExactly = false;
+        if (debugEnabled("lockstep"))
+          llvm::errs() << "lockstep: " << what << " query: "
+                       << (r == z3::sat     ? "sat"
+                           : r == z3::unsat ? "unsat"
+                                            : "unknown")
+                       << "\n";
         if (r == z3::sat && !exact)
           differsExactly = modelHoldsExactly(enc, s.get_model(), s);
         return r == z3::unsat;

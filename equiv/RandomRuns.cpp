@@ -12,6 +12,7 @@
 #include "equiv/RandomRuns.h"
 #include "equiv/IRExecutor.h"
 #include "equiv/Safety.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 #include "llvm/Support/MathExtras.h"
@@ -216,11 +217,22 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         const uint64_t maxThreads = limits.maxThreads,
                        maxSteps = limits.maxSteps;
         ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
-        if (!rb.ok || rb.assumeViolated)
+        auto note = [&](const char *which, const ExecResult &r) {
+          if (debugEnabled("runs"))
+            llvm::errs() << "runs: block (" << cfg.block[0] << ","
+                         << cfg.block[1] << "," << cfg.block[2]
+                         << "): " << which << " kernel: "
+                         << (r.ok ? "assumption violated" : r.error) << "\n";
+        };
+        if (!rb.ok || rb.assumeViolated) {
+          note("before", rb);
           continue;
+        }
         ExecResult ra = execute(after, cfg, inA, maxThreads, maxSteps);
-        if (!ra.ok)
+        if (!ra.ok) {
+          note("after", ra);
           continue;
+        }
         ++runs;
         // The first cell either kernel wrote that the two leave different.
         std::set<std::pair<unsigned, uint64_t>> cells;

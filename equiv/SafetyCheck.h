@@ -149,6 +149,9 @@ struct SafetyCheck {
   /// Barrier divergence (SafetyDivergence.cpp).
   bool checkDivergence();
   bool idleWhenSkipped(BarrierOp b, bool after);
+  /// Warp shuffles: the mask holds the lane and its source, and the source
+  /// is in the block and executes the shuffle (SafetyDivergence.cpp).
+  bool checkShuffles();
   /// Loops with a symbolic trip count that the kv.iter model counts
   /// (SafetyModel.cpp).
   z3::check_result

@@ -1,7 +1,8 @@
 //===- SafetyDivergence.cpp - barrier divergence --------------------------===//
 //
 // The second safety check: two threads of a block that disagree on a
-// barrier's condition, and a condition a whole block may skip.
+// barrier's condition, and a condition a whole block may skip; and warp
+// shuffles whose lanes do not take part.
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/SafetyCheck.h"
@@ -68,6 +69,67 @@ bool SafetyCheck::checkDivergence() {
       return false;
     }
   }
+  return true;
+}
+
+bool SafetyCheck::checkShuffles() {
+  std::vector<ShuffleOp> shuffles;
+  k.walk([&](ShuffleOp op) { shuffles.push_back(op); });
+  if (loopsOnly || shuffles.empty())
+    return true;
+  for (ShuffleOp sh : shuffles) {
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    Encoder &enc = q.enc;
+    Thread &t = *q.t1;
+    z3::expr lane = enc.value(q.km, sh.getLane(), t);
+    unsigned w = lane.get_sort().bv_size();
+    z3::expr self = enc.linearId(t) & q.ctx.bv_val(31, w);
+    Thread &src = enc.laneThread(t, lane);
+    z3::expr srcLinear = enc.laneSource(t, lane);
+    z3::expr size = enc.bdim[0] * enc.bdim[1] * enc.bdim[2];
+    z3::expr runs = q.guard(sh.getGuard(), t);
+    // What can go wrong, in the order it is reported.
+    std::vector<std::pair<std::string, z3::expr>> bad;
+    z3::expr mask = enc.value(q.km, sh.getMask(), t);
+    if (mask.get_sort().bv_size() >= 32) {
+      auto has = [&](const z3::expr &l) {
+        return (z3::lshr(mask, l) & q.ctx.bv_val(1, w)) == q.ctx.bv_val(1, w);
+      };
+      bad.push_back({"shuffle whose mask leaves out the lane that executes it",
+                     !has(self)});
+      bad.push_back({"shuffle from a lane outside its mask", !has(lane)});
+    }
+    bad.push_back(
+        {"shuffle from a lane beyond the block", z3::uge(srcLinear, size)});
+    bad.push_back({"shuffle from a lane that does not execute it",
+                   z3::ult(srcLinear, size) && !q.guard(sh.getGuard(), src)});
+    z3::expr any = q.ctx.bool_val(false);
+    for (auto &[what, c] : bad)
+      any = any || c;
+    z3::check_result r = q.solve(runs && any, budget());
+    if (r == z3::unknown) {
+      if (!undecided(q, "warp shuffles that read lanes taking part"))
+        return false;
+      continue;
+    }
+    if (r == z3::unsat)
+      continue;
+    Defect d;
+    for (auto &[what, c] : bad)
+      if (q.model->eval(c, true).is_true()) {
+        d.kind = what;
+        break;
+      }
+    d.sites.push_back(q.site(t, sh, "executes the shuffle"));
+    if (d.kind.find("does not execute") != std::string::npos)
+      d.sites.push_back(q.site(src, sh, "is its source and does not"));
+    return report(q, Verdict::Divergence, std::move(d),
+                  overApprox(sh.getGuard(), "") ||
+                      overApprox(sh.getLane(), ""));
+  }
+  proved.push_back("warp shuffles read lanes that take part");
   return true;
 }
 

@@ -297,6 +297,12 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
           return setS(sreg(to, reg.back() - 'x'));
       if (reg == "warpsize")
         return setS(cst(b.getI32Type(), 32));
+      if (reg == "laneid")
+        return setS(laneId());
+      if (reg == "warpid")
+        return fail("special register 'warpid' (the warp's hardware slot, "
+                    "which may change; threadIdx.x / 32 is the warp in the "
+                    "block)");
       return fail("special register '" + reg + "'");
     }
     if (auto *mi = dyn_cast<llvm::MemIntrinsic>(&call))
@@ -316,6 +322,18 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       loopWritten.clear();
       return;
     }
+    case llvm::Intrinsic::nvvm_shfl_sync_up_i32:
+    case llvm::Intrinsic::nvvm_shfl_sync_up_f32:
+      return execShuffle(call, ShuffleMode::Up, s);
+    case llvm::Intrinsic::nvvm_shfl_sync_down_i32:
+    case llvm::Intrinsic::nvvm_shfl_sync_down_f32:
+      return execShuffle(call, ShuffleMode::Down, s);
+    case llvm::Intrinsic::nvvm_shfl_sync_bfly_i32:
+    case llvm::Intrinsic::nvvm_shfl_sync_bfly_f32:
+      return execShuffle(call, ShuffleMode::Xor, s);
+    case llvm::Intrinsic::nvvm_shfl_sync_idx_i32:
+    case llvm::Intrinsic::nvvm_shfl_sync_idx_f32:
+      return execShuffle(call, ShuffleMode::Index, s);
     case llvm::Intrinsic::lifetime_start:
     case llvm::Intrinsic::lifetime_end:
     case llvm::Intrinsic::dbg_declare:

@@ -685,6 +685,12 @@ private:
   /// atomicrmw whose old value is unused, of a kind that commutes with
   /// itself: a kv.write atomic.
   void execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s);
+  // Warps (LowerWarp.cpp).
+  enum class ShuffleMode { Up, Down, Xor, Index };
+  /// The thread's lane: its linear id in the block mod 32.
+  Value laneId();
+  /// llvm.nvvm.shfl.sync.MODE.{i32,f32}: a kv.shuffle.
+  void execShuffle(const llvm::CallBase &call, ShuffleMode mode, State &s);
   /// The placeholders for atomics' old values, with their instructions.
   struct AtomicOld {
     Operation *placeholder;

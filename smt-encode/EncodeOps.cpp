@@ -9,6 +9,7 @@
 // Facts.cpp, side queries in SideQueries.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "mlir/IR/Matchers.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
@@ -128,8 +129,14 @@ Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
   unsigned n = fresh++;
   std::vector<z3::expr> tid, bid;
   for (int i = 0; i < 3; ++i) {
-    tid.push_back(
-        ctx.bv_const(("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
+    // A dimension pinned to 1 (a 1-D launch the assumptions fix) leaves
+    // one id: 0, which keeps linear ids linear.
+    uint64_t dim = 0;
+    if (bdim[i].is_numeral_u64(dim) && dim == 1)
+      tid.push_back(ctx.bv_val(0, w));
+    else
+      tid.push_back(ctx.bv_const(
+          ("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
     bid.push_back(
         blockOf
             ? blockOf->bid[i]
@@ -178,6 +185,64 @@ z3::expr Encoder::resize(const z3::expr &e, unsigned to, bool isSigned) {
 
 z3::expr Encoder::toIndex(const z3::expr &e) {
   return resize(e, indexBits, false);
+}
+
+std::optional<uint64_t> Encoder::maxUnsigned(Value v, unsigned depth) {
+  if (depth > 8)
+    return std::nullopt;
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getActiveBits() <= 63 ? std::optional(c.getZExtValue())
+                                   : std::nullopt;
+  // Valid launches: blockDim <= (1024, 1024, 64), threadIdx below it.
+  if (auto s = dyn_cast<SRegOp>(d)) {
+    unsigned axis = s.getAxis();
+    uint64_t dim = axis == 2 ? 64 : 1024;
+    if (s.getGroup() == SRegGroup::Tid)
+      return dim - 1;
+    if (s.getGroup() == SRegGroup::BDim)
+      return dim;
+    return std::nullopt;
+  }
+  if (isa<LaneOp>(d))
+    return 31;
+  auto both = [&](auto f) -> std::optional<uint64_t> {
+    std::optional<uint64_t> l = maxUnsigned(d->getOperand(0), depth + 1);
+    std::optional<uint64_t> r = maxUnsigned(d->getOperand(1), depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    return f(*l, *r);
+  };
+  unsigned w = v.getType().getIntOrFloatBitWidth();
+  auto fits = [&](uint64_t x) -> std::optional<uint64_t> {
+    if (w < 64 && x >= (uint64_t(1) << w))
+      return std::nullopt;
+    return x;
+  };
+  if (isa<arith::ExtUIOp>(d))
+    return maxUnsigned(d->getOperand(0), depth + 1);
+  if (isa<arith::AddIOp>(d))
+    return both([&](uint64_t l, uint64_t r) {
+      return l + r < l ? std::nullopt : fits(l + r);
+    });
+  if (isa<arith::AndIOp>(d)) {
+    std::optional<uint64_t> l = maxUnsigned(d->getOperand(0), depth + 1);
+    std::optional<uint64_t> r = maxUnsigned(d->getOperand(1), depth + 1);
+    if (l && r)
+      return std::min(*l, *r);
+    return l ? l : r;
+  }
+  if (isa<arith::SelectOp>(d)) {
+    std::optional<uint64_t> l = maxUnsigned(d->getOperand(1), depth + 1);
+    std::optional<uint64_t> r = maxUnsigned(d->getOperand(2), depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    return std::max(*l, *r);
+  }
+  return std::nullopt;
 }
 
 z3::expr Encoder::value(KernelModel &k, Value v, const Thread &t) {
@@ -358,6 +423,10 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return lastValue(k, l, t);
   if (auto r = dyn_cast<ReadOp>(op))
     return encodeRead(k, r, t);
+  if (auto sh = dyn_cast<ShuffleOp>(op))
+    return shuffleValue(k, sh, t);
+  if (isa<LaneOp>(op))
+    return linearId(t) & ctx.bv_val(31, t.tid[0].get_sort().bv_size());
   if (auto a = dyn_cast<ApplyOp>(op)) {
     unsigned w = std::max(1u, widthOf(rt));
     auto apply = [&](std::string name, std::vector<z3::expr> xs) {
@@ -404,6 +473,21 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return z3::ite(val(0), val(1), val(2));
   if (auto cmp = dyn_cast<arith::CmpIOp>(op))
     return encodeCmp(k, cmp, t);
+  // zext(a + b) is zext(a) + zext(b) when a + b cannot wrap: a thread's
+  // index written as `t + 32` in 32 bits by one kernel and in 64 bits by
+  // the other (-O2 widens it) becomes one term.
+  if (auto ext = dyn_cast<arith::ExtUIOp>(op))
+    if (auto add = ext.getIn().getDefiningOp<arith::AddIOp>()) {
+      unsigned w = add.getType().getIntOrFloatBitWidth();
+      std::optional<uint64_t> l = maxUnsigned(add.getLhs()),
+                              r = maxUnsigned(add.getRhs());
+      if (!isBool && w >= 32 && w < 64 && modelWidth(w, bits) == w && l && r &&
+          *l + *r < (uint64_t(1) << w)) {
+        unsigned to = widthOf(rt);
+        return resize(value(k, add.getLhs(), t), to, false) +
+               resize(value(k, add.getRhs(), t), to, false);
+      }
+    }
   if (isa<arith::ExtUIOp, arith::ExtSIOp, arith::TruncIOp>(op)) {
     z3::expr e = val(0);
     if (isBool) // trunc to i1

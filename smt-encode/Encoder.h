@@ -49,6 +49,9 @@ struct Thread {
   /// Running values of accumulators (kv.carry) fixed for this thread: the
   /// symbolic accumulator of a fold alignment proof.
   mutable std::map<mlir::Operation *, z3::expr> carries;
+  /// A shuffle's lane thread: its linear id in the block, by construction
+  /// (its ids are that taken apart).
+  std::optional<z3::expr> linear;
 };
 
 /// What the encoder knows of one kernel: its writes by array and interval.
@@ -196,6 +199,18 @@ public:
   Thread &makeThread(std::vector<z3::expr> tid, std::vector<z3::expr> bid,
                      unsigned depth);
   z3::expr inRange(const Thread &t);
+  // Warps (Warps.cpp).
+  /// tid.x + bdim.x * (tid.y + bdim.y * tid.z).
+  z3::expr linearId(const Thread &t);
+  /// The linear id of lane \p lane of \p t's warp.
+  z3::expr laneSource(const Thread &t, const z3::expr &lane);
+  /// The thread of lane \p lane of \p t's warp, in \p t's block.
+  Thread &laneThread(const Thread &t, const z3::expr &lane);
+  z3::expr laneDivRem(bool rem, const z3::expr &l, const z3::expr &r);
+  /// An upper bound of \p v (unsigned) in every valid launch, from thread
+  /// ids, constants and the operations between them, if one is known.
+  std::optional<uint64_t> maxUnsigned(mlir::Value v, unsigned depth = 0);
+  z3::expr shuffleValue(KernelModel &k, ShuffleOp op, const Thread &t);
   z3::expr sameBlock(const Thread &a, const Thread &b);
   /// Whether \p a and \p b are the same thread of the same block.
   z3::expr sameThread(const Thread &a, const Thread &b);
@@ -388,6 +403,8 @@ private:
            std::optional<std::map<uint64_t, std::vector<Tid>>>>
       writerTables;
   std::map<std::array<unsigned, 6>, Thread *> blockThreads;
+  /// (thread id, source linear id term) -> the thread of a shuffle's lane.
+  std::map<std::pair<unsigned, unsigned>, Thread *> laneThreads;
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
   std::map<unsigned, z3::expr> factMemo;
   std::set<unsigned> nowrapSeen;

@@ -92,7 +92,7 @@ bool Executor::run(uint64_t maxThreads) {
     return fail("blocks of " + llvm::Twine(blockThreads) + " threads keep " +
                 llvm::Twine(numPersistent) +
                 " values each across barriers: too much state");
-  std::vector<APInt> persistent(numSaved);
+  persistent.assign(numSaved, APInt());
   for (bid[2] = 0; bid[2] < cfg.grid[2]; ++bid[2])
     for (bid[1] = 0; bid[1] < cfg.grid[1]; ++bid[1])
       for (bid[0] = 0; bid[0] < cfg.grid[0]; ++bid[0]) {
@@ -100,6 +100,8 @@ bool Executor::run(uint64_t maxThreads) {
           cells.clear();
         for (const Interval &iv : intervals) {
           pending.clear();
+          curInterval = &iv;
+          shuffleMemo.clear();
           APInt *saved = persistent.data();
           for (tid[2] = 0; tid[2] < cfg.block[2]; ++tid[2])
             for (tid[1] = 0; tid[1] < cfg.block[1]; ++tid[1])
@@ -133,6 +135,67 @@ bool Executor::run(uint64_t maxThreads) {
           }
         }
       }
+  return true;
+}
+
+bool Executor::shuffle(const Instr &i) {
+  auto arg = [&](unsigned n) -> const APInt & { return slots[i.ops[n]]; };
+  // Not executed: the value is not used.
+  if (arg(3).isZero()) {
+    slots[i.result] = arg(0);
+    return true;
+  }
+  uint64_t perBlock = cfg.block[0] * cfg.block[1] * cfg.block[2];
+  uint64_t self = linearTid(), lane = arg(1).getZExtValue() & 31;
+  uint64_t src = (self & ~uint64_t(31)) | lane;
+  // At a model width below 32 bits (--bits) the mask is not all there.
+  uint64_t mask =
+      arg(2).getBitWidth() < 32 ? ~uint64_t(0) : arg(2).getZExtValue();
+  if (!((mask >> (self & 31)) & 1) || !((mask >> lane) & 1))
+    return fail("the mask of the shuffle at " + describe(i.op) +
+                " leaves out lane " +
+                llvm::Twine(((mask >> (self & 31)) & 1) ? lane : self & 31));
+  if (src >= perBlock)
+    return fail("the shuffle at " + describe(i.op) + " reads lane " +
+                llvm::Twine(lane) + ", which is not in the block");
+  if (src == self) {
+    slots[i.result] = arg(0);
+    return true;
+  }
+  unsigned n = &i - curInterval->instrs.data();
+  auto key = std::make_pair(src, n);
+  auto it = shuffleMemo.find(key);
+  if (it == shuffleMemo.end()) {
+    // Run the source thread's interval up to the shuffle, writing nothing.
+    std::vector<APInt> savedSlots = slots;
+    uint64_t savedTid[3] = {tid[0], tid[1], tid[2]};
+    llvm::DenseSet<unsigned> savedBroke = broke;
+    bool savedReplaying = replaying;
+    tid[0] = src % cfg.block[0];
+    tid[1] = (src / cfg.block[0]) % cfg.block[1];
+    tid[2] = src / (cfg.block[0] * cfg.block[1]);
+    slots = initialSlots;
+    broke.clear();
+    const APInt *saved = persistent.data() + src * numPersistent;
+    for (auto [s, k] : curInterval->imports)
+      slots[s] = saved[k];
+    replaying = true;
+    bool ok = runRange(*curInterval, 0, n);
+    std::pair<APInt, bool> v{slots[i.ops[0]], !slots[i.ops[3]].isZero()};
+    slots = std::move(savedSlots);
+    tid[0] = savedTid[0];
+    tid[1] = savedTid[1];
+    tid[2] = savedTid[2];
+    broke = std::move(savedBroke);
+    replaying = savedReplaying;
+    if (!ok)
+      return false;
+    it = shuffleMemo.emplace(key, std::move(v)).first;
+  }
+  if (!it->second.second)
+    return fail("the shuffle at " + describe(i.op) + " reads lane " +
+                llvm::Twine(lane) + ", which does not execute it");
+  slots[i.result] = it->second.first;
   return true;
 }
 

@@ -360,6 +360,15 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             i.kind = Kind::Last;
             return addOperand(l.getValue()) && addOperand(l.getIter());
           })
+          .Case([&](LaneOp) {
+            i.kind = Kind::Lane;
+            return true;
+          })
+          .Case([&](ShuffleOp sh) {
+            i.kind = Kind::Shuffle;
+            return addOperand(sh.getValue()) && addOperand(sh.getLane()) &&
+                   addOperand(sh.getMask()) && addOperand(sh.getGuard());
+          })
           .Case([&](ApplyOp a) {
             i.kind = Kind::Apply;
             for (Value v : a.getOperands())
@@ -445,6 +454,10 @@ bool Executor::checkWidths(const Instr &i) const {
     return n == 2 && w(0) == 64 && w(1) == 1;
   case Kind::Last:
     return n == 2 && w(0) == i.width && w(1) == 64;
+  case Kind::Shuffle:
+    return n == 4 && w(0) == i.width && w(3) == 1;
+  case Kind::Lane:
+    return n == 0;
   case Kind::CmpI:
   case Kind::NoWrap:
     return n == 2 && w(0) == w(1) && i.width == 1;

@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,6 +64,11 @@ enum class Kind : uint8_t {
   Break,
   /// kv.last: its value at the loop's last iteration.
   Last,
+  /// kv.shuffle: the operand's value in another thread of the warp,
+  /// computed by running that thread's interval up to the shuffle.
+  Shuffle,
+  /// kv.lane: the linear id mod 32.
+  Lane,
 };
 
 enum class FloatFn : uint8_t { None, Add, Sub, Mul, Div, Neg, Cmp };
@@ -169,6 +175,21 @@ private:
   /// far in this run, and of a shared array in the current block.
   std::vector<std::unordered_map<uint64_t, llvm::APInt>> global, shared;
   std::vector<PendingWrite> pending;
+  /// Values saved across barriers, blockThreads * numPersistent of them.
+  std::vector<llvm::APInt> persistent;
+  /// The interval the block is running.
+  const Interval *curInterval = nullptr;
+  /// Running another thread's interval up to a shuffle: no writes.
+  bool replaying = false;
+  /// (source linear id, shuffle instruction) -> (operand, executes it), for
+  /// the current interval of the current block.
+  std::map<std::pair<uint64_t, unsigned>, std::pair<llvm::APInt, bool>>
+      shuffleMemo;
+  /// The thread's linear id in its block.
+  uint64_t linearTid() const {
+    return tid[0] + cfg.block[0] * (tid[1] + cfg.block[1] * tid[2]);
+  }
+  bool shuffle(const Instr &i);
 
   bool outOfWork() {
     res.tooMuchWork = true;

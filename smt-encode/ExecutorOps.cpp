@@ -462,7 +462,7 @@ bool Executor::exec(const Instr &i) {
     return arrayIndex(arg(0), index) && load(i, index, slots[i.result]);
   }
   case Kind::Write: {
-    if (arg(2).isZero())
+    if (arg(2).isZero() || replaying)
       return true;
     uint64_t index;
     if (!arrayIndex(arg(0), index))
@@ -471,8 +471,12 @@ bool Executor::exec(const Instr &i) {
                        cast<WriteOp>(i.op).isAtomic() ? &i : nullptr});
     return true;
   }
+  case Kind::Shuffle:
+    return shuffle(i);
+  case Kind::Lane:
+    return set(APInt(64, linearTid() & 31).zextOrTrunc(i.width));
   case Kind::Assume:
-    if (arg(0).isZero())
+    if (arg(0).isZero() && !replaying)
       res.assumeViolated = true;
     return true;
   case Kind::Prove:

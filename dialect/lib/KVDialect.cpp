@@ -26,18 +26,24 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
   printer << stringifyEnum(attr.getValue());
 }
 
-/// custom<Rmw>: an optional `atomic KIND` before a kv.write's array.
-static ParseResult parseRmw(OpAsmParser &parser, RmwKindAttr &attr) {
-  if (failed(parser.parseOptionalKeyword("atomic")))
-    return success();
-  return parseEnumKeyword(parser, attr);
+/// custom<RmwArray>: a kv.write's array, after `atomic KIND` for an atomic
+/// update.
+static ParseResult parseRmwArray(OpAsmParser &parser, RmwKindAttr &attr,
+                                 OpAsmParser::UnresolvedOperand &array) {
+  if (succeeded(parser.parseOptionalKeyword("atomic")) &&
+      failed(parseEnumKeyword(parser, attr)))
+    return failure();
+  return parser.parseOperand(array);
 }
 
-static void printRmw(OpAsmPrinter &printer, Operation *op, RmwKindAttr attr) {
-  if (!attr)
-    return;
-  printer << "atomic ";
-  printEnumKeyword(printer, op, attr);
+static void printRmwArray(OpAsmPrinter &printer, Operation *op,
+                          RmwKindAttr attr, Value array) {
+  if (attr) {
+    printer << "atomic ";
+    printEnumKeyword(printer, op, attr);
+    printer << ' ';
+  }
+  printer << array;
 }
 
 #include "kv/KVOpsDialect.cpp.inc"
@@ -122,7 +128,8 @@ LogicalResult KernelOp::verify() {
   for (Operation &op : b) {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
         isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp, NoWrapOp,
-            IterOp, SumOp, ProveOp, CarryOp, FoldOp, BreakOp, LastOp>(op))
+            IterOp, SumOp, ProveOp, CarryOp, FoldOp, BreakOp, LastOp, ShuffleOp,
+            LaneOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }

@@ -51,6 +51,12 @@
 // CHECK-NEXT:    kv.write atomic umax %hist[%{{.*}}] = %{{.*}} if %{{.*}} : !kv.global<i32>, i64, i32
 // CHECK-NEXT:    kv.write %hist[%{{.*}}] = %{{.*}} if %{{.*}} : !kv.global<i32>, i64, i32
 
+// A warp shuffle and the lane id.
+// CHECK-LABEL: kv.kernel @warp attributes {arg_names = ["out", "in"]} {
+// CHECK:         %[[L:.*]] = kv.lane : i32
+// CHECK:         %[[S:.*]] = kv.shuffle %{{.*}} lane %[[L]] mask %{{.*}} if %{{.*}} : i32
+// CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[S]] if %{{.*}} : !kv.global<i32>, i64, i32
+
 // kv.nowrap of each kind; kv.assume with its `ub` and `bound` attributes.
 // Enum cases also parse as quoted strings ("bid.y", "sub"), and print bare.
 // CHECK-LABEL: kv.kernel @overflow attributes {arg_names = ["a", "w"]} {
@@ -73,6 +79,8 @@
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, from_ne, pred = #kv<iter_pred ult>, width = 32 : i64}> : (i64, i64, i64, i1) -> i64
 // GENERIC: "kv.sum"(%{{.*}}, %{{.*}}) : (i32, i64) -> i32
 // GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{rmw = #kv<rmw_kind add>}> : (!kv.global<i32>, i64, i32, i1) -> ()
+// GENERIC: "kv.lane"() : () -> i32
+// GENERIC: "kv.shuffle"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i1) -> i32
 // GENERIC: "kv.sreg"() <{name = #kv<sreg bid.y>}> : () -> i32
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind add>}> : (i32, i32) -> i1
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind sub>}> : (i32, i32) -> i1
@@ -157,6 +165,18 @@ kv.kernel @histogram attributes {arg_names = ["hist", "in"]} {
   kv.write atomic and %hist[%b] = %v if %true : !kv.global<i32>, i64, i32
   kv.write atomic umax %hist[%b] = %v if %true : !kv.global<i32>, i64, i32
   kv.write %hist[%t64] = %one if %true : !kv.global<i32>, i64, i32
+}
+
+kv.kernel @warp attributes {arg_names = ["out", "in"]} {
+^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>):
+  %true = arith.constant true
+  %all = arith.constant -1 : i32
+  %t = kv.sreg tid.x : i32
+  %t64 = arith.extui %t : i32 to i64
+  %v = kv.read %in[%t64] if %true : !kv.global<i32>, i64 -> i32
+  %l = kv.lane : i32
+  %s = kv.shuffle %v lane %l mask %all if %true : i32
+  kv.write %out[%t64] = %s if %true : !kv.global<i32>, i64, i32
 }
 
 kv.kernel @overflow attributes {arg_names = ["a", "w"]} {

@@ -196,7 +196,7 @@ def KV_WriteOp : KV_Op<"write"> {
                        AnyType:$value, I1:$guard,
                        OptionalAttr<KV_RmwKindAttr>:$rmw);
   let assemblyFormat = [{
-    custom<Rmw>($rmw) $array `[` $index `]` `=` $value `if` $guard attr-dict `:` type($array) `,` type($index) `,` type($value)
+    custom<RmwArray>($rmw, $array) `[` $index `]` `=` $value `if` $guard attr-dict `:` type($array) `,` type($index) `,` type($value)
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$array, "::mlir::Value":$index,
@@ -208,6 +208,38 @@ def KV_WriteOp : KV_Op<"write"> {
   let extraClassDeclaration = [{
     /// Whether this is an atomic read-modify-write.
     bool isAtomic() { return getRmwAttr() != nullptr; }
+  }];
+}
+
+def KV_LaneOp : KV_Op<"lane", [Pure]> {
+  let summary = "the thread's lane: its linear id in the block mod 32";
+  let description = [{
+    `%l = kv.lane : i32` is (tid.x + bdim.x * (tid.y + bdim.y * tid.z)) mod
+    32, PTX's %laneid: the thread's place in its warp.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def KV_ShuffleOp : KV_Op<"shuffle", [Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a value another lane of the thread's warp holds (shfl.sync)";
+  let description = [{
+    `%r = kv.shuffle %v lane %j mask %m if %g : i32` is the value `%v` has
+    at this op in the thread of the same warp whose lane is `%j` (0 to 31).
+    A warp is 32 threads of consecutive linear ids in a block (tid.x +
+    bdim.x * (tid.y + bdim.y * tid.z)), a thread's lane its linear id mod
+    32. The lowering computes `%j` from the shuffle's mode (up, down, xor,
+    index), offset and width as PTX's shfl.sync does, its own lane where
+    the source is outside the segment. `%g` is whether the thread executes
+    the shuffle, `%m` its member mask: the checker reports a shuffle whose
+    mask leaves out its own lane or its source lane, or whose source lane
+    does not execute it.
+  }];
+  let arguments = (ins AnySignlessInteger:$value, I32:$lane, I32:$mask,
+                       I1:$guard);
+  let results = (outs AnySignlessInteger:$result);
+  let assemblyFormat = [{
+    $value `lane` $lane `mask` $mask `if` $guard attr-dict `:` type($result)
   }];
 }
 
