@@ -6,6 +6,7 @@
 // their quantified form (quantifiedObligations).
 //
 //===----------------------------------------------------------------------===//
+#include "mlir/IR/Matchers.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
 #include "smt-encode/Executor.h"
@@ -185,6 +186,64 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
       f = f &&
           z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
   return z3::implies(inRange(t), f);
+}
+
+std::optional<uint64_t> Encoder::maxUnsigned(Value v, unsigned depth) {
+  if (depth > 8)
+    return std::nullopt;
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getActiveBits() <= 63 ? std::optional(c.getZExtValue())
+                                   : std::nullopt;
+  // Valid launches: blockDim <= (1024, 1024, 64), threadIdx below it.
+  if (auto s = dyn_cast<SRegOp>(d)) {
+    unsigned axis = s.getAxis();
+    uint64_t dim = axis == 2 ? 64 : 1024;
+    if (s.getGroup() == SRegGroup::Tid)
+      return dim - 1;
+    if (s.getGroup() == SRegGroup::BDim)
+      return dim;
+    return std::nullopt;
+  }
+  if (isa<LaneOp>(d))
+    return 31;
+  auto both = [&](auto f) -> std::optional<uint64_t> {
+    std::optional<uint64_t> l = maxUnsigned(d->getOperand(0), depth + 1);
+    std::optional<uint64_t> r = maxUnsigned(d->getOperand(1), depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    return f(*l, *r);
+  };
+  unsigned w = v.getType().getIntOrFloatBitWidth();
+  auto fits = [&](uint64_t x) -> std::optional<uint64_t> {
+    if (w < 64 && x >= (uint64_t(1) << w))
+      return std::nullopt;
+    return x;
+  };
+  if (isa<arith::ExtUIOp>(d))
+    return maxUnsigned(d->getOperand(0), depth + 1);
+  if (isa<arith::AddIOp>(d))
+    return both([&](uint64_t l, uint64_t r) {
+      return l + r < l ? std::nullopt : fits(l + r);
+    });
+  if (isa<arith::AndIOp>(d)) {
+    std::optional<uint64_t> l = maxUnsigned(d->getOperand(0), depth + 1);
+    std::optional<uint64_t> r = maxUnsigned(d->getOperand(1), depth + 1);
+    if (l && r)
+      return std::min(*l, *r);
+    return l ? l : r;
+  }
+  if (isa<arith::SelectOp>(d)) {
+    std::optional<uint64_t> l = maxUnsigned(d->getOperand(1), depth + 1);
+    std::optional<uint64_t> r = maxUnsigned(d->getOperand(2), depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    return std::max(*l, *r);
+  }
+  return std::nullopt;
 }
 
 } // namespace kv
