@@ -268,6 +268,12 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     case Intrinsic::nvvm_shfl_sync_idx_i32:
     case Intrinsic::nvvm_shfl_sync_idx_f32:
       return parkShuffle(t, c, id);
+    case Intrinsic::nvvm_vote_ballot_sync:
+    case Intrinsic::nvvm_vote_any_sync:
+    case Intrinsic::nvvm_vote_all_sync:
+    case Intrinsic::nvvm_vote_uni_sync:
+    case Intrinsic::nvvm_activemask:
+      return parkVote(t, c, id);
     case Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case Intrinsic::nvvm_barrier_cta_sync_all:
       if (arg(0).bits != 0)
@@ -633,12 +639,58 @@ bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
   return true;
 }
 
+bool IRRunner::parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id) {
+  bool active = id == Intrinsic::nvvm_activemask;
+  Frame &f = t.stack.back();
+  t.shuffle = {&c,
+               active ? Val{1} : get(t, c.getArgOperand(1)),
+               0,
+               active ? 0xffffffff
+                      : get(t, c.getArgOperand(0)).bits & 0xffffffff,
+               f.base + f.info->slots.lookup(&c),
+               id};
+  return true;
+}
+
+/// The result of the vote \p t waits at, from the lanes of its warp in
+/// \p warp (perBlock threads from \p base) that wait at the same one.
+static Val voteResult(const ThreadState &t, const std::vector<ThreadState> &ts,
+                      uint64_t base) {
+  const ThreadState::Shuffle &sh = t.shuffle;
+  uint64_t ballot = 0, against = 0;
+  for (uint64_t lane = 0; lane < 32 && base + lane < ts.size(); ++lane) {
+    const ThreadState &u = ts[base + lane];
+    if (u.shuffle.call != sh.call || !((sh.mask >> lane) & 1))
+      continue;
+    if (u.shuffle.value.bits & 1)
+      ballot |= uint64_t(1) << lane;
+    else
+      against |= uint64_t(1) << lane;
+  }
+  switch (sh.vote) {
+  case Intrinsic::nvvm_vote_any_sync:
+    return Val{ballot != 0};
+  case Intrinsic::nvvm_vote_all_sync:
+    return Val{against == 0};
+  case Intrinsic::nvvm_vote_uni_sync:
+    return Val{ballot == 0 || against == 0};
+  default:
+    return Val{ballot};
+  }
+}
+
 bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
   uint64_t perBlock = ts.size();
   for (uint64_t l = 0; l < perBlock; ++l) {
     ThreadState &t = ts[l];
     if (!t.shuffle.call)
       continue;
+    if (t.shuffle.vote != Intrinsic::not_intrinsic) {
+      cur = t.shuffle.call;
+      if (!((t.shuffle.mask >> (l & 31)) & 1))
+        return fail("the mask of a vote leaves out lane " + Twine(l & 31));
+      continue;
+    }
     cur = t.shuffle.call;
     const ThreadState::Shuffle &sh = t.shuffle;
     uint64_t lane = l & 31, src = (l & ~uint64_t(31)) | sh.srcLane;
@@ -651,11 +703,19 @@ bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
                                    : ", which does not execute it"));
   }
   // All read first: a thread's result is another's operand.
+  std::vector<Val> results(perBlock);
+  for (uint64_t l = 0; l < perBlock; ++l) {
+    ThreadState &t = ts[l];
+    if (!t.shuffle.call)
+      continue;
+    uint64_t base = l & ~uint64_t(31);
+    results[l] = t.shuffle.vote != Intrinsic::not_intrinsic
+                     ? voteResult(t, ts, base)
+                     : ts[base | t.shuffle.srcLane].shuffle.value;
+  }
   for (uint64_t l = 0; l < perBlock; ++l)
-    if (ts[l].shuffle.call) {
-      uint64_t src = (l & ~uint64_t(31)) | ts[l].shuffle.srcLane;
-      ts[l].regs[ts[l].shuffle.resultReg] = ts[src].shuffle.value;
-    }
+    if (ts[l].shuffle.call)
+      ts[l].regs[ts[l].shuffle.resultReg] = results[l];
   for (ThreadState &t : ts)
     t.shuffle = {};
   return true;

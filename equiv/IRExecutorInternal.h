@@ -83,6 +83,9 @@ struct ThreadState {
     Val value;
     uint64_t srcLane = 0, mask = 0;
     size_t resultReg = 0;
+    /// A vote (ballot, any, all, uni, activemask): its intrinsic;
+    /// not_intrinsic for a shuffle.
+    Intrinsic::ID vote = Intrinsic::not_intrinsic;
   } shuffle;
 };
 
@@ -167,6 +170,7 @@ private:
   bool call(ThreadState &t, const CallBase &c, bool &barrier, bool &entered);
   /// Records the shuffle \p c of \p t (which then waits for its warp).
   bool parkShuffle(ThreadState &t, const CallBase &c, Intrinsic::ID id);
+  bool parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id);
   /// Completes the shuffles the threads of a block wait at, warp by warp.
   bool completeShuffles(std::vector<ThreadState> &ts);
 

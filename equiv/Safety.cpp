@@ -353,7 +353,7 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
 
   // 2. Barrier divergence: two threads of a block disagree on a barrier's
   // condition. A condition a whole block may fail is not modelled.
-  if (!sc.checkDivergence() || !sc.checkShuffles())
+  if (!sc.checkDivergence() || !sc.checkShuffles() || !sc.checkVotes())
     return false;
 
   // 3. Loops with a symbolic trip count: the kv.iter model is the loop's

@@ -152,6 +152,8 @@ struct SafetyCheck {
   /// Warp shuffles: the mask holds the lane and its source, and the source
   /// is in the block and executes the shuffle (SafetyDivergence.cpp).
   bool checkShuffles();
+  /// Warp votes: the mask holds the lane that executes it.
+  bool checkVotes();
   /// Loops with a symbolic trip count that the kv.iter model counts
   /// (SafetyModel.cpp).
   z3::check_result

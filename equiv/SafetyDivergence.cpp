@@ -133,5 +133,39 @@ bool SafetyCheck::checkShuffles() {
   return true;
 }
 
+bool SafetyCheck::checkVotes() {
+  std::vector<BallotOp> votes;
+  k.walk([&](BallotOp op) { votes.push_back(op); });
+  if (loopsOnly || votes.empty())
+    return true;
+  for (BallotOp v : votes) {
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    z3::expr mask = q.enc.value(q.km, v.getMask(), *q.t1);
+    unsigned w = mask.get_sort().bv_size();
+    if (w < 32)
+      continue;
+    z3::expr self = q.enc.linearId(*q.t1) & q.ctx.bv_val(31, w);
+    z3::expr out =
+        (z3::lshr(mask, self) & q.ctx.bv_val(1, w)) == q.ctx.bv_val(0, w);
+    z3::check_result r = q.solve(q.guard(v.getGuard(), *q.t1) && out, budget());
+    if (r == z3::unknown) {
+      if (!undecided(q, "warp votes whose masks hold their lanes"))
+        return false;
+      continue;
+    }
+    if (r == z3::unsat)
+      continue;
+    Defect d;
+    d.kind = "vote whose mask leaves out the lane that executes it";
+    d.sites.push_back(q.site(*q.t1, v, "executes the vote"));
+    return report(q, Verdict::Divergence, std::move(d),
+                  overApprox(v.getGuard(), ""));
+  }
+  proved.push_back("warp votes' masks hold their lanes");
+  return true;
+}
+
 } // namespace safety
 } // namespace kv

@@ -334,6 +334,12 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     case llvm::Intrinsic::nvvm_shfl_sync_idx_i32:
     case llvm::Intrinsic::nvvm_shfl_sync_idx_f32:
       return execShuffle(call, ShuffleMode::Index, s);
+    case llvm::Intrinsic::nvvm_vote_ballot_sync:
+    case llvm::Intrinsic::nvvm_vote_any_sync:
+    case llvm::Intrinsic::nvvm_vote_all_sync:
+    case llvm::Intrinsic::nvvm_vote_uni_sync:
+    case llvm::Intrinsic::nvvm_activemask:
+      return execVote(call, id, s);
     case llvm::Intrinsic::lifetime_start:
     case llvm::Intrinsic::lifetime_end:
     case llvm::Intrinsic::dbg_declare:

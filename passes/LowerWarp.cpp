@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
 
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
 using namespace mlir;
 
 namespace kv {
@@ -64,6 +66,50 @@ void Lowerer::execShuffle(const llvm::CallBase &call, ShuffleMode mode,
   j = select(inSegment, j, lane);
   s.vals[&call] =
       scalar(ShuffleOp::create(b, loc, v.getType(), v, j, mask, s.guard));
+}
+
+void Lowerer::execVote(const llvm::CallBase &call, llvm::Intrinsic::ID id,
+                       State &s) {
+  if (!symLoops.empty())
+    return fail("warp vote in a loop with a symbolic trip count");
+  Type i32 = b.getI32Type();
+  bool active = id == llvm::Intrinsic::nvvm_activemask;
+  Value mask = active ? cst(i32, -1) : evalScalar(call.getArgOperand(0), s);
+  Value p = active ? i1(true) : evalScalar(call.getArgOperand(1), s);
+  if (failed)
+    return;
+  if (p.getType() != b.getI1Type())
+    p = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, p,
+                                      cst(p.getType(), 0));
+  auto ballot = [&](Value pred) {
+    return BallotOp::create(b, loc, i32, pred, mask, s.guard).getResult();
+  };
+  auto eq0 = [&](Value x) {
+    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x,
+                                         cst(i32, 0));
+  };
+  Value r;
+  switch (id) {
+  case llvm::Intrinsic::nvvm_vote_any_sync:
+    r = notI1(eq0(ballot(p)));
+    break;
+  case llvm::Intrinsic::nvvm_vote_all_sync:
+    // No lane of the vote has the predicate false.
+    r = eq0(ballot(notI1(p)));
+    break;
+  case llvm::Intrinsic::nvvm_vote_uni_sync: {
+    Value none = eq0(ballot(p)), all = eq0(ballot(notI1(p)));
+    r = b.createOrFold<arith::OrIOp>(loc, none, all);
+    break;
+  }
+  default: // ballot, activemask
+    r = ballot(p);
+    break;
+  }
+  if (call.getType()->isIntegerTy() &&
+      call.getType()->getIntegerBitWidth() > 1 && r.getType() != i32)
+    r = b.createOrFold<arith::ExtUIOp>(loc, typeFor(call.getType()), r);
+  s.vals[&call] = scalar(r);
 }
 
 } // namespace lowering

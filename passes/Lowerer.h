@@ -691,6 +691,8 @@ private:
   Value laneId();
   /// llvm.nvvm.shfl.sync.MODE.{i32,f32}: a kv.shuffle.
   void execShuffle(const llvm::CallBase &call, ShuffleMode mode, State &s);
+  /// llvm.nvvm.vote.{ballot,any,all,uni}.sync and activemask: kv.ballot.
+  void execVote(const llvm::CallBase &call, llvm::Intrinsic::ID id, State &s);
   /// The placeholders for atomics' old values, with their instructions.
   struct AtomicOld {
     Operation *placeholder;

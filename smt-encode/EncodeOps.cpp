@@ -367,6 +367,8 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return encodeRead(k, r, t);
   if (auto sh = dyn_cast<ShuffleOp>(op))
     return shuffleValue(k, sh, t);
+  if (auto ballot = dyn_cast<BallotOp>(op))
+    return ballotValue(k, ballot, t);
   if (isa<LaneOp>(op))
     return linearId(t) & ctx.bv_val(31, t.tid[0].get_sort().bv_size());
   if (auto a = dyn_cast<ApplyOp>(op)) {

@@ -211,6 +211,7 @@ public:
   /// ids, constants and the operations between them, if one is known.
   std::optional<uint64_t> maxUnsigned(mlir::Value v, unsigned depth = 0);
   z3::expr shuffleValue(KernelModel &k, ShuffleOp op, const Thread &t);
+  z3::expr ballotValue(KernelModel &k, BallotOp op, const Thread &t);
   z3::expr sameBlock(const Thread &a, const Thread &b);
   /// Whether \p a and \p b are the same thread of the same block.
   z3::expr sameThread(const Thread &a, const Thread &b);

@@ -138,6 +138,43 @@ bool Executor::run(uint64_t maxThreads) {
   return true;
 }
 
+bool Executor::atLane(const Instr &i, uint64_t src, unsigned valueOp,
+                      unsigned guardOp, const std::pair<APInt, bool> *&out) {
+  unsigned n = &i - curInterval->instrs.data();
+  auto key = std::make_pair(src, n);
+  auto it = shuffleMemo.find(key);
+  if (it == shuffleMemo.end()) {
+    // Run the source thread's interval up to the op, writing nothing.
+    std::vector<APInt> savedSlots = slots;
+    uint64_t savedTid[3] = {tid[0], tid[1], tid[2]};
+    llvm::DenseSet<unsigned> savedBroke = broke;
+    bool savedReplaying = replaying;
+    tid[0] = src % cfg.block[0];
+    tid[1] = (src / cfg.block[0]) % cfg.block[1];
+    tid[2] = src / (cfg.block[0] * cfg.block[1]);
+    slots = initialSlots;
+    broke.clear();
+    const APInt *saved = persistent.data() + src * numPersistent;
+    for (auto [s, k] : curInterval->imports)
+      slots[s] = saved[k];
+    replaying = true;
+    bool ok = runRange(*curInterval, 0, n);
+    std::pair<APInt, bool> v{slots[i.ops[valueOp]],
+                             !slots[i.ops[guardOp]].isZero()};
+    slots = std::move(savedSlots);
+    tid[0] = savedTid[0];
+    tid[1] = savedTid[1];
+    tid[2] = savedTid[2];
+    broke = std::move(savedBroke);
+    replaying = savedReplaying;
+    if (!ok)
+      return false;
+    it = shuffleMemo.emplace(key, std::move(v)).first;
+  }
+  out = &it->second;
+  return true;
+}
+
 bool Executor::shuffle(const Instr &i) {
   auto arg = [&](unsigned n) -> const APInt & { return slots[i.ops[n]]; };
   // Not executed: the value is not used.
@@ -162,40 +199,47 @@ bool Executor::shuffle(const Instr &i) {
     slots[i.result] = arg(0);
     return true;
   }
-  unsigned n = &i - curInterval->instrs.data();
-  auto key = std::make_pair(src, n);
-  auto it = shuffleMemo.find(key);
-  if (it == shuffleMemo.end()) {
-    // Run the source thread's interval up to the shuffle, writing nothing.
-    std::vector<APInt> savedSlots = slots;
-    uint64_t savedTid[3] = {tid[0], tid[1], tid[2]};
-    llvm::DenseSet<unsigned> savedBroke = broke;
-    bool savedReplaying = replaying;
-    tid[0] = src % cfg.block[0];
-    tid[1] = (src / cfg.block[0]) % cfg.block[1];
-    tid[2] = src / (cfg.block[0] * cfg.block[1]);
-    slots = initialSlots;
-    broke.clear();
-    const APInt *saved = persistent.data() + src * numPersistent;
-    for (auto [s, k] : curInterval->imports)
-      slots[s] = saved[k];
-    replaying = true;
-    bool ok = runRange(*curInterval, 0, n);
-    std::pair<APInt, bool> v{slots[i.ops[0]], !slots[i.ops[3]].isZero()};
-    slots = std::move(savedSlots);
-    tid[0] = savedTid[0];
-    tid[1] = savedTid[1];
-    tid[2] = savedTid[2];
-    broke = std::move(savedBroke);
-    replaying = savedReplaying;
-    if (!ok)
-      return false;
-    it = shuffleMemo.emplace(key, std::move(v)).first;
-  }
-  if (!it->second.second)
+  const std::pair<APInt, bool> *v;
+  if (!atLane(i, src, 0, 3, v))
+    return false;
+  if (!v->second)
     return fail("the shuffle at " + describe(i.op) + " reads lane " +
                 llvm::Twine(lane) + ", which does not execute it");
-  slots[i.result] = it->second.first;
+  slots[i.result] = v->first;
+  return true;
+}
+
+bool Executor::ballot(const Instr &i) {
+  auto arg = [&](unsigned n) -> const APInt & { return slots[i.ops[n]]; };
+  uint64_t r = 0;
+  if (!arg(2).isZero()) {
+    uint64_t perBlock = cfg.block[0] * cfg.block[1] * cfg.block[2];
+    uint64_t self = linearTid();
+    uint64_t mask =
+        arg(1).getBitWidth() < 32 ? ~uint64_t(0) : arg(1).getZExtValue();
+    if (!((mask >> (self & 31)) & 1))
+      return fail("the mask of the vote at " + describe(i.op) +
+                  " leaves out lane " + llvm::Twine(self & 31));
+    for (uint64_t lane = 0; lane < 32; ++lane) {
+      uint64_t src = (self & ~uint64_t(31)) | lane;
+      if (src >= perBlock || !((mask >> lane) & 1))
+        continue;
+      bool runs, p;
+      if (src == self) {
+        runs = true;
+        p = !arg(0).isZero();
+      } else {
+        const std::pair<APInt, bool> *v;
+        if (!atLane(i, src, 0, 2, v))
+          return false;
+        runs = v->second;
+        p = !v->first.isZero();
+      }
+      if (runs && p)
+        r |= uint64_t(1) << lane;
+    }
+  }
+  slots[i.result] = APInt(32, r).zextOrTrunc(i.width);
   return true;
 }
 

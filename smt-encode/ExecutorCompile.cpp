@@ -360,6 +360,11 @@ bool Executor::compileOp(Operation &op, unsigned intervalNo,
             i.kind = Kind::Last;
             return addOperand(l.getValue()) && addOperand(l.getIter());
           })
+          .Case([&](BallotOp bo) {
+            i.kind = Kind::Ballot;
+            return addOperand(bo.getPred()) && addOperand(bo.getMask()) &&
+                   addOperand(bo.getGuard());
+          })
           .Case([&](LaneOp) {
             i.kind = Kind::Lane;
             return true;
@@ -458,6 +463,8 @@ bool Executor::checkWidths(const Instr &i) const {
     return n == 4 && w(0) == i.width && w(3) == 1;
   case Kind::Lane:
     return n == 0;
+  case Kind::Ballot:
+    return n == 3 && w(0) == 1 && w(2) == 1;
   case Kind::CmpI:
   case Kind::NoWrap:
     return n == 2 && w(0) == w(1) && i.width == 1;

@@ -69,6 +69,8 @@ enum class Kind : uint8_t {
   Shuffle,
   /// kv.lane: the linear id mod 32.
   Lane,
+  /// kv.ballot: the lanes whose predicate holds, by running them.
+  Ballot,
 };
 
 enum class FloatFn : uint8_t { None, Add, Sub, Mul, Div, Neg, Cmp };
@@ -190,6 +192,11 @@ private:
     return tid[0] + cfg.block[0] * (tid[1] + cfg.block[1] * tid[2]);
   }
   bool shuffle(const Instr &i);
+  bool ballot(const Instr &i);
+  /// Operands \p valueOp and \p guardOp of warp op \p i as the thread of
+  /// linear id \p src has them there (its interval run up to \p i).
+  bool atLane(const Instr &i, uint64_t src, unsigned valueOp, unsigned guardOp,
+              const std::pair<llvm::APInt, bool> *&out);
 
   bool outOfWork() {
     res.tooMuchWork = true;

@@ -473,6 +473,8 @@ bool Executor::exec(const Instr &i) {
   }
   case Kind::Shuffle:
     return shuffle(i);
+  case Kind::Ballot:
+    return ballot(i);
   case Kind::Lane:
     return set(APInt(64, linearTid() & 31).zextOrTrunc(i.width));
   case Kind::Assume:

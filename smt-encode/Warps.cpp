@@ -74,4 +74,26 @@ z3::expr Encoder::shuffleValue(KernelModel &k, ShuffleOp op, const Thread &t) {
   return value(k, op.getValue(), src);
 }
 
+z3::expr Encoder::ballotValue(KernelModel &k, BallotOp op, const Thread &t) {
+  unsigned w = t.tid[0].get_sort().bv_size();
+  z3::expr mask = value(k, op.getMask(), t);
+  bool wholeMask = mask.get_sort().bv_size() >= 32;
+  z3::expr size = bdim[0] * bdim[1] * bdim[2];
+  auto asBool = [&](const z3::expr &e) {
+    return e.is_bool() ? e : bvToBool(e);
+  };
+  z3::expr r = ctx.bv_val(0, 32);
+  for (unsigned i = 0; i < 32; ++i) {
+    z3::expr lane = ctx.bv_val(i, w);
+    Thread &s = laneThread(t, lane);
+    z3::expr bit = z3::ult(laneSource(t, lane), size) &&
+                   asBool(value(k, op.getGuard(), s)) &&
+                   asBool(value(k, op.getPred(), s));
+    if (wholeMask)
+      bit = bit && mask.extract(i, i) == ctx.bv_val(1, 1);
+    r = r | z3::ite(bit, ctx.bv_val(uint64_t(1) << i, 32), ctx.bv_val(0, 32));
+  }
+  return r;
+}
+
 } // namespace kv

@@ -129,7 +129,7 @@ LogicalResult KernelOp::verify() {
     if (isa<arith::ArithDialect>(op.getDialect()) ||
         isa<SRegOp, ReadOp, WriteOp, BarrierOp, AssumeOp, ApplyOp, NoWrapOp,
             IterOp, SumOp, ProveOp, CarryOp, FoldOp, BreakOp, LastOp, ShuffleOp,
-            LaneOp>(op))
+            LaneOp, BallotOp>(op))
       continue;
     return op.emitOpError("is not allowed in a kv.kernel body");
   }

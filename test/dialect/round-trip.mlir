@@ -55,7 +55,9 @@
 // CHECK-LABEL: kv.kernel @warp attributes {arg_names = ["out", "in"]} {
 // CHECK:         %[[L:.*]] = kv.lane : i32
 // CHECK:         %[[S:.*]] = kv.shuffle %{{.*}} lane %[[L]] mask %{{.*}} if %{{.*}} : i32
+// CHECK:         %[[B:.*]] = kv.ballot %{{.*}} mask %{{.*}} if %{{.*}} : i32
 // CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[S]] if %{{.*}} : !kv.global<i32>, i64, i32
+// CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[B]] if %{{.*}} : !kv.global<i32>, i64, i32
 
 // kv.nowrap of each kind; kv.assume with its `ub` and `bound` attributes.
 // Enum cases also parse as quoted strings ("bid.y", "sub"), and print bare.
@@ -81,6 +83,7 @@
 // GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{rmw = #kv<rmw_kind add>}> : (!kv.global<i32>, i64, i32, i1) -> ()
 // GENERIC: "kv.lane"() : () -> i32
 // GENERIC: "kv.shuffle"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i1) -> i32
+// GENERIC: "kv.ballot"(%{{.*}}, %{{.*}}, %{{.*}}) : (i1, i32, i1) -> i32
 // GENERIC: "kv.sreg"() <{name = #kv<sreg bid.y>}> : () -> i32
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind add>}> : (i32, i32) -> i1
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind sub>}> : (i32, i32) -> i1
@@ -176,7 +179,10 @@ kv.kernel @warp attributes {arg_names = ["out", "in"]} {
   %v = kv.read %in[%t64] if %true : !kv.global<i32>, i64 -> i32
   %l = kv.lane : i32
   %s = kv.shuffle %v lane %l mask %all if %true : i32
+  %p = arith.cmpi slt, %v, %s : i32
+  %b = kv.ballot %p mask %all if %true : i32
   kv.write %out[%t64] = %s if %true : !kv.global<i32>, i64, i32
+  kv.write %out[%t64] = %b if %true : !kv.global<i32>, i64, i32
 }
 
 kv.kernel @overflow attributes {arg_names = ["a", "w"]} {

@@ -1,7 +1,7 @@
-// Warp shuffles at -O2, no assumptions: a warp sum, a block sum
-// finished in shuffles, a float butterfly. -O2 unrolls the offset loops and
-// widens indices; each thread's shuffles and writes stay, so the
-// interval-by-interval proof settles them in milliseconds.
+// Warp shuffles and votes at -O2, no assumptions: a warp sum, a block sum
+// finished in shuffles, a float butterfly, a ballot count. -O2 unrolls the
+// offset loops and widens indices; each thread's shuffles, votes and writes
+// stay, so the interval-by-interval proof settles them in milliseconds.
 //
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-cache= \
 // RUN:   %s -o %t.s 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning:
@@ -9,9 +9,11 @@
 // CHECK-DAG: remark: kvalidate: kernel 'warp_sum': equivalent ({{[0-9]+}} ms) {{.*}}[proof: interval by interval
 // CHECK-DAG: remark: kvalidate: kernel 'block_sum<256>': equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'warp_max_float': equivalent
+// CHECK-DAG: remark: kvalidate: kernel 'warp_votes': equivalent
 // The shuffles reach the PTX.
 // PTX-DAG: shfl.sync.down.b32
 // PTX-DAG: shfl.sync.bfly.b32
+// PTX-DAG: vote.sync.ballot.b32
 //
 // With the safety checks, the block sum's shuffles are checked too: on a
 // block that is not a whole number of warps, lanes past its end would be
@@ -56,4 +58,10 @@ __global__ void warp_max_float(float *out, const float *in) {
   for (int o = 16; o > 0; o /= 2)
     v = __builtin_fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
   out[i] = v;
+}
+
+__global__ void warp_votes(int *out, const int *in) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned positive = __ballot_sync(0xffffffff, in[i] > 0);
+  out[i] = __builtin_popcount(positive) + (__any_sync(0xffffffff, in[i] < 0) ? 100 : 0);
 }

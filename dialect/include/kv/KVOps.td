@@ -243,6 +243,22 @@ def KV_ShuffleOp : KV_Op<"shuffle", [Pure, AllTypesMatch<["value", "result"]>]> 
   }];
 }
 
+def KV_BallotOp : KV_Op<"ballot", [Pure]> {
+  let summary = "the lanes of the thread's warp whose predicate holds (vote)";
+  let description = [{
+    `%b = kv.ballot %p mask %m if %g : i32` has bit i set when lane i of the
+    thread's warp is in the block and in `%m`, executes the vote (`%g`) and
+    has `%p` true there: __ballot_sync. The lowering writes __any_sync,
+    __all_sync and __activemask with it. The checker reports a vote whose
+    mask leaves out the lane that executes it.
+  }];
+  let arguments = (ins I1:$pred, I32:$mask, I1:$guard);
+  let results = (outs I32:$result);
+  let assemblyFormat = [{
+    $pred `mask` $mask `if` $guard attr-dict `:` type($result)
+  }];
+}
+
 def KV_BarrierOp : KV_Op<"barrier"> {
   let summary = "__syncthreads(): ends one barrier interval, starts the next";
   let description = [{
