@@ -1,0 +1,137 @@
+//===- IRExecutorWarp.cpp - warp shuffles and votes in the IR replay ------===//
+//
+// A thread that reaches a shuffle or a vote stops there (Stop::Shuffle);
+// once every thread of the block has stopped, completeShuffles exchanges
+// the values warp by warp and the threads go on.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/IRExecutorInternal.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
+namespace kv {
+namespace irexec {
+
+bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
+                           Intrinsic::ID id) {
+  uint64_t lane =
+      (t.tid[0] + cfg.block[0] * (t.tid[1] + cfg.block[1] * t.tid[2])) & 31;
+  uint64_t mask = get(t, c.getArgOperand(0)).bits & 0xffffffff;
+  Val v = get(t, c.getArgOperand(1));
+  int64_t b = get(t, c.getArgOperand(2)).bits & 31;
+  uint64_t cw = get(t, c.getArgOperand(3)).bits;
+  // PTX's shfl.sync: the source lane j, or the thread's own lane where j
+  // is outside its segment.
+  int64_t cval = cw & 31, seg = (cw >> 8) & 31, l = (int64_t)lane;
+  int64_t minLane = l & seg, maxLane = minLane | (cval & ~seg), j;
+  bool in;
+  switch (id) {
+  case Intrinsic::nvvm_shfl_sync_up_i32:
+  case Intrinsic::nvvm_shfl_sync_up_f32:
+    j = l - b;
+    in = j >= maxLane;
+    break;
+  case Intrinsic::nvvm_shfl_sync_down_i32:
+  case Intrinsic::nvvm_shfl_sync_down_f32:
+    j = l + b;
+    in = j <= maxLane;
+    break;
+  case Intrinsic::nvvm_shfl_sync_bfly_i32:
+  case Intrinsic::nvvm_shfl_sync_bfly_f32:
+    j = l ^ b;
+    in = j <= maxLane;
+    break;
+  default:
+    j = minLane | (b & ~seg);
+    in = j <= maxLane;
+    break;
+  }
+  Frame &f = t.stack.back();
+  t.shuffle = {&c, v, in ? (uint64_t)j : lane, mask,
+               f.base + f.info->slots.lookup(&c)};
+  return true;
+}
+
+bool IRRunner::parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id) {
+  bool active = id == Intrinsic::nvvm_activemask;
+  Frame &f = t.stack.back();
+  t.shuffle = {&c,
+               active ? Val{1} : get(t, c.getArgOperand(1)),
+               0,
+               active ? 0xffffffff
+                      : get(t, c.getArgOperand(0)).bits & 0xffffffff,
+               f.base + f.info->slots.lookup(&c),
+               id};
+  return true;
+}
+
+/// The result of the vote \p t waits at, from the lanes of its warp in
+/// \p warp (perBlock threads from \p base) that wait at the same one.
+static Val voteResult(const ThreadState &t, const std::vector<ThreadState> &ts,
+                      uint64_t base) {
+  const ThreadState::Shuffle &sh = t.shuffle;
+  uint64_t ballot = 0, against = 0;
+  for (uint64_t lane = 0; lane < 32 && base + lane < ts.size(); ++lane) {
+    const ThreadState &u = ts[base + lane];
+    if (u.shuffle.call != sh.call || !((sh.mask >> lane) & 1))
+      continue;
+    if (u.shuffle.value.bits & 1)
+      ballot |= uint64_t(1) << lane;
+    else
+      against |= uint64_t(1) << lane;
+  }
+  switch (sh.vote) {
+  case Intrinsic::nvvm_vote_any_sync:
+    return Val{ballot != 0};
+  case Intrinsic::nvvm_vote_all_sync:
+    return Val{against == 0};
+  case Intrinsic::nvvm_vote_uni_sync:
+    return Val{ballot == 0 || against == 0};
+  default:
+    return Val{ballot};
+  }
+}
+
+bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
+  uint64_t perBlock = ts.size();
+  for (uint64_t l = 0; l < perBlock; ++l) {
+    ThreadState &t = ts[l];
+    if (!t.shuffle.call)
+      continue;
+    if (t.shuffle.vote != Intrinsic::not_intrinsic) {
+      cur = t.shuffle.call;
+      if (!((t.shuffle.mask >> (l & 31)) & 1))
+        return fail("the mask of a vote leaves out lane " + Twine(l & 31));
+      continue;
+    }
+    cur = t.shuffle.call;
+    const ThreadState::Shuffle &sh = t.shuffle;
+    uint64_t lane = l & 31, src = (l & ~uint64_t(31)) | sh.srcLane;
+    if (!((sh.mask >> lane) & 1) || !((sh.mask >> sh.srcLane) & 1))
+      return fail("the mask of a shuffle leaves out lane " +
+                  Twine(((sh.mask >> lane) & 1) ? sh.srcLane : lane));
+    if (src >= perBlock || ts[src].shuffle.call != sh.call)
+      return fail("a shuffle reads lane " + Twine(sh.srcLane) +
+                  (src >= perBlock ? ", which is not in the block"
+                                   : ", which does not execute it"));
+  }
+  // All read first: a thread's result is another's operand.
+  std::vector<Val> results(perBlock);
+  for (uint64_t l = 0; l < perBlock; ++l) {
+    ThreadState &t = ts[l];
+    if (!t.shuffle.call)
+      continue;
+    uint64_t base = l & ~uint64_t(31);
+    results[l] = t.shuffle.vote != Intrinsic::not_intrinsic
+                     ? voteResult(t, ts, base)
+                     : ts[base | t.shuffle.srcLane].shuffle.value;
+  }
+  for (uint64_t l = 0; l < perBlock; ++l)
+    if (ts[l].shuffle.call)
+      ts[l].regs[ts[l].shuffle.resultReg] = results[l];
+  for (ThreadState &t : ts)
+    t.shuffle = {};
+  return true;
+}
+
+} // namespace irexec
+} // namespace kv
