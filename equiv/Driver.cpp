@@ -505,6 +505,9 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   CheckOptions so = co;
   so.safetyOnly = true;
   CheckResult safety = checkByCases(lower, so, opts.maxCases, check);
+  if (debugEnabled("runs"))
+    llvm::errs() << "runs: safety of the kernels that differ: "
+                 << verdictName(safety.verdict) << " " << safety.reason << "\n";
   if (!disagreement.empty()) {
     if (safety.verdict != Verdict::Equivalent &&
         safety.verdict != Verdict::Unknown &&

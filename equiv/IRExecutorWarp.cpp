@@ -52,15 +52,17 @@ bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
 }
 
 bool IRRunner::parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id) {
+  // activemask: a ballot of true; __syncwarp(mask): a vote on nothing.
   bool active = id == Intrinsic::nvvm_activemask;
+  bool sync = id == Intrinsic::nvvm_bar_warp_sync;
   Frame &f = t.stack.back();
-  t.shuffle = {&c,
-               active ? Val{1} : get(t, c.getArgOperand(1)),
-               0,
-               active ? 0xffffffff
-                      : get(t, c.getArgOperand(0)).bits & 0xffffffff,
-               f.base + f.info->slots.lookup(&c),
-               id};
+  t.shuffle.call = &c;
+  t.shuffle.value = active || sync ? Val{1} : get(t, c.getArgOperand(1));
+  t.shuffle.srcLane = 0;
+  t.shuffle.mask =
+      active ? 0xffffffff : get(t, c.getArgOperand(0)).bits & 0xffffffff;
+  t.shuffle.resultReg = sync ? 0 : f.base + f.info->slots.lookup(&c);
+  t.shuffle.vote = id;
   return true;
 }
 
@@ -126,7 +128,8 @@ bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
                      : ts[base | t.shuffle.srcLane].shuffle.value;
   }
   for (uint64_t l = 0; l < perBlock; ++l)
-    if (ts[l].shuffle.call)
+    if (ts[l].shuffle.call &&
+        ts[l].shuffle.vote != Intrinsic::nvvm_bar_warp_sync)
       ts[l].regs[ts[l].shuffle.resultReg] = results[l];
   for (ThreadState &t : ts)
     t.shuffle = {};

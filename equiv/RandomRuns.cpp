@@ -234,6 +234,11 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
           continue;
         }
         ++runs;
+        if (debugEnabled("runs"))
+          llvm::errs() << "runs: block (" << cfg.block[0] << "," << cfg.block[1]
+                       << "," << cfg.block[2] << "), grid (" << cfg.grid[0]
+                       << "," << cfg.grid[1] << "," << cfg.grid[2]
+                       << "): ran\n";
         // The first cell either kernel wrote that the two leave different.
         std::set<std::pair<unsigned, uint64_t>> cells;
         for (ExecResult *r : {&rb, &ra})

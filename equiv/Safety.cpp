@@ -281,18 +281,24 @@ std::function<unsigned()> SafetyCheck::budget() {
 
 void SafetyCheck::collectAccesses() {
   KernelModel km(k, label);
+  unsigned blockInterval = 0;
   for (Operation &o : k.getBlock()) {
     if (auto r = dyn_cast<ReadOp>(o))
       accesses.push_back({&o, cast<BlockArgument>(r.getArray()).getArgNumber(),
                           false, km.intervalOf.lookup(&o), r.getIndex(),
-                          r.getGuard()});
+                          r.getGuard(), blockInterval});
     else if (auto w = dyn_cast<WriteOp>(o))
       accesses.push_back({&o, cast<BlockArgument>(w.getArray()).getArgNumber(),
                           true, km.intervalOf.lookup(&o), w.getIndex(),
-                          w.getGuard()});
-    else if (auto b = dyn_cast<BarrierOp>(o))
-      if (b.getGuard())
+                          w.getGuard(), blockInterval});
+    else if (auto b = dyn_cast<BarrierOp>(o)) {
+      if (b.getWarp())
+        warpBarriers.push_back(b);
+      else
+        ++blockInterval;
+      if (b.getGuard() && !b.getWarp())
         guardedBarriers.push_back(b);
+    }
   }
 }
 

@@ -31,6 +31,9 @@ struct Access {
   bool write;
   unsigned interval;
   mlir::Value index, guard;
+  /// The interval counting __syncthreads() only (warp barriers, which
+  /// order the threads of one warp, not counted).
+  unsigned blockInterval = 0;
   /// An atomic update (kv.write atomic): its kind, or none.
   std::optional<RmwKind> rmw() const {
     auto w = llvm::dyn_cast<WriteOp>(op);
@@ -121,6 +124,12 @@ struct SafetyCheck {
   std::vector<std::string> proved, assumed;
   std::vector<Access> accesses;
   std::vector<BarrierOp> guardedBarriers;
+  /// The warp barriers (__syncwarp) in program order.
+  std::vector<BarrierOp> warpBarriers;
+  /// Whether \p a and \p b (\p a first) of threads \p t1 and \p t2 are
+  /// ordered by the warp barriers between them: the two threads are of one
+  /// warp and both reach each of them, within its mask.
+  z3::expr warpOrdered(Query &q, const Access &a, const Access &b);
 
   /// Sets up query \p q: launch facts, deadline, threads t1 and t2.
   bool start(Query &q);

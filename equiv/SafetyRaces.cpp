@@ -37,13 +37,19 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
           common.push_back(l);
       z3::expr same = q.enc.sameInstance(*q.t1, *q.t2, common);
       z3::expr order = q.ctx.bool_val(true);
+      // Intervals apart within one __syncthreads() interval: only warp
+      // barriers between them, which order two threads of one warp.
+      bool warpApart =
+          a.interval != b.interval && a.blockInterval == b.blockInterval;
       if (isShared(a.arg)) {
-        if (a.interval != b.interval)
+        if (a.interval != b.interval && !warpApart)
           continue;
         order = sameBlock && !same;
       } else {
-        order = a.interval == b.interval ? !same : !sameBlock;
+        order = a.interval == b.interval || warpApart ? !same : !sameBlock;
       }
+      if (warpApart)
+        order = order && !warpOrdered(q, a, b);
       z3::expr i1 = q.index(a.index, *q.t1), i2 = q.index(b.index, *q.t2);
       z3::expr c = order && q.access(a.op, *q.t1) &&
                    q.access(b.op, *q.t2) && i1 == i2;
@@ -57,6 +63,34 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
 /// (the result depends on their order).
 static bool valueFree(const SafetyCheck::Pair &p) {
   return !(p.a->write && p.b->write) || p.a->rmw() || p.b->rmw();
+}
+
+z3::expr SafetyCheck::warpOrdered(Query &q, const Access &a, const Access &b) {
+  unsigned lo = std::min(a.interval, b.interval);
+  unsigned hi = std::max(a.interval, b.interval);
+  KernelModel &km = q.km;
+  Encoder &enc = q.enc;
+  const Thread &t1 = *q.t1, &t2 = *q.t2;
+  unsigned w = t1.tid[0].get_sort().bv_size();
+  z3::expr l1 = enc.linearId(t1), l2 = enc.linearId(t2);
+  z3::expr five = q.ctx.bv_val(5, w), one = q.ctx.bv_val(1, w);
+  z3::expr r =
+      enc.sameBlock(t1, t2) && z3::lshr(l1, five) == z3::lshr(l2, five);
+  for (BarrierOp wb : warpBarriers) {
+    unsigned at = km.intervalOf.lookup(wb);
+    // The barrier ends interval `at`: between the two if lo <= at < hi.
+    if (at < lo || at >= hi)
+      continue;
+    for (const Thread *t : {&t1, &t2}) {
+      if (wb.getGuard())
+        r = r && q.guard(wb.getGuard(), *t);
+      z3::expr m = enc.value(km, wb.getMask(), *t);
+      if (m.get_sort().bv_size() >= 32)
+        for (const z3::expr *l : {&l1, &l2})
+          r = r && (z3::lshr(m, *l & q.ctx.bv_val(31, w)) & one) == one;
+    }
+  }
+  return r;
 }
 
 z3::expr SafetyCheck::harmful(Query &q, std::vector<Pair> &pairs) {

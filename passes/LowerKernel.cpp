@@ -334,6 +334,19 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     case llvm::Intrinsic::nvvm_shfl_sync_idx_i32:
     case llvm::Intrinsic::nvvm_shfl_sync_idx_f32:
       return execShuffle(call, ShuffleMode::Index, s);
+    case llvm::Intrinsic::nvvm_bar_warp_sync: {
+      // __syncwarp(mask): a barrier for the threads of one warp.
+      if (!symLoops.empty())
+        return fail("__syncwarp in a loop with a symbolic trip count");
+      Value mask = evalScalar(call.getArgOperand(0), s);
+      if (failed)
+        return;
+      BarrierOp::create(b, loc, isTrue(s.guard) ? Value() : s.guard,
+                        /*warp=*/true, mask);
+      ownWrites.clear();
+      loopWritten.clear();
+      return;
+    }
     case llvm::Intrinsic::nvvm_vote_ballot_sync:
     case llvm::Intrinsic::nvvm_vote_any_sync:
     case llvm::Intrinsic::nvvm_vote_all_sync:

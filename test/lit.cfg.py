@@ -108,6 +108,8 @@ config.substitutions.append(("%expect-exit",
 
 # The shorthands of Inputs/EXPECTED.md.
 config.substitutions.append((
+    "%{W64}", "blockDim.x == 64 && blockDim.y == 1 && blockDim.z == 1"))
+config.substitutions.append((
     "%{W32}", "blockDim.x == 32 && blockDim.y == 1 && blockDim.z == 1"))
 config.substitutions.append((
     "%{SQ16}", "blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1"

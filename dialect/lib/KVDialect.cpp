@@ -174,6 +174,12 @@ LogicalResult WriteOp::verify() {
   return success();
 }
 
+LogicalResult BarrierOp::verify() {
+  if (getWarp() != (getMask() != nullptr))
+    return emitOpError("a warp barrier has a mask, a block barrier none");
+  return success();
+}
+
 LogicalResult SumOp::verify() {
   if (!getIter().getDefiningOp<IterOp>())
     return emitOpError("iterates over a value that is not a kv.iter");

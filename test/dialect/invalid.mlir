@@ -197,3 +197,22 @@ kv.kernel @last_not_over_iter attributes {arg_names = ["n"]} {
   // expected-error @+1 {{'kv.last' op iterates over a value that is not a kv.iter}}
   %r = kv.last %x over %n : i32
 }
+
+// -----
+
+kv.kernel @block_barrier_with_mask attributes {arg_names = []} {
+  %m = arith.constant -1 : i32
+  // expected-error @+1 {{'kv.barrier' op a warp barrier has a mask, a block barrier none}}
+  "kv.barrier"(%m) <{operandSegmentSizes = array<i32: 0, 1>}> : (i32) -> ()
+}
+
+// -----
+
+kv.kernel @atomic_value_type attributes {arg_names = ["a"]} {
+^bb0(%a: !kv.global<i32>):
+  %true = arith.constant true
+  %i = arith.constant 0 : i64
+  %v = arith.constant 1 : i32
+  // expected-error @+1 {{'kv.write' op value type 'i64' differs from the element type 'i32'}}
+  kv.write atomic add %a[%i] = %i if %true : !kv.global<i32>, i64, i64
+}

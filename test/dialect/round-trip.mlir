@@ -55,6 +55,7 @@
 // CHECK-LABEL: kv.kernel @warp attributes {arg_names = ["out", "in"]} {
 // CHECK:         %[[L:.*]] = kv.lane : i32
 // CHECK:         %[[S:.*]] = kv.shuffle %{{.*}} lane %[[L]] mask %{{.*}} if %{{.*}} : i32
+// CHECK-NEXT:    kv.barrier if %{{.*}} warp mask %{{.*}}
 // CHECK:         %[[B:.*]] = kv.ballot %{{.*}} mask %{{.*}} if %{{.*}} : i32
 // CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[S]] if %{{.*}} : !kv.global<i32>, i64, i32
 // CHECK-NEXT:    kv.write %out[%{{.*}}] = %[[B]] if %{{.*}} : !kv.global<i32>, i64, i32
@@ -74,7 +75,7 @@
 // GENERIC: "kv.sreg"() <{name = #kv<sreg tid.x>}> : () -> i32
 // GENERIC: "kv.read"(%{{.*}}, %{{.*}}, %{{.*}}) : (!kv.global<i32>, i64, i1) -> i32
 // GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!kv.shared<i32, 256>, i64, i32, i1) -> ()
-// GENERIC: "kv.barrier"() : () -> ()
+// GENERIC: "kv.barrier"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> ()
 // GENERIC: "kv.apply"(%{{.*}}, %{{.*}}) <{fn = "fadd.f32"}> : (i32, i32) -> i32
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{pred = #kv<iter_pred slt>, width = 32 : i64}> : (i64, i64, i64, i1) -> i64
 // GENERIC: "kv.iter"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{do_while, pred = #kv<iter_pred ule>}> : (i64, i64, i64, i1) -> i64
@@ -83,6 +84,7 @@
 // GENERIC: "kv.write"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{rmw = #kv<rmw_kind add>}> : (!kv.global<i32>, i64, i32, i1) -> ()
 // GENERIC: "kv.lane"() : () -> i32
 // GENERIC: "kv.shuffle"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i1) -> i32
+// GENERIC: "kv.barrier"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1>, warp}> : (i1, i32) -> ()
 // GENERIC: "kv.ballot"(%{{.*}}, %{{.*}}, %{{.*}}) : (i1, i32, i1) -> i32
 // GENERIC: "kv.sreg"() <{name = #kv<sreg bid.y>}> : () -> i32
 // GENERIC: "kv.nowrap"(%{{.*}}, %{{.*}}) <{kind = #kv<nowrap_kind add>}> : (i32, i32) -> i1
@@ -179,6 +181,7 @@ kv.kernel @warp attributes {arg_names = ["out", "in"]} {
   %v = kv.read %in[%t64] if %true : !kv.global<i32>, i64 -> i32
   %l = kv.lane : i32
   %s = kv.shuffle %v lane %l mask %all if %true : i32
+  kv.barrier if %true warp mask %all
   %p = arith.cmpi slt, %v, %s : i32
   %b = kv.ballot %p mask %all if %true : i32
   kv.write %out[%t64] = %s if %true : !kv.global<i32>, i64, i32

@@ -259,15 +259,28 @@ def KV_BallotOp : KV_Op<"ballot", [Pure]> {
   }];
 }
 
-def KV_BarrierOp : KV_Op<"barrier"> {
+def KV_BarrierOp : KV_Op<"barrier", [AttrSizedOperandSegments]> {
   let summary = "__syncthreads(): ends one barrier interval, starts the next";
   let description = [{
     A barrier reached only under a condition carries it as `guard`; the
     checker proves that every thread of a block agrees on it (else the
     kernel has barrier divergence).
+    With `warp` (`kv.barrier if %g warp mask %m`: __syncwarp(m)) it orders
+    only the threads of one warp that both reach it: the race check treats
+    accesses it separates as ordered for two such threads alone, which is
+    what makes the model's intervals exact for a race-free kernel.
   }];
-  let arguments = (ins Optional<I1>:$guard);
-  let assemblyFormat = "(`if` $guard^)? attr-dict";
+  let arguments = (ins Optional<I1>:$guard, UnitAttr:$warp,
+                       Optional<I32>:$mask);
+  let assemblyFormat = [{
+    (`if` $guard^)? (`warp` $warp^ `mask` $mask)? attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$guard), [{
+      build($_builder, $_state, guard, /*warp=*/false, /*mask=*/nullptr);
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def KV_AssumeOp : KV_Op<"assume"> {
