@@ -564,7 +564,7 @@ FailureOr<KernelOp> Lowerer::run() {
   kernel.setArgNamesAttr(b.getStrArrayAttr(
       llvm::SmallVector<llvm::StringRef>(argNames.begin(), argNames.end())));
   if (!failed)
-    checkAtomicOlds();
+    checkAtomicOlds(*blk);
   if (failed) {
     if (why.splitOn.empty()) {
       kernel.erase();

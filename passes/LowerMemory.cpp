@@ -488,15 +488,23 @@ void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
   // The old value depends on the order of the threads: a placeholder that
   // fails the lowering if it reaches anything but dead code (at -O0 it is
   // stored to a temporary nobody reads).
+  // The op records its atomic by index: a loop the lowering unrolls and
+  // then models instead erases the ops of the attempt.
   auto old = ApplyOp::create(b, loc, typeFor(ty), "atomic.old", ValueRange{});
-  atomicOlds.push_back({old, rmw, callStack});
+  old->setAttr("kv.atomic_old", b.getI64IntegerAttr(atomicOlds.size()));
+  atomicOlds.push_back({rmw, callStack});
   s.vals[rmw] = scalar(old);
 }
 
-void Lowerer::checkAtomicOlds() {
-  for (AtomicOld &a : atomicOlds) {
-    const llvm::AtomicRMWInst *inst = a.inst;
-    llvm::SmallVector<Operation *> work{a.placeholder};
+void Lowerer::checkAtomicOlds(Block &body) {
+  llvm::SmallVector<std::pair<Operation *, const AtomicOld *>> olds;
+  for (Operation &op : body)
+    if (auto n = op.getAttrOfType<IntegerAttr>("kv.atomic_old"))
+      if (n.getInt() >= 0 && (size_t)n.getInt() < atomicOlds.size())
+        olds.push_back({&op, &atomicOlds[n.getInt()]});
+  for (auto [placeholder, a] : olds) {
+    const llvm::AtomicRMWInst *inst = a->inst;
+    llvm::SmallVector<Operation *> work{placeholder};
     llvm::DenseSet<Operation *> seen;
     while (!work.empty() && !failed) {
       Operation *op = work.pop_back_val();
@@ -504,7 +512,7 @@ void Lowerer::checkAtomicOlds() {
         continue;
       if (!isPure(op)) {
         curInst = inst;
-        callStack = a.callStack;
+        callStack = a->callStack;
         return fail(
             ("use of the old value that atomic operation 'atomicrmw " +
              llvm::AtomicRMWInst::getOperationName(inst->getOperation()) +

@@ -695,13 +695,12 @@ private:
   void execVote(const llvm::CallBase &call, llvm::Intrinsic::ID id, State &s);
   /// The placeholders for atomics' old values, with their instructions.
   struct AtomicOld {
-    Operation *placeholder;
     const llvm::AtomicRMWInst *inst;
     llvm::SmallVector<const llvm::CallBase *> callStack;
   };
   std::vector<AtomicOld> atomicOlds;
-  /// Fails if an old value reaches an op with an effect.
-  void checkAtomicOlds();
+  /// Fails if an old value in \p body reaches an op with an effect.
+  void checkAtomicOlds(Block &body);
   /// memset and memcpy/memmove of a constant length: one store (and load)
   /// per scalar the bytes cover.
   void execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s);
