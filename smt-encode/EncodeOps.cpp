@@ -129,14 +129,8 @@ Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
   unsigned n = fresh++;
   std::vector<z3::expr> tid, bid;
   for (int i = 0; i < 3; ++i) {
-    // A dimension pinned to 1 (a 1-D launch the assumptions fix) leaves
-    // one id: 0, which keeps linear ids linear.
-    uint64_t dim = 0;
-    if (bdim[i].is_numeral_u64(dim) && dim == 1)
-      tid.push_back(ctx.bv_val(0, w));
-    else
-      tid.push_back(ctx.bv_const(
-          ("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
+    tid.push_back(
+        ctx.bv_const(("t" + std::to_string(n) + ".tid." + axes[i]).c_str(), w));
     bid.push_back(
         blockOf
             ? blockOf->bid[i]

@@ -26,7 +26,7 @@
 // A mask that leaves out lanes that execute the shuffle.
 // RUN: %expect-exit 4 %kvalidate --assume="%{W32}" %s:shuffle_down %s:half_mask | FileCheck %s --check-prefix=MASK
 // MASK: verdict: divergence
-// MASK-NEXT: reason: after kernel: shuffle whose mask leaves out the lane that executes it: thread ({{[0-9]+}},0,0) of block ({{.*}}) executes the shuffle at {{.*}}warp-shuffles.cu:[[@LINE+72]]
+// MASK-NEXT: reason: after kernel: shuffle {{whose mask leaves out the lane that executes it|from a lane outside its mask}}: thread ({{[0-9]+}},0,0) of block ({{.*}}) executes the shuffle at {{.*}}warp-shuffles.cu:[[@LINE+72]]
 //
 // A shuffle that reads a lane which skips it.
 // RUN: %expect-exit 4 %kvalidate --assume="%{W32}" %s:shuffle_down %s:skipping_source | FileCheck %s --check-prefix=SKIP

@@ -1,0 +1,25 @@
+// -kvalidate-per-pass on kernels with atomics: a loop the lowering first
+// unrolls and then models erases the ops of the first attempt, placeholders
+// of atomics' old values included (this once crashed on the intermediate IR
+// after SimplifyCFG: a use of freed ops). Each pass lowers the grid-stride
+// loop twice: the solver-heavy lane.
+// REQUIRES: long
+//
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-cache= \
+// RUN:   -mllvm -kvalidate-per-pass -mllvm -kvalidate-fail-on=never %s -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --implicit-check-not=crashed
+// CHECK-DAG: kernel 'strided_histogram': unsupported: {{.*}}in a loop with a symbolic trip count
+// CHECK-DAG: kernel 'count_positive': equivalent
+
+__global__ void strided_histogram(unsigned *bins, const unsigned char *pixels,
+                                  int count) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[pixels[i] >> 4], 1u);
+}
+
+__global__ void count_positive(int *total, const int *values, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count && values[i] > 0)
+    atomicAdd(total, 1);
+}
