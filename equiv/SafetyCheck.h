@@ -41,6 +41,14 @@ struct Access {
   }
 };
 
+/// Whether warp member mask \p mask holds lane \p lane (taken mod 32).
+inline z3::expr laneInMask(const z3::expr &mask, const z3::expr &lane) {
+  unsigned w = mask.get_sort().bv_size();
+  z3::context &ctx = mask.ctx();
+  return (z3::lshr(mask, lane & ctx.bv_val(31, w)) & ctx.bv_val(1, w)) ==
+         ctx.bv_val(1, w);
+}
+
 std::string locationOf(mlir::Operation *op);
 uint64_t evalU(const z3::model &m, const z3::expr &e);
 int64_t evalS(const z3::model &m, const z3::expr &e);

@@ -94,12 +94,10 @@ bool SafetyCheck::checkShuffles() {
     std::vector<std::pair<std::string, z3::expr>> bad;
     z3::expr mask = enc.value(q.km, sh.getMask(), t);
     if (mask.get_sort().bv_size() >= 32) {
-      auto has = [&](const z3::expr &l) {
-        return (z3::lshr(mask, l) & q.ctx.bv_val(1, w)) == q.ctx.bv_val(1, w);
-      };
       bad.push_back({"shuffle whose mask leaves out the lane that executes it",
-                     !has(self)});
-      bad.push_back({"shuffle from a lane outside its mask", !has(lane)});
+                     !laneInMask(mask, self)});
+      bad.push_back(
+          {"shuffle from a lane outside its mask", !laneInMask(mask, lane)});
     }
     bad.push_back(
         {"shuffle from a lane beyond the block", z3::uge(srcLinear, size)});
@@ -143,12 +141,9 @@ bool SafetyCheck::checkVotes() {
     if (!start(q))
       return false;
     z3::expr mask = q.enc.value(q.km, v.getMask(), *q.t1);
-    unsigned w = mask.get_sort().bv_size();
-    if (w < 32)
+    if (mask.get_sort().bv_size() < 32)
       continue;
-    z3::expr self = q.enc.linearId(*q.t1) & q.ctx.bv_val(31, w);
-    z3::expr out =
-        (z3::lshr(mask, self) & q.ctx.bv_val(1, w)) == q.ctx.bv_val(0, w);
+    z3::expr out = !laneInMask(mask, q.enc.linearId(*q.t1));
     z3::check_result r = q.solve(q.guard(v.getGuard(), *q.t1) && out, budget());
     if (r == z3::unknown) {
       if (!undecided(q, "warp votes whose masks hold their lanes"))

@@ -73,7 +73,7 @@ z3::expr SafetyCheck::warpOrdered(Query &q, const Access &a, const Access &b) {
   const Thread &t1 = *q.t1, &t2 = *q.t2;
   unsigned w = t1.tid[0].get_sort().bv_size();
   z3::expr l1 = enc.linearId(t1), l2 = enc.linearId(t2);
-  z3::expr five = q.ctx.bv_val(5, w), one = q.ctx.bv_val(1, w);
+  z3::expr five = q.ctx.bv_val(5, w);
   z3::expr r =
       enc.sameBlock(t1, t2) && z3::lshr(l1, five) == z3::lshr(l2, five);
   for (BarrierOp wb : warpBarriers) {
@@ -87,7 +87,7 @@ z3::expr SafetyCheck::warpOrdered(Query &q, const Access &a, const Access &b) {
       z3::expr m = enc.value(km, wb.getMask(), *t);
       if (m.get_sort().bv_size() >= 32)
         for (const z3::expr *l : {&l1, &l2})
-          r = r && (z3::lshr(m, *l & q.ctx.bv_val(31, w)) & one) == one;
+          r = r && laneInMask(m, *l);
     }
   }
   return r;
