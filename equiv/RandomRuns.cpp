@@ -217,28 +217,26 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         const uint64_t maxThreads = limits.maxThreads,
                        maxSteps = limits.maxSteps;
         ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
-        auto note = [&](const char *which, const ExecResult &r) {
+        // --kv-debug=runs: what became of each launch drawn.
+        auto note = [&](const std::string &what) {
           if (debugEnabled("runs"))
             llvm::errs() << "runs: block (" << cfg.block[0] << ","
-                         << cfg.block[1] << "," << cfg.block[2]
-                         << "): " << which << " kernel: "
-                         << (r.ok ? "assumption violated" : r.error) << "\n";
+                         << cfg.block[1] << "," << cfg.block[2] << "), grid ("
+                         << cfg.grid[0] << "," << cfg.grid[1] << ","
+                         << cfg.grid[2] << "): " << what << "\n";
         };
         if (!rb.ok || rb.assumeViolated) {
-          note("before", rb);
+          note("before kernel: " +
+               (rb.ok ? std::string("assumption violated") : rb.error));
           continue;
         }
         ExecResult ra = execute(after, cfg, inA, maxThreads, maxSteps);
         if (!ra.ok) {
-          note("after", ra);
+          note("after kernel: " + ra.error);
           continue;
         }
         ++runs;
-        if (debugEnabled("runs"))
-          llvm::errs() << "runs: block (" << cfg.block[0] << "," << cfg.block[1]
-                       << "," << cfg.block[2] << "), grid (" << cfg.grid[0]
-                       << "," << cfg.grid[1] << "," << cfg.grid[2]
-                       << "): ran\n";
+        note("ran");
         // The first cell either kernel wrote that the two leave different.
         std::set<std::pair<unsigned, uint64_t>> cells;
         for (ExecResult *r : {&rb, &ra})
