@@ -130,15 +130,21 @@ bool firstMismatch(
     Encoder &enc, KernelModel &ks, const z3::model &m, unsigned arg,
     const z3::expr &k, ExecResult &rs, ExecResult &rt,
     const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &inputsRead,
-    Counterexample &cex) {
+    Counterexample &cex,
+    const std::function<llvm::APInt(unsigned, uint64_t)> &initial) {
   z3::context &ctx = enc.ctx;
   // Compare every cell either kernel wrote; prefer the solver's cell.
   Type et = getArrayElementType(ks.op.getBlock().getArgument(arg).getType());
   unsigned ew = enc.widthOf(et);
+  // A cell a kernel leaves alone keeps the content the run started from:
+  // the input the executor was given (which the small and pseudo-random
+  // inputs take from the model's only in part).
   auto cell = [&](ExecResult &r, uint64_t idx) {
     auto it = r.written[arg].find(idx);
     if (it != r.written[arg].end())
       return it->second;
+    if (initial)
+      return initial(arg, idx);
     return numeralOf(m.eval(z3::select(*enc.params[arg],
                                        ctx.bv_val(idx, Encoder::indexBits)),
                             true),
@@ -461,7 +467,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
           "precondition of the before kernel";
     return false;
   }
-  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex)) {
+  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex, inS.initial)) {
     if (std::optional<std::string> d =
             confirmOnIR(opts, ks.op, kt.op, cfg, inS, inT, rs, rt, cex,
                         replayThreads, maxReplaySteps)) {

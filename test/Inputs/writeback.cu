@@ -1,0 +1,14 @@
+// Kernels for cli/replay.test: one writes back a cell's input value (an
+// atomicAdd of 0) where the other leaves the cell alone.
+
+__global__ void add_all(int *out, const int *x, int n) {
+  int i = threadIdx.x;
+  if (i < n)
+    atomicAdd(&out[i], x[i]);
+}
+
+__global__ void add_nonzero(int *out, const int *x, int n) {
+  int i = threadIdx.x;
+  if (i < n && x[i] != 0)
+    atomicAdd(&out[i], x[i]);
+}
