@@ -202,6 +202,70 @@ void Lowerer::initConstantTables(const llvm::Function &fn, State &s) {
   }
 }
 
+Value Lowerer::libdeviceInteger(llvm::StringRef name,
+                                llvm::ArrayRef<Value> ops) {
+  name.consume_front("__nv_");
+  auto i32 = [&](Value v) -> Value {
+    Type t = b.getI32Type();
+    if (v.getType() == t)
+      return v;
+    return b.createOrFold<arith::TruncIOp>(loc, t, v);
+  };
+  if (ops.size() == 2) {
+    Value l = ops[0], r = ops[1];
+    if (name == "min" || name == "llmin")
+      return b.createOrFold<arith::MinSIOp>(loc, l, r);
+    if (name == "max" || name == "llmax")
+      return b.createOrFold<arith::MaxSIOp>(loc, l, r);
+    if (name == "umin" || name == "ullmin")
+      return b.createOrFold<arith::MinUIOp>(loc, l, r);
+    if (name == "umax" || name == "ullmax")
+      return b.createOrFold<arith::MaxUIOp>(loc, l, r);
+    bool isSigned = name == "mulhi" || name == "mul64hi";
+    if (isSigned || name == "umulhi" || name == "umul64hi") {
+      // The high half of the double-width product.
+      Type t = l.getType();
+      unsigned w = t.getIntOrFloatBitWidth();
+      Type wide = b.getIntegerType(2 * w);
+      auto ext = [&](Value v) -> Value {
+        if (isSigned)
+          return b.createOrFold<arith::ExtSIOp>(loc, wide, v);
+        return b.createOrFold<arith::ExtUIOp>(loc, wide, v);
+      };
+      Value p = b.createOrFold<arith::MulIOp>(loc, ext(l), ext(r));
+      Value hi = b.createOrFold<arith::ShRUIOp>(loc, p, cst(wide, w));
+      return b.createOrFold<arith::TruncIOp>(loc, t, hi);
+    }
+    return nullptr;
+  }
+  if (ops.size() != 1)
+    return nullptr;
+  Value x = ops[0];
+  if (name == "abs" || name == "llabs") {
+    Value zero = cst(x.getType(), 0);
+    Value neg = b.createOrFold<arith::SubIOp>(loc, zero, x);
+    Value lt =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, zero);
+    return select(lt, neg, x);
+  }
+  if (name == "popc" || name == "popcll")
+    return i32(bitIntrinsic(llvm::Intrinsic::ctpop, {x}));
+  if (name == "clz" || name == "clzll")
+    return i32(bitIntrinsic(llvm::Intrinsic::ctlz, {x}));
+  if (name == "brev" || name == "brevll")
+    return bitIntrinsic(llvm::Intrinsic::bitreverse, {x});
+  if (name == "ffs" || name == "ffsll") {
+    // 1 + the lowest set bit's position, 0 for 0.
+    Value tz = bitIntrinsic(llvm::Intrinsic::cttz, {x});
+    Value zero = cst(x.getType(), 0);
+    Value isZero =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x, zero);
+    Value one = b.createOrFold<arith::AddIOp>(loc, tz, cst(x.getType(), 1));
+    return i32(select(isZero, zero, one));
+  }
+  return nullptr;
+}
+
 Value Lowerer::bitIntrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<Value> ops) {
   Value x = ops[0];
   Type t = x.getType();
@@ -425,6 +489,20 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       return uninterpreted();
     }
     return fail("intrinsic '" + name + "'");
+  }
+  // libdevice's integer functions have exact definitions (-O2 inlines the
+  // SDK's bodies into the same intrinsics).
+  if (name.starts_with("__nv_") && call.getType()->isIntegerTy() &&
+      llvm::all_of(call.args(), [](const llvm::Use &a) {
+        return a->getType()->isIntegerTy();
+      })) {
+    llvm::SmallVector<Value> ops;
+    for (const llvm::Use &a : call.args())
+      ops.push_back(evalScalar(a.get(), s));
+    if (failed)
+      return;
+    if (Value v = libdeviceInteger(name, ops))
+      return setS(v);
   }
   // libdevice's math (__nv_sinf, __nv_expf, ...) is a pure function of its
   // operands, whether its body is linked in (with the CUDA SDK) or not:

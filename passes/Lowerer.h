@@ -705,6 +705,9 @@ private:
   /// per scalar the bytes cover.
   void execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s);
   Value bitIntrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<Value> ops);
+  /// libdevice's integer functions (__nv_max, __nv_popc, __nv_mulhi, ...)
+  /// by their definition; null for the others.
+  Value libdeviceInteger(llvm::StringRef name, llvm::ArrayRef<Value> ops);
   SymVal loadFrom(const SymVal &p, llvm::Type *ty, State &s);
   /// The scalars of aggregate type \p t with their byte offsets.
   llvm::SmallVector<std::pair<uint64_t, llvm::Type *>>

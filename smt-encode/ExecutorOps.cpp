@@ -292,6 +292,45 @@ APInt pseudoRandomCell(unsigned width, unsigned arg, uint64_t idx,
   return APInt(width, (int64_t)(h % 2001) - 1000, /*isSigned=*/true);
 }
 
+/// libdevice's integer functions (the lowering models them the same way).
+static std::optional<APInt> libdeviceInteger(llvm::StringRef name,
+                                             llvm::ArrayRef<APInt> a,
+                                             unsigned width) {
+  auto sized = [&](APInt r) -> std::optional<APInt> {
+    return r.getBitWidth() == width ? std::optional(r)
+                                    : std::optional(r.zextOrTrunc(width));
+  };
+  if (a.size() == 2 && a[0].getBitWidth() == a[1].getBitWidth()) {
+    if (name == "min" || name == "llmin")
+      return sized(llvm::APIntOps::smin(a[0], a[1]));
+    if (name == "max" || name == "llmax")
+      return sized(llvm::APIntOps::smax(a[0], a[1]));
+    if (name == "umin" || name == "ullmin")
+      return sized(llvm::APIntOps::umin(a[0], a[1]));
+    if (name == "umax" || name == "ullmax")
+      return sized(llvm::APIntOps::umax(a[0], a[1]));
+    if (name == "mulhi" || name == "mul64hi")
+      return sized(llvm::APIntOps::mulhs(a[0], a[1]));
+    if (name == "umulhi" || name == "umul64hi")
+      return sized(llvm::APIntOps::mulhu(a[0], a[1]));
+    return std::nullopt;
+  }
+  if (a.size() != 1)
+    return std::nullopt;
+  const APInt &x = a[0];
+  if (name == "abs" || name == "llabs")
+    return sized(x.abs());
+  if (name == "popc" || name == "popcll")
+    return APInt(width, x.popcount());
+  if (name == "clz" || name == "clzll")
+    return APInt(width, x.countl_zero());
+  if (name == "brev" || name == "brevll")
+    return sized(x.reverseBits());
+  if (name == "ffs" || name == "ffsll")
+    return APInt(width, x.isZero() ? 0 : x.countr_zero() + 1);
+  return std::nullopt;
+}
+
 std::optional<APInt> nativeApply(llvm::StringRef fn,
                                  llvm::ArrayRef<APInt> args, unsigned width,
                                  std::string &why) {
@@ -384,6 +423,8 @@ std::optional<APInt> nativeApply(llvm::StringRef fn,
                  : result(std::fma(x[0], x[1], x[2]));
     return std::nullopt;
   }
+  if (fn.starts_with("__nv_"))
+    return libdeviceInteger(fn.drop_front(strlen("__nv_")), args, width);
   if (fn == "frem" && args.size() == 2 && args[0].getBitWidth() == width) {
     llvm::StringRef type = width == 32 ? "float" : width == 64 ? "double" : "";
     std::optional<double> x = toHost(type, args[0]), y = toHost(type, args[1]);

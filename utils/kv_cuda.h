@@ -116,6 +116,72 @@ KV_DEV unsigned __activemask() { return __nvvm_activemask(); }
 KV_DEV void __syncwarp(unsigned mask = 0xffffffff) {
   __nvvm_bar_warp_sync(mask);
 }
+// libdevice's integer functions (the SDK's and clang's device_functions):
+// calls to __nv_*, which kvalidate models by their definition.
+extern "C" {
+#define KV_NV(ret, name, ...) __device__ ret __nv_##name(__VA_ARGS__);
+KV_NV(int, min, int, int)
+KV_NV(int, max, int, int)
+KV_NV(unsigned, umin, unsigned, unsigned)
+KV_NV(unsigned, umax, unsigned, unsigned)
+KV_NV(long long, llmin, long long, long long)
+KV_NV(long long, llmax, long long, long long)
+KV_NV(unsigned long long, ullmin, unsigned long long, unsigned long long)
+KV_NV(unsigned long long, ullmax, unsigned long long, unsigned long long)
+KV_NV(int, abs, int)
+KV_NV(long long, llabs, long long)
+KV_NV(int, popc, unsigned)
+KV_NV(int, popcll, unsigned long long)
+KV_NV(int, clz, int)
+KV_NV(int, clzll, long long)
+KV_NV(unsigned, brev, unsigned)
+KV_NV(unsigned long long, brevll, unsigned long long)
+KV_NV(int, ffs, int)
+KV_NV(int, ffsll, long long)
+KV_NV(int, mulhi, int, int)
+KV_NV(unsigned, umulhi, unsigned, unsigned)
+KV_NV(long long, mul64hi, long long, long long)
+KV_NV(unsigned long long, umul64hi, unsigned long long, unsigned long long)
+#undef KV_NV
+}
+KV_DEV int min(int a, int b) { return __nv_min(a, b); }
+KV_DEV int max(int a, int b) { return __nv_max(a, b); }
+KV_DEV unsigned min(unsigned a, unsigned b) { return __nv_umin(a, b); }
+KV_DEV unsigned max(unsigned a, unsigned b) { return __nv_umax(a, b); }
+KV_DEV unsigned umin(unsigned a, unsigned b) { return __nv_umin(a, b); }
+KV_DEV unsigned umax(unsigned a, unsigned b) { return __nv_umax(a, b); }
+KV_DEV long long min(long long a, long long b) { return __nv_llmin(a, b); }
+KV_DEV long long max(long long a, long long b) { return __nv_llmax(a, b); }
+KV_DEV long long llmin(long long a, long long b) { return __nv_llmin(a, b); }
+KV_DEV long long llmax(long long a, long long b) { return __nv_llmax(a, b); }
+KV_DEV unsigned long long min(unsigned long long a, unsigned long long b) {
+  return __nv_ullmin(a, b);
+}
+KV_DEV unsigned long long max(unsigned long long a, unsigned long long b) {
+  return __nv_ullmax(a, b);
+}
+KV_DEV int abs(int a) { return __nv_abs(a); }
+KV_DEV long long llabs(long long a) { return __nv_llabs(a); }
+KV_DEV int __popc(unsigned x) { return __nv_popc(x); }
+KV_DEV int __popcll(unsigned long long x) { return __nv_popcll(x); }
+KV_DEV int __clz(int x) { return __nv_clz(x); }
+KV_DEV int __clzll(long long x) { return __nv_clzll(x); }
+KV_DEV unsigned __brev(unsigned x) { return __nv_brev(x); }
+KV_DEV unsigned long long __brevll(unsigned long long x) {
+  return __nv_brevll(x);
+}
+KV_DEV int __ffs(int x) { return __nv_ffs(x); }
+KV_DEV int __ffsll(long long x) { return __nv_ffsll(x); }
+KV_DEV int __mulhi(int a, int b) { return __nv_mulhi(a, b); }
+KV_DEV unsigned __umulhi(unsigned a, unsigned b) { return __nv_umulhi(a, b); }
+KV_DEV long long __mul64hi(long long a, long long b) {
+  return __nv_mul64hi(a, b);
+}
+KV_DEV unsigned long long __umul64hi(unsigned long long a,
+                                     unsigned long long b) {
+  return __nv_umul64hi(a, b);
+}
+
 #undef KV_DEV
 
 #endif // KV_CUDA_H
