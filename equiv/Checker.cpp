@@ -77,6 +77,27 @@ std::string printedBody(KernelOp k) {
   return s;
 }
 
+/// Whether both kernels write array \p arg only with atomic updates of one
+/// kind, at least one of them does, and neither reads it: its cells' final
+/// values are then folds of the blocks' totals.
+bool atomicOnly(KernelOp before, KernelOp after, unsigned arg) {
+  std::optional<RmwKind> kind;
+  bool ok = true;
+  for (KernelOp k : {before, after})
+    k.walk([&](Operation *op) {
+      if (auto r = dyn_cast<ReadOp>(op))
+        ok &= cast<BlockArgument>(r.getArray()).getArgNumber() != arg;
+      auto w = dyn_cast<WriteOp>(op);
+      if (!w || cast<BlockArgument>(w.getArray()).getArgNumber() != arg)
+        return;
+      if (!w.isAtomic() || (kind && *kind != *w.getRmw()))
+        ok = false;
+      else
+        kind = *w.getRmw();
+    });
+  return ok && kind;
+}
+
 } // namespace
 
 CheckResult checkEquivalence(KernelOp before, KernelOp after,
@@ -246,6 +267,12 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
       // With the array written in one interval of each kernel, the cells
       // each kernel writes are checked apart: smaller queries in which the
       // other kernel's writer is usually found without a fresh thread.
+      if (atomicOnly(before, after, arg)) {
+        if (!pc.checkArray(arg, PairCheck::Mode::AtomicTotals))
+          return finishPossible();
+        ++pc.atomicArrays;
+        continue;
+      }
       KernelModel kb(before, ""), ka(after, "");
       bool single = kb.writes[arg].size() <= 1 && ka.writes[arg].size() <= 1;
       if (single) {
@@ -286,6 +313,18 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
                     " accumulator loop" + (pc.alignedFolds > 1 ? "s" : "") +
                     " proved iteration by iteration (same start, same "
                     "iterations, same update), for any trip count";
+  if (!lockstep && pc.atomicArrays) {
+    std::string m =
+        "atomic updates totalled: " + std::to_string(pc.atomicArrays) +
+        " array" + (pc.atomicArrays > 1 ? "s" : "") +
+        " updated only atomically, proved block by block (what one block's "
+        "threads add to a cell is the same in both kernels";
+    if (pc.atomicClasses)
+      m += "; sums over a block's threads related by proving their terms "
+           "equal thread by thread";
+    m += ")";
+    result.method = result.method.empty() ? m : result.method + "; " + m;
+  }
   if (!lockstep && pc.alignedBreaks) {
     std::string m = "loops aligned: " + std::to_string(pc.alignedBreaks) +
                     " loop" + (pc.alignedBreaks > 1 ? "s" : "") +

@@ -56,30 +56,6 @@ bool modelHoldsExactly(Encoder &enc, const z3::model &m, z3::solver &s) {
   return true;
 }
 
-/// The value \p v's atomic update of \p kind leaves every cell as it is.
-z3::expr rmwIdentity(RmwKind kind, const z3::expr &v) {
-  unsigned w = v.get_sort().bv_size();
-  llvm::APInt id(w, 0);
-  switch (kind) {
-  case RmwKind::add:
-  case RmwKind::or_:
-  case RmwKind::xor_:
-  case RmwKind::umax:
-    break;
-  case RmwKind::and_:
-  case RmwKind::umin:
-    id = llvm::APInt::getAllOnes(w);
-    break;
-  case RmwKind::smin:
-    id = llvm::APInt::getSignedMaxValue(w);
-    break;
-  case RmwKind::smax:
-    id = llvm::APInt::getSignedMinValue(w);
-    break;
-  }
-  return v.ctx().bv_val(id.getZExtValue(), w);
-}
-
 bool hasLoopModel(KernelOp k) {
   bool found = false;
   k.walk([&](Operation *op) {
@@ -191,8 +167,10 @@ bool proveLockstep(
             // An atomic update by the kind's identity (add 0, or 0, max
             // with the least value) changes nothing: only the others pair.
             if (std::optional<RmwKind> kind = ws[j].getRmw()) {
-              gs = gs && vs != rmwIdentity(*kind, vs);
-              gt = gt && vt != rmwIdentity(*kind, vt);
+              gs = gs && vs != rmwIdentityOf(*kind, vs.ctx(),
+                                             vs.get_sort().bv_size());
+              gt = gt && vt != rmwIdentityOf(*kind, vt.ctx(),
+                                             vt.get_sort().bv_size());
             }
             z3::expr pair = gs == gt && z3::implies(gs, is == it && vs == vt);
             pairs.push_back({what, pair});

@@ -118,6 +118,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   alignedBreaks = std::max(alignedBreaks, enc.alignedBreaks);
   rotatedBreaks = std::max(rotatedBreaks, enc.rotatedBreaks);
   mappedBreaks = std::max(mappedBreaks, enc.mappedBreaks);
+  if (mode == Mode::AtomicTotals)
+    atomicClasses += enc.totalsAbstract;
   // The before kernel's preconditions and absence of undefined behaviour
   // hold for every thread.
   // For the threads the query is about (the writers of the cell compared,
@@ -177,7 +179,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
                         std::chrono::steady_clock::now() - t0)
                         .count()
                  << " ms\n";
-  if (mode != Mode::AllCells && enc.perThreadCases) {
+  if (mode != Mode::AllCells && mode != Mode::AtomicTotals &&
+      enc.perThreadCases) {
     z3::expr_vector all(ctx);
     all.push_back(enc.facts);
     for (const z3::expr &e : enc.side)
@@ -299,12 +302,35 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   }
   result.verdict = Verdict::Unknown;
   result.reason = "array '" + enc.paramNames[arg] + "': " + why;
+  if (mode == Mode::AtomicTotals)
+    result.reason += " (its atomic updates were compared block by block: "
+                     "what one block adds to a cell)";
   return false;
 }
 
 void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
                              unsigned arg, Mode mode, const z3::expr &k,
                              Thread &host, z3::expr &vs, z3::expr &vt) {
+  if (mode == Mode::AtomicTotals) {
+    // The host's block's totals: the grid's are their folds, over the same
+    // blocks in both kernels.
+    enc.anchors = {&host};
+    auto total = [&](KernelModel &km) {
+      std::optional<z3::expr> t;
+      for (auto &[iv, ws] : km.writes[arg]) {
+        if (!t) {
+          Type et =
+              getArrayElementType(km.op.getBlock().getArgument(arg).getType());
+          t = rmwIdentityOf(*ws.front().getRmw(), enc.ctx, enc.widthOf(et));
+        }
+        t = enc.blockTotal(km, arg, iv, k, host, 0, *t);
+      }
+      return *t;
+    };
+    vs = total(ks);
+    vt = total(kt);
+    return;
+  }
   if (mode == Mode::AllCells) {
     // The writers of out[k] in both kernels anchor the candidate search.
     Thread &ws = enc.freshThread(nullptr, 0);

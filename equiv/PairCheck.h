@@ -38,6 +38,9 @@ struct PairCheck {
   unsigned alignedFolds = 0;
   /// Pairs of loops with breaks aligned.
   unsigned alignedBreaks = 0, rotatedBreaks = 0, mappedBreaks = 0;
+  /// Arrays proved by their atomic totals (Mode::AtomicTotals), and how
+  /// many totals were classes of equal summands.
+  unsigned atomicArrays = 0, atomicClasses = 0;
 
   unsigned remainingMs() {
     if (!hasDeadline)
@@ -65,7 +68,10 @@ struct PairCheck {
   bool proveByThread(Encoder &enc, const z3::expr_vector &all,
                      const Thread &w);
 
-  enum class Mode { AllCells, AfterWrites, BeforeWrites };
+  /// AtomicTotals: an array that both kernels update only atomically, of
+  /// one kind: what one block adds to a cell, compared (equal for every
+  /// block, the grid's totals are equal).
+  enum class Mode { AllCells, AfterWrites, BeforeWrites, AtomicTotals };
   /// Check one output array; returns false when the verdict is settled
   /// (not-equivalent, unknown, error).
   bool checkArray(unsigned arg, Mode mode);

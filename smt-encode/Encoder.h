@@ -94,7 +94,16 @@ struct Obligation {
   const Thread *writer;
   z3::expr writerHit;
   unsigned depth;
+  /// Only this write op of the interval (a block's atomic total, one op at
+  /// a time), and "no thread of the reader's block" whatever the array.
+  mlir::Operation *onlyWrite = nullptr;
 };
+
+/// The value an atomic update of \p kind leaves a cell as it is, at \p w
+/// bits.
+z3::expr rmwIdentityOf(RmwKind kind, z3::context &ctx, unsigned w);
+/// \p a updated by an atomic \p kind with \p b.
+z3::expr rmwCombine(RmwKind kind, const z3::expr &a, const z3::expr &b);
 
 /// The value of a numeral (or boolean) \p e of a model, at \p width bits.
 llvm::APInt numeralOf(const z3::expr &e, unsigned width);
@@ -213,6 +222,15 @@ public:
   z3::expr shuffleValue(KernelModel &k, ShuffleOp op, const Thread &t);
   z3::expr ballotValue(KernelModel &k, BallotOp op, const Thread &t);
   z3::expr sameBlock(const Thread &a, const Thread &b);
+  // Atomic updates (AtomicTotals.cpp).
+  /// \p start folded with what the atomic writes of array \p arg in
+  /// \p interval by the threads of \p blockOf's block make of cell \p index.
+  z3::expr blockTotal(KernelModel &k, unsigned arg, unsigned interval,
+                      const z3::expr &index, const Thread &blockOf,
+                      unsigned depth, const z3::expr &start);
+  /// How the block totals were formed (threads enumerated, one updater, a
+  /// class of equal summands).
+  unsigned totalsEnumerated = 0, totalsUnique = 0, totalsAbstract = 0;
   /// Whether \p a and \p b are the same thread of the same block.
   z3::expr sameThread(const Thread &a, const Thread &b);
 
@@ -473,6 +491,37 @@ private:
   /// With \p unfold (a fold's result), also its definition one step down.
   z3::expr rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
                      bool unfold = false);
+  /// Write \p w's update of cell \p index by \p t (the identity where it
+  /// does not update it).
+  z3::expr updateOf(KernelModel &k, WriteOp w, const z3::expr &index,
+                    const Thread &t);
+  z3::expr opTotal(KernelModel &k, WriteOp w, unsigned interval,
+                   const z3::expr &index, const Thread &blockOf,
+                   unsigned depth);
+  /// Whether no two threads of a block update one cell with \p w (proved).
+  bool oneUpdaterPerBlock(KernelModel &k, WriteOp w);
+  std::map<std::pair<KernelModel *, mlir::Operation *>, bool> oneUpdater;
+  /// The name of the uninterpreted total of \p w's updates: that of an
+  /// earlier write op whose summand is proved equal, else a new one.
+  std::string totalClass(KernelModel &k, WriteOp w);
+  struct TotalClass {
+    KernelModel *kernel;
+    WriteOp op;
+    std::string name;
+  };
+  std::vector<TotalClass> totalClasses;
+  std::map<std::pair<KernelModel *, mlir::Operation *>, std::string>
+      totalClassOf;
+  /// A side proof about shadow threads: the encoder's modes before it.
+  struct SideProof {
+    bool shadow, proofOnly, abstractNonlinear;
+    unsigned sideBefore;
+  };
+  SideProof beginSideProof();
+  /// Restores the modes; proves \p q unsatisfiable with the facts about
+  /// \p t and the side conditions added since beginSideProof.
+  bool endSideProof(const SideProof &p, const Thread &t, z3::expr_vector &q,
+                    const char *what);
   /// The loops around \p f, outermost first.
   std::vector<mlir::Operation *> outerIters(KernelModel &k, FoldOp f);
   /// Aligns the folds of `bounded` with those of `trusted` (once per

@@ -122,10 +122,11 @@ z3::expr_vector Encoder::quantifiedObligations() {
     KernelModel &k = *ob.kernel;
     bool dataFree = true;
     for (WriteOp w : k.writes[ob.array][ob.interval])
-      dataFree &= !dependsOn(w.getGuard()) && !dependsOn(w.getIndex());
+      if (!ob.onlyWrite || w == ob.onlyWrite)
+        dataFree &= !dependsOn(w.getGuard()) && !dependsOn(w.getIndex());
     if (!dataFree)
       continue;
-    bool shared = isShared(k, ob.array);
+    bool shared = isShared(k, ob.array) || ob.onlyWrite;
     unsigned w = modelWidth(32, bits);
     std::string base = "q" + std::to_string(fresh++);
     z3::expr_vector vars(ctx);
@@ -151,7 +152,12 @@ z3::expr_vector Encoder::quantifiedObligations() {
       if (!it.getUncounted())
         range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
     }
-    z3::expr hit = hitAny(k, ob.array, ob.interval, ob.index, q);
+    z3::expr hit =
+        ob.onlyWrite
+            ? accessGuard(k, ob.onlyWrite, q) &&
+                  toIndex(value(k, cast<WriteOp>(ob.onlyWrite).getIndex(),
+                                q)) == ob.index
+            : hitAny(k, ob.array, ob.interval, ob.index, q);
     out.push_back(
         z3::implies(!ob.writerHit, z3::forall(vars, z3::implies(range, !hit))));
   }

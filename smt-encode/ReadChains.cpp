@@ -64,17 +64,26 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     return arrayValue(k, arg, interval - 1, index, reader, depth, writer,
                       readGuard);
   // A cell's value after atomic updates is a fold over all threads that
-  // update it, which no single writer gives.
-  for (WriteOp w : ws)
-    if (w.isAtomic()) {
+  // update it, which no single writer gives: for a shared array, the value
+  // before the interval folded with the block's total (AtomicTotals.cpp).
+  // Race freedom keeps plain writes off the cells updated atomically in
+  // one interval; a global cell's total is the whole grid's.
+  bool shared = isShared(k, arg);
+  if (llvm::any_of(ws, [](WriteOp w) { return w.isAtomic(); })) {
+    if (!shared || !llvm::all_of(ws, [](WriteOp w) { return w.isAtomic(); })) {
       if (unsupported.empty())
         unsupported = "the value of '" + k.op.getArgName(arg).str() +
-                      "' after atomic updates of it (followed only interval "
-                      "by interval)";
+                      "' read after atomic updates of it" +
+                      (shared ? " and plain writes in one barrier interval"
+                              : " (a global array's cell is updated by the "
+                                "whole grid)");
       return ctx.bv_val(0, widthOf(getArrayElementType(
                                k.op.getBlock().getArgument(arg).getType())));
     }
-  bool shared = isShared(k, arg);
+    z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth,
+                               nullptr, readGuard);
+    return blockTotal(k, arg, (unsigned)interval, index, reader, depth, prev);
+  }
   if (shared && !writer)
     if (const std::vector<Tid> *tids =
             blockWriters(k, arg, (unsigned)interval, index, reader)) {

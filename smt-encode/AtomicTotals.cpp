@@ -1,0 +1,335 @@
+//===- AtomicTotals.cpp - what a block's atomic updates add up to ---------===//
+//
+// An atomic update (kv.write atomic KIND) folds a value into a cell; the
+// threads' updates of one interval commute, so a cell's value after the
+// interval is its value before it, folded with what the block's threads
+// (shared arrays) or the grid's blocks (global arrays) add. No single writer
+// gives that value; blockTotal gives a block's part, one write op at a time,
+// in the first of these forms that applies:
+//  - enumerated: the block's shape is fixed and small; the fold of each
+//    thread's update, the threads written out (a reduction's one update by
+//    thread 0, a histogram's one update per thread);
+//  - one writer: no two threads of a block update one cell (proved): the
+//    update of a writer thread, as a plain write's (candidates first);
+//  - a class: an uninterpreted function of the block and the cell, named by
+//    its summand (the update one thread makes to the cell, or the identity):
+//    two write ops whose summands are proved equal for every thread share
+//    it, so that a global histogram and a privatized one have the same
+//    total; a total that is not the identity has a thread that updates the
+//    cell (a witness).
+//
+//===----------------------------------------------------------------------===//
+#include "smt-encode/Debug.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/EncoderInternal.h"
+#include "smt-encode/Executor.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace kv {
+
+z3::expr rmwIdentityOf(RmwKind kind, z3::context &ctx, unsigned w) {
+  llvm::APInt id(w, 0);
+  switch (kind) {
+  case RmwKind::add:
+  case RmwKind::or_:
+  case RmwKind::xor_:
+  case RmwKind::umax:
+    break;
+  case RmwKind::and_:
+  case RmwKind::umin:
+    id = llvm::APInt::getAllOnes(w);
+    break;
+  case RmwKind::smin:
+    id = llvm::APInt::getSignedMaxValue(w);
+    break;
+  case RmwKind::smax:
+    id = llvm::APInt::getSignedMinValue(w);
+    break;
+  }
+  return ctx.bv_val(id.getZExtValue(), w);
+}
+
+z3::expr rmwCombine(RmwKind kind, const z3::expr &a, const z3::expr &b) {
+  switch (kind) {
+  case RmwKind::add:
+    return a + b;
+  case RmwKind::and_:
+    return a & b;
+  case RmwKind::or_:
+    return a | b;
+  case RmwKind::xor_:
+    return a ^ b;
+  case RmwKind::smin:
+    return z3::ite(a <= b, a, b);
+  case RmwKind::smax:
+    return z3::ite(a >= b, a, b);
+  case RmwKind::umin:
+    return z3::ite(z3::ule(a, b), a, b);
+  case RmwKind::umax:
+    return z3::ite(z3::uge(a, b), a, b);
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+namespace {
+/// The most threads of a fixed block written out one by one.
+constexpr unsigned maxEnumerated = 256;
+} // namespace
+
+z3::expr Encoder::blockTotal(KernelModel &k, unsigned arg, unsigned interval,
+                             const z3::expr &index, const Thread &blockOf,
+                             unsigned depth, const z3::expr &start) {
+  z3::expr total = start;
+  for (WriteOp w : k.writes[arg][interval])
+    if (w.isAtomic())
+      total = rmwCombine(*w.getRmw(), total,
+                         opTotal(k, w, interval, index, blockOf, depth));
+  return total;
+}
+
+z3::expr Encoder::updateOf(KernelModel &k, WriteOp w, const z3::expr &index,
+                           const Thread &t) {
+  z3::expr v = value(k, w.getValue(), t);
+  z3::expr hit =
+      accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index;
+  return z3::ite(hit, v,
+                 rmwIdentityOf(*w.getRmw(), ctx, v.get_sort().bv_size()));
+}
+
+z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
+                          const z3::expr &index, const Thread &blockOf,
+                          unsigned depth) {
+  checkDeadline();
+  RmwKind kind = *w.getRmw();
+  unsigned width = widthOf(getArrayElementType(w.getArray().getType()));
+  z3::expr id = rmwIdentityOf(kind, ctx, width);
+  if (!k.itersOf(w).empty()) {
+    // The lowering keeps atomics out of symbolic loops; unrolled ones are
+    // separate ops.
+    if (unsupported.empty())
+      unsupported = "an atomic update inside a loop of the model";
+    return id;
+  }
+  auto hitOf = [&](const Thread &t) {
+    return accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index;
+  };
+
+  // Enumerated: each thread of a fixed, small block.
+  uint64_t dims[3];
+  bool fixed = true;
+  for (int i = 0; i < 3; ++i) {
+    fixed &= bdim[i].is_numeral();
+    if (fixed)
+      dims[i] = bdim[i].get_numeral_uint64();
+  }
+  if (fixed && dims[0] * dims[1] * dims[2] <= 1024) {
+    std::vector<Thread *> hits;
+    for (uint64_t z = 0; z < dims[2]; ++z)
+      for (uint64_t y = 0; y < dims[1]; ++y)
+        for (uint64_t x = 0; x < dims[0] && hits.size() <= maxEnumerated; ++x) {
+          Thread &t = blockThread(blockOf, {x, y, z}, depth + 1);
+          // The guard alone first: it decides most threads without their
+          // index (which may read memory).
+          z3::expr g = accessGuard(k, w, t).simplify();
+          if (g.is_false())
+            continue;
+          if (!hitOf(t).simplify().is_false())
+            hits.push_back(&t);
+        }
+    if (hits.size() <= maxEnumerated) {
+      ++totalsEnumerated;
+      // Threads that update one cell (all of them, for `atomicAdd(out, x)`)
+      // are folded under one test of the index: the total is then the same
+      // term as a tree's that adds the same values.
+      std::vector<std::pair<z3::expr, z3::expr>> byCell;
+      for (Thread *t : hits) {
+        z3::expr at = toIndex(value(k, w.getIndex(), *t)).simplify();
+        z3::expr upd =
+            z3::ite(accessGuard(k, w, *t), value(k, w.getValue(), *t), id);
+        auto same =
+            llvm::find_if(byCell, [&](auto &c) { return z3::eq(c.first, at); });
+        if (same == byCell.end())
+          byCell.push_back({at, upd});
+        else
+          same->second = rmwCombine(kind, same->second, upd);
+      }
+      z3::expr total = id;
+      for (auto &[at, sum] : byCell)
+        total = rmwCombine(kind, total, z3::ite(at == index, sum, id));
+      if (debugEnabled("encoder"))
+        llvm::errs() << k.label << " atomic total: " << hits.size()
+                     << " threads of the block\n";
+      return total;
+    }
+  }
+
+  // One writer per block and cell: a fresh writer, checked against the
+  // candidates that solve the index for one coordinate.
+  if (oneUpdaterPerBlock(k, w)) {
+    ++totalsUnique;
+    Thread &fw = freshThread(&blockOf, depth + 1);
+    z3::expr chain = updateOf(k, w, index, fw);
+    z3::expr fwHit = hitOf(fw);
+    std::vector<Thread *> cands;
+    for (int c = 0; c < 3; ++c) {
+      SReg coord = makeSReg(SRegGroup::Tid, c);
+      auto isCoord = [&](Operation *op) {
+        auto s = dyn_cast<SRegOp>(op);
+        return s && s.getName() == coord;
+      };
+      if (auto sol = solveFor(k, w.getIndex(), isCoord, modelWidth(32, bits),
+                              index, fw)) {
+        std::vector<z3::expr> tid = fw.tid;
+        tid[c] = *sol;
+        cands.push_back(&makeThread(tid, blockOf.bid, depth + 1));
+      }
+    }
+    // Thread 0 of the block: the usual single updater (`if (tid == 0)`).
+    cands.push_back(&blockThread(blockOf, {0, 0, 0}, depth + 1));
+    for (Thread *t : cands) {
+      z3::expr valid = inRange(*t) && hitOf(*t);
+      // "If the fresh writer updates nothing here, no thread of the block
+      // does", and at most one does.
+      side.push_back(fwHit || !valid);
+      side.push_back(!fwHit || !valid || sameThread(*t, fw));
+      chain = z3::ite(valid, updateOf(k, w, index, *t), chain);
+    }
+    // Its quantified form, for the retry with quantifiers.
+    unsigned arg = cast<BlockArgument>(w.getArray()).getArgNumber();
+    obligations.push_back(Obligation{&k, arg, interval, index, &blockOf, &fw,
+                                     fwHit, depth, w.getOperation()});
+    if (debugEnabled("encoder"))
+      llvm::errs() << k.label << " atomic total: one updater per block ("
+                   << cands.size() << " candidates)\n";
+    return chain;
+  }
+
+  // A class of totals, shared by write ops with equal summands.
+  ++totalsAbstract;
+  std::string cls = totalClass(k, w);
+  z3::sort tw = ctx.bv_sort(modelWidth(32, bits));
+  z3::sort_vector dom(ctx);
+  z3::expr_vector args(ctx);
+  for (int i = 0; i < 3; ++i) {
+    dom.push_back(tw);
+    args.push_back(blockOf.bid[i]);
+  }
+  dom.push_back(ctx.bv_sort(indexBits));
+  args.push_back(index);
+  z3::expr app = uf(cls, dom, width)(args);
+  // A total other than the identity has an updater in the block.
+  Thread &witness = freshThread(&blockOf, depth + 1);
+  side.push_back(z3::implies(app != id, hitOf(witness)));
+  if (debugEnabled("encoder"))
+    llvm::errs() << k.label << " atomic total: class " << cls << "\n";
+  return app;
+}
+
+bool Encoder::oneUpdaterPerBlock(KernelModel &k, WriteOp w) {
+  auto key = std::make_pair(&k, w.getOperation());
+  if (auto it = oneUpdater.find(key); it != oneUpdater.end())
+    return it->second;
+  SideProof p = beginSideProof();
+  std::vector<z3::expr> tid1, bid, tid2, unused;
+  namedIds("unique", tid1, bid);
+  namedIds("unique", tid2, unused);
+  Thread &t1 = makeThread(tid1, bid, 1);
+  Thread &t2 = makeThread(tid2, bid, 1);
+  z3::expr j = ctx.bv_const(("unique" + std::to_string(fresh++) + ".j").c_str(),
+                            indexBits);
+  auto hit = [&](const Thread &t) {
+    return accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == j;
+  };
+  z3::expr_vector q(ctx);
+  q.push_back(inRange(t2) && threadFacts(t2) && hit(t1) && hit(t2) &&
+              !sameThread(t1, t2));
+  bool one = endSideProof(p, t1, q, "unique updater");
+  oneUpdater.emplace(key, one);
+  return one;
+}
+
+std::string Encoder::totalClass(KernelModel &k, WriteOp w) {
+  auto key = std::make_pair(&k, w.getOperation());
+  if (auto it = totalClassOf.find(key); it != totalClassOf.end())
+    return it->second;
+  RmwKind kind = *w.getRmw();
+  unsigned width = widthOf(getArrayElementType(w.getArray().getType()));
+  std::string name;
+  // By index, copied: a summand's encoding may add classes (a total that
+  // reads a shared array's total).
+  for (size_t i = 0; i < totalClasses.size(); ++i) {
+    TotalClass c = totalClasses[i];
+    if (*c.op.getRmw() != kind ||
+        widthOf(getArrayElementType(c.op.getArray().getType())) != width)
+      continue;
+    // The two summands for one thread and cell, of any block.
+    SideProof p = beginSideProof();
+    std::vector<z3::expr> tid, bid;
+    namedIds("summand", tid, bid);
+    Thread &t = makeThread(tid, bid, 1);
+    z3::expr j = ctx.bv_const(
+        ("summand" + std::to_string(fresh++) + ".j").c_str(), indexBits);
+    z3::expr differ = updateOf(*c.kernel, c.op, j, t) != updateOf(k, w, j, t);
+    if (debugEnabled("totals")) {
+      z3::params som(ctx);
+      som.set("som", true);
+      llvm::errs() << "summands:\n"
+                   << updateOf(*c.kernel, c.op, j, t).simplify(som).to_string()
+                   << "\n"
+                   << updateOf(k, w, j, t).simplify(som).to_string() << "\n";
+    }
+    z3::expr_vector q(ctx);
+    q.push_back(differ);
+    if (endSideProof(p, t, q, "summand")) {
+      name = c.name;
+      break;
+    }
+  }
+  if (name.empty()) {
+    name = "atomic.total" + std::to_string(totalClasses.size());
+    totalClasses.push_back({&k, w, name});
+  }
+  totalClassOf.emplace(key, name);
+  return name;
+}
+
+Encoder::SideProof Encoder::beginSideProof() {
+  SideProof p{shadow, proofOnly, abstractNonlinear, (unsigned)side.size()};
+  // Exact products: the terms are compared as polynomials (below).
+  shadow = true;
+  proofOnly = abstractNonlinear = false;
+  proofFacts.clear();
+  return p;
+}
+
+bool Encoder::endSideProof(const SideProof &p, const Thread &t,
+                           z3::expr_vector &q, const char *what) {
+  shadow = p.shadow;
+  proofOnly = p.proofOnly;
+  abstractNonlinear = p.abstractNonlinear;
+  if (!unsupported.empty())
+    return false;
+  q.push_back(facts);
+  q.push_back(inRange(t));
+  q.push_back(threadFacts(t));
+  q.push_back(globalIndexFacts(t));
+  for (const z3::expr &e : proofFacts)
+    q.push_back(e);
+  for (unsigned i = p.sideBefore; i < side.size(); ++i)
+    q.push_back(side[i]);
+  // As sums of monomials, index terms that distribute a product differently
+  // (bid * (bx * by) + t against (bid * by + ty) * bx + tx) are one term.
+  z3::params som(ctx);
+  som.set("som", true);
+  z3::expr f = z3::mk_and(q).simplify(som);
+  z3::expr_vector lemmas = indexLemmas(q);
+  bool proved = proveUnsat(f && z3::mk_and(lemmas), what);
+  if (debugEnabled("encoder"))
+    llvm::errs() << what << ": " << (proved ? "proved" : "not proved") << "\n";
+  return proved;
+}
+
+} // namespace kv
