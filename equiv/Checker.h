@@ -135,6 +135,10 @@ struct CheckResult {
   double timeMs = 0;
 };
 
+/// Whether \p a and \p b are one model (printed alike but for their names):
+/// a kernel against itself, or a pass that changed nothing the model sees.
+bool sameModel(KernelOp a, KernelOp b);
+
 /// Check that \p before and \p after write the same values to every global
 /// array cell for every launch configuration and input. The kernels' scalar
 /// and array parameters are matched by position.

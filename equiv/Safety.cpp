@@ -76,6 +76,9 @@ z3::check_result Query::solve(const z3::expr &cond,
   Portfolio s(ctx, remainingMs, solver);
   s.rlimit = safetyRlimit;
   s.add(enc.facts);
+  z3::expr_vector products(ctx);
+  products.push_back(enc.launchProducts());
+  s.addLazy(products);
   s.add(cond);
   s.add(enc.side);
   z3::expr_vector all(ctx);

@@ -169,7 +169,11 @@ public:
 
   z3::sort bvSort(unsigned w) { return ctx.bv_sort(w); }
   unsigned widthOf(mlir::Type t);
-  z3::expr launchConstraints();
+  /// The launch limits; without \p products, only those that need no
+  /// multiplier (the block's thread count and the global index's range are
+  /// launchProducts).
+  z3::expr launchConstraints(bool products = true);
+  z3::expr launchProducts();
   /// The launch dimensions and scalar parameters equal to their values in
   /// \p m: its negation steers a solver to another launch.
   z3::expr sameLaunchAs(const z3::model &m) {

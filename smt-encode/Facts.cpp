@@ -17,7 +17,7 @@ using namespace mlir;
 
 namespace kv {
 
-z3::expr Encoder::launchConstraints() {
+z3::expr Encoder::launchConstraints(bool products) {
   unsigned w = modelWidth(32, bits);
   auto lim = [&](uint64_t v) {
     uint64_t max = w >= 64 ? UINT64_MAX : ((uint64_t(1) << w) - 1);
@@ -31,6 +31,12 @@ z3::expr Encoder::launchConstraints() {
     c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) &&
         z3::ule(gdim[i], lim(gmax[i]));
   }
+  return products ? c && launchProducts() : c;
+}
+
+z3::expr Encoder::launchProducts() {
+  unsigned w = modelWidth(32, bits);
+  z3::expr c = ctx.bool_val(true);
   // At most 1024 threads per block. Each factor is below 2^11, so 32 bits
   // hold the product; a 64-bit multiplier would cost the solver dearly.
   auto wide = [&](const z3::expr &e) {

@@ -30,8 +30,8 @@
 // grid-stride loop out[0..4] and stops there.
 // RUN: printf '{"before":"%s:copy_each","after":"%s:copy_grid_stride","counterexample":{"gridDim":[1,1,1],"blockDim":[1,1,1],"scalars":{"n":5},"arrays":{"in":{"0":10,"1":11,"2":12,"3":13,"4":14,"5":15}}}}' > %t.five.json
 // RUN: %expect-exit 1 %kvalidate replay %t.five.json | FileCheck %s --check-prefix=FIVE
-// FIVE:     replay: out[1]: before = unchanged, after = 11
-// FIVE:     replay: out[4]: before = unchanged, after = 14
+// FIVE:     replay: out[1]: before = 0 (unchanged), after = 11
+// FIVE:     replay: out[4]: before = 0 (unchanged), after = 14
 // FIVE-NOT: out[5]
 // FIVE:     replay: the kernels differ (4 of 5 written cells differ)
 //
@@ -40,8 +40,8 @@
 // RUN: %expect-exit 0 %kvalidate replay %t.dw0.json | FileCheck %s --check-prefix=AGREE
 // RUN: printf '{"before":"%s:do_while","after":"%s:do_while_expected","counterexample":{"gridDim":[1,1,1],"blockDim":[1,1,1],"scalars":{"n":3,"a":41},"arrays":{}}}' > %t.dw3.json
 // RUN: %expect-exit 1 %kvalidate replay %t.dw3.json | FileCheck %s --check-prefix=DW3
-// DW3:      replay: out[1]: before = 1, after = unchanged
-// DW3-NEXT: replay: out[2]: before = 1, after = unchanged
+// DW3:      replay: out[1]: before = 1, after = 0 (unchanged)
+// DW3-NEXT: replay: out[2]: before = 1, after = 0 (unchanged)
 // DW3-NEXT: replay: the kernels differ (2 of 4 written cells differ)
 // AGREE:    replay: the kernels agree
 //
