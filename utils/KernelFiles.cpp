@@ -1,6 +1,7 @@
 //===- KernelFiles.cpp - the command line's input files -------------------===//
 
 #include "utils/KernelFiles.h"
+#include "passes/ImportGPU.h"
 #include "passes/LowerToKV.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -428,10 +429,23 @@ static bool readMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
   return true;
 }
 
-/// Load a kv module (.mlir) and find its kernel.
-static bool loadMLIR(Input &in, mlir::MLIRContext &ctx, std::string &err) {
+/// Load a kv module (.mlir) and find its kernel; a module of gpu kernels
+/// is lowered to LLVM IR (once per file) and read as one.
+static bool loadMLIR(Input &in, LLVMContext &llvmCtx, mlir::MLIRContext &ctx,
+                     const CudaFlags &flags, std::string &err) {
   if (!in.mlirModule && !readMLIR(in, ctx, err))
     return false;
+  if (in.llvmModule || kv::hasGPUKernels(in.mlirModule)) {
+    if (!in.llvmModule) {
+      in.ownedLLVM = kv::gpuKernelsToLLVM(in.mlirModule, llvmCtx, err);
+      if (!in.ownedLLVM) {
+        err = in.ref.file + ": " + err;
+        return false;
+      }
+      in.llvmModule = in.ownedLLVM.get();
+    }
+    return loadLLVM(in, llvmCtx, flags, err);
+  }
   SmallVector<kv::KernelOp> kernels;
   SmallVector<Candidate> cands;
   in.mlirModule.walk([&](kv::KernelOp k) {
@@ -457,7 +471,7 @@ bool kv::loadInput(Input &in, const Input *prev, LLVMContext &llvmCtx,
   if (ext == ".cu" || ext == ".ll" || ext == ".bc")
     return loadLLVM(in, llvmCtx, flags, err);
   if (ext == ".mlir")
-    return loadMLIR(in, ctx, err);
+    return loadMLIR(in, llvmCtx, ctx, flags, err);
   err = in.ref.file + ": unknown input kind '" + ext +
         "' (expected .cu, .ll, .bc or .mlir)";
   return false;

@@ -19,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "passes/ImportGPU.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -139,9 +140,11 @@ static const char *const Overview = R"(prove two CUDA kernels equivalent
   under the --assume assumptions. Parameters are matched by position.
 
   BEFORE and AFTER are FILE:KERNEL. FILE is a CUDA source (.cu, compiled with
-  clang for sm_80), nvptx LLVM IR (.ll, .bc) or a kv module (.mlir). KERNEL is
-  the kernel's source name (transpose, ns::foo<16>), its name without template
-  arguments if that is unique, or its mangled name.
+  clang for sm_80), nvptx LLVM IR (.ll, .bc), or an MLIR module (.mlir) of
+  gpu.func kernels (lowered by MLIR's gpu-to-nvvm conversion) or kv kernels.
+  KERNEL is the kernel's source name (transpose, ns::foo<16>), its name
+  without template arguments if that is unique, its mangled name, or its
+  MLIR symbol name.
 
 EXIT STATUS
   0  equivalent; the verdict line says which kind: equivalent (every
@@ -591,6 +594,7 @@ int main(int argc, char **argv) {
   // The contexts outlive the inputs and the module.
   mlir::DialectRegistry registry;
   kv::registerKVDialects(registry);
+  kv::registerGPUImportDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   LLVMContext llvmCtx;
