@@ -35,3 +35,22 @@ void OptionReader::readChoice(std::string &out, StringRef name, StringRef text,
 }
 
 } // namespace kv
+
+namespace kv {
+
+Options pluginDefaults() {
+  // The table's plugin column, read as the plugin reads its options.
+  OptionReader reader("-kvalidate-");
+  Options o;
+#define KV_UINT(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, MIN, MAX, VALUE,     \
+                RANGE, HIDDEN, DESC)                                           \
+  reader.readUInt(o.FIELD, NAME, PLUGIN_DEFAULT, MIN, MAX, RANGE);
+#define KV_BOOL(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, HIDDEN, DESC)        \
+  o.FIELD = PLUGIN_DEFAULT;
+#define KV_CHOICE(FIELD, NAME, CHOICES, HIDDEN, DESC)                          \
+  reader.readChoice(o.FIELD, NAME, "", CHOICES);
+#include "equiv/Options.def"
+  return o;
+}
+
+} // namespace kv

@@ -30,6 +30,9 @@ struct Options {
 /// Reads option values given as text, checks them, and keeps the first
 /// error. \p dash is how this front door spells an option ("--" for the
 /// command line, "-kvalidate-" for the plugin), for the messages.
+/// The options' defaults in the pass plugins (the table's plugin column).
+Options pluginDefaults();
+
 class OptionReader {
 public:
   explicit OptionReader(llvm::StringRef dash) : dash(dash.str()) {}

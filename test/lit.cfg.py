@@ -85,6 +85,17 @@ config.substitutions.append((
     "%test-break-plugin",
     os.path.join(os.path.dirname(config.kv_plugin),
                  "libkvalidate-test-break.so")))
+# The mlir-opt plugin and its wrong pass, before %plugin for the same
+# reason.
+config.substitutions.append((
+    "%mlir-test-break-plugin",
+    os.path.join(os.path.dirname(config.kv_plugin),
+                 "libkvalidate-test-break-mlir.so")))
+config.substitutions.append((
+    "%mlir-plugin",
+    os.path.join(os.path.dirname(config.kv_plugin), "libkvalidate-mlir.so")))
+config.substitutions.append((
+    "%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(("%plugin", config.kv_plugin))
 config.substitutions.append((
     "%clang-cuda",

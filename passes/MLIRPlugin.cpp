@@ -1,0 +1,217 @@
+//===- MLIRPlugin.cpp - kvalidate as an mlir-opt pass plugin --------------===//
+//
+// libkvalidate-mlir.so:
+//   mlir-opt-22 --load-pass-plugin=libkvalidate-mlir.so \
+//     --pass-pipeline='builtin.module(kvalidate-snapshot, PIPELINE,
+//                      kvalidate-check)' in.mlir
+// kvalidate-snapshot keeps the module's gpu kernels as they are before the
+// pipeline (lowered to LLVM IR as the command line lowers them: ImportGPU);
+// kvalidate-check lowers them again and validates each kernel's pair with
+// the driver every front door calls. Verdicts are MLIR diagnostics at the
+// kernel: a remark for a proof, a warning, or an error where the policy
+// (fail-on) fails the run. Neither pass changes the module.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/Driver.h"
+#include "equiv/Options.h"
+#include "equiv/Report.h"
+#include "equiv/ReportFile.h"
+#include "kv/KVDialect.h"
+#include "passes/ImportGPU.h"
+#include "passes/LowerToKV.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+/// The kernels before the pipeline, per module.
+struct Snapshot {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> module;
+};
+
+std::mutex snapshotsMutex;
+std::map<Operation *, Snapshot> &snapshots() {
+  static std::map<Operation *, Snapshot> s;
+  return s;
+}
+
+/// The kernel's own op (gpu.func before lowering, llvm.func after) for its
+/// location.
+Location kernelLoc(ModuleOp m, llvm::StringRef name) {
+  Location loc = m.getLoc();
+  m.walk([&](Operation *op) {
+    if (!isa<gpu::GPUFuncOp, LLVM::LLVMFuncOp>(op))
+      return WalkResult::advance();
+    auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!sym || sym.getValue() != name)
+      return WalkResult::advance();
+    loc = op->getLoc();
+    return WalkResult::interrupt();
+  });
+  return loc;
+}
+
+struct SnapshotPass
+    : public PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SnapshotPass)
+  StringRef getArgument() const override { return "kvalidate-snapshot"; }
+  StringRef getDescription() const override {
+    return "Keep the module's gpu kernels for kvalidate-check (the module "
+           "is not changed)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    kv::registerGPUImportDialects(registry);
+  }
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    ModuleOp m = getOperation();
+    if (!kv::hasGPUKernels(m))
+      return;
+    Snapshot s;
+    s.ctx = std::make_unique<llvm::LLVMContext>();
+    std::string err;
+    s.module = kv::gpuKernelsToLLVM(m, *s.ctx, err);
+    if (!s.module) {
+      emitWarning(m.getLoc())
+          << "kvalidate: the kernels are not validated: " << err;
+      return;
+    }
+    std::lock_guard<std::mutex> lock(snapshotsMutex);
+    snapshots()[m.getOperation()] = std::move(s);
+  }
+};
+
+struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckPass)
+  CheckPass() = default;
+  CheckPass(const CheckPass &other) : PassWrapper(other) {}
+  StringRef getArgument() const override { return "kvalidate-check"; }
+  StringRef getDescription() const override {
+    return "Validate each gpu kernel against its kvalidate-snapshot: a "
+           "remark, warning or error per kernel (the module is not changed)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    kv::registerGPUImportDialects(registry);
+  }
+
+  Option<unsigned> timeout{*this, "timeout",
+                           llvm::cl::desc("Seconds per kernel (0: none)"),
+                           llvm::cl::init(60)};
+  Option<std::string> failOn{
+      *this, "fail-on",
+      llvm::cl::desc("Verdicts that are errors: mismatch (not-equivalent and "
+                     "defects), unknown (also unknown and unsupported), "
+                     "never"),
+      llvm::cl::init("mismatch")};
+  ListOption<std::string> assume{
+      *this, "assume",
+      llvm::cl::desc("Preconditions, as the command line's --assume")};
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    ModuleOp m = getOperation();
+    std::optional<kv::FailOn> policy = kv::parseFailOn(failOn);
+    if (!policy) {
+      emitError(m.getLoc()) << "kvalidate-check: fail-on must be mismatch, "
+                               "unknown or never, got '"
+                            << failOn << "'";
+      return signalPassFailure();
+    }
+    Snapshot before;
+    {
+      std::lock_guard<std::mutex> lock(snapshotsMutex);
+      auto it = snapshots().find(m.getOperation());
+      if (it == snapshots().end()) {
+        if (kv::hasGPUKernels(m))
+          emitWarning(m.getLoc())
+              << "kvalidate-check: no kvalidate-snapshot of this module "
+                 "earlier in the pipeline; nothing validated";
+        return;
+      }
+      before = std::move(it->second);
+      snapshots().erase(it);
+    }
+    llvm::LLVMContext &llvmCtx = *before.ctx;
+    std::string err;
+    std::unique_ptr<llvm::Module> after = kv::gpuKernelsToLLVM(m, llvmCtx, err);
+    if (!after) {
+      emitWarning(m.getLoc()) << "kvalidate: the kernels after the pipeline "
+                                 "are not validated: "
+                              << err;
+      return;
+    }
+    // The checker's own context: kv kernels and their scratch module.
+    DialectRegistry registry;
+    kv::registerKVDialects(registry);
+    MLIRContext kvCtx(registry);
+    kvCtx.loadAllAvailableDialects();
+    kv::Options opts = kv::pluginDefaults();
+    opts.timeoutSecs = timeout;
+    for (const std::string &a : assume)
+      opts.assumptions.push_back(a);
+    bool failed = false;
+    for (llvm::Function &f : *before.module) {
+      if (!kv::isKernel(f) || f.isDeclaration())
+        continue;
+      Location loc = kernelLoc(m, f.getName());
+      llvm::Function *g = after->getFunction(f.getName());
+      if (!g || g->isDeclaration()) {
+        emitWarning(loc) << kv::diagnosticPrefix(f.getName())
+                         << "not validated: the pipeline removed it";
+        continue;
+      }
+      kv::KernelInput src, opt;
+      src.function = &f;
+      src.label = "before the pipeline";
+      src.isSource = true;
+      opt.function = g;
+      opt.label = "after the pipeline";
+      OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&kvCtx));
+      kv::Validation v;
+      {
+        ScopedDiagnosticHandler quiet(&kvCtx,
+                                      [](Diagnostic &) { return success(); });
+        kv::Driver d(src, opt, *scratch, opts);
+        v = d.validate();
+      }
+      kv::DiagnosticReport r = kv::toDiagnostic(v, f.getName(), *policy);
+      switch (r.kind) {
+      case kv::DiagnosticReport::Remark:
+        emitRemark(loc) << r.message;
+        break;
+      case kv::DiagnosticReport::Warning:
+        emitWarning(loc) << r.message;
+        break;
+      case kv::DiagnosticReport::Error:
+        emitError(loc) << r.message;
+        failed = true;
+        break;
+      }
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "kvalidate", LLVM_VERSION_STRING, []() {
+            PassRegistration<SnapshotPass>();
+            PassRegistration<CheckPass>();
+          }};
+}
