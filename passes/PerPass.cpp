@@ -48,11 +48,20 @@ struct PassState {
   std::map<std::string, std::string> text;
   /// Kernels whose culprit has been named: later passes are not validated.
   std::set<std::string> broken;
+  /// Kernels whose steps were unsupported for one reason, and how many
+  /// times in a row: past maxUnsupportedRun, the construct is taken to stay
+  /// and the kernel's later passes are not validated one by one (the
+  /// end-to-end check still is).
+  std::map<std::string, std::pair<std::string, unsigned>> unsupportedRun;
   /// Passes that changed some kernel so far (their number in messages).
   unsigned changes = 0;
   std::unique_ptr<mlir::MLIRContext> ctx;
   std::vector<ReportEntry> entries;
 };
+
+/// Consecutive unsupported steps (one reason) after which a kernel's later
+/// passes are not validated one by one.
+constexpr unsigned maxUnsupportedRun = 3;
 
 std::mutex StatesMutex;
 
@@ -228,6 +237,10 @@ void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
     Function *before = s->baseline->getFunction(name);
     if (!before || s->broken.count(name))
       continue;
+    auto run = s->unsupportedRun.find(name);
+    if (run != s->unsupportedRun.end() &&
+        run->second.second >= maxUnsupportedRun)
+      continue;
     if (!s->ctx) {
       mlir::DialectRegistry registry;
       kv::registerKVDialects(registry);
@@ -262,6 +275,17 @@ void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
       return;
     }
     Verdict verdict = v.result.verdict;
+    if (verdict == Verdict::Unsupported) {
+      // The construct, without the "before PASS: " that names the step.
+      StringRef why = v.result.reason;
+      if (size_t colon = why.find(": "); colon != StringRef::npos)
+        why = why.drop_front(colon + 2);
+      auto &[last, count] = s->unsupportedRun[name];
+      count = last == why ? count + 1 : 1;
+      last = why.str();
+    } else {
+      s->unsupportedRun.erase(name);
+    }
     bool breaks = levelOf(verdict, FailOn::Mismatch) == Level::Error;
     if (!breaks) {
       // A step that is proved, or not decided: an entry in the report; the
