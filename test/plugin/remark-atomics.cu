@@ -1,6 +1,7 @@
 // Kernels with atomics at -O2, no assumptions: histograms in global and in
-// shared memory, a maximum, a bit set. The pipeline keeps each thread's
-// atomic updates, so the interval-by-interval proof settles them; a kernel
+// shared memory, a maximum, a bit set, a block's tree sum added once. The
+// pipeline keeps each thread's atomic updates, so the interval-by-interval
+// proof settles them; a kernel
 // that uses the slot atomicAdd returns is named as unsupported, and the
 // compile goes on.
 //
@@ -11,6 +12,7 @@
 // CHECK-DAG: remark: kvalidate: kernel 'block_histogram': equivalent ({{[0-9]+}} ms) {{.*}}[proof: interval by interval
 // CHECK-DAG: remark: kvalidate: kernel 'largest': equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'flags': equivalent
+// CHECK-DAG: remark: kvalidate: kernel 'block_sum': equivalent
 // CHECK-DAG: warning: kvalidate: kernel 'append': unsupported: {{.*}}remark-atomics.cu:[[@LINE+53]]:9: use of the old value that atomic operation 'atomicrmw add' returns
 // A grid-stride loop's atomics are not followed yet (a loop with a symbolic
 // trip count).
@@ -65,4 +67,19 @@ __global__ void append(int *out, int *length, const int *in, int count) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count && in[i] > 0)
     out[atomicAdd(length, 1)] = in[i];
+}
+
+__global__ void block_sum(int *total, const int *values, int count) {
+  __shared__ int part[128];
+  unsigned t = threadIdx.x;
+  int i = blockIdx.x * 128 + t;
+  part[t] = i < count ? values[i] : 0;
+  __syncthreads();
+  for (unsigned half = 64; half > 0; half /= 2) {
+    if (t < half)
+      part[t] += part[t + half];
+    __syncthreads();
+  }
+  if (t == 0)
+    atomicAdd(total, part[0]);
 }
