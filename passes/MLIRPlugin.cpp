@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/Config/llvm-config.h"
@@ -32,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -207,11 +209,148 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
   }
 };
 
+/// \p pipeline's top-level elements: "a,b{x=1,y=2},c(d,e)" -> a, b{..}, c(..).
+std::vector<std::string> splitPipeline(llvm::StringRef pipeline) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= pipeline.size(); ++i) {
+    char c = i < pipeline.size() ? pipeline[i] : ',';
+    if (c == '{' || c == '(')
+      ++depth;
+    else if (c == '}' || c == ')')
+      --depth;
+    else if (c == ',' && depth == 0) {
+      llvm::StringRef e = pipeline.slice(start, i).trim();
+      if (!e.empty())
+        out.push_back(e.str());
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::string printed(const llvm::Function &f) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  f.print(os);
+  return s;
+}
+
+/// kvalidate-per-pass{pipeline=...}: runs the pipeline's passes one at a
+/// time on a copy of the module and validates every kernel a pass changed
+/// against the kernel just before it; the first pass after which a kernel
+/// is not equivalent is named (the module itself is not changed).
+struct PerPassPass : public PassWrapper<PerPassPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PerPassPass)
+  PerPassPass() = default;
+  PerPassPass(const PerPassPass &other) : PassWrapper(other) {}
+  StringRef getArgument() const override { return "kvalidate-per-pass"; }
+  StringRef getDescription() const override {
+    return "Validate each pass of `pipeline` on the gpu kernels, on a copy "
+           "of the module, and name the first pass that breaks a kernel";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    kv::registerGPUImportDialects(registry);
+  }
+  Option<std::string> pipeline{
+      *this, "pipeline",
+      llvm::cl::desc("The passes to validate one by one, as in "
+                     "builtin.module(...)")};
+  Option<unsigned> timeout{*this, "timeout",
+                           llvm::cl::desc("Seconds per kernel and pass"),
+                           llvm::cl::init(60)};
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    ModuleOp m = getOperation();
+    if (!kv::hasGPUKernels(m))
+      return;
+    OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::string err;
+    std::unique_ptr<llvm::Module> prev = kv::gpuKernelsToLLVM(*copy, *ctx, err);
+    if (!prev) {
+      emitWarning(m.getLoc())
+          << "kvalidate: the kernels are not validated: " << err;
+      return;
+    }
+    DialectRegistry registry;
+    kv::registerKVDialects(registry);
+    MLIRContext kvCtx(registry);
+    kvCtx.loadAllAvailableDialects();
+    kv::Options opts = kv::pluginDefaults();
+    opts.timeoutSecs = timeout;
+    std::set<std::string> broken;
+    bool failed = false;
+    unsigned step = 0;
+    for (const std::string &e : splitPipeline(pipeline)) {
+      ++step;
+      PassManager pm(m.getContext(), ModuleOp::getOperationName());
+      std::string perr;
+      llvm::raw_string_ostream pos(perr);
+      if (mlir::failed(parsePassPipeline(e, pm, pos))) {
+        emitError(m.getLoc())
+            << "kvalidate-per-pass: cannot parse pass '" << e << "': " << perr;
+        return signalPassFailure();
+      }
+      if (mlir::failed(pm.run(*copy))) {
+        emitWarning(m.getLoc()) << "kvalidate-per-pass: pass '" << e
+                                << "' failed on the copy; validation stops";
+        return;
+      }
+      std::unique_ptr<llvm::Module> now =
+          kv::gpuKernelsToLLVM(*copy, *ctx, err);
+      if (!now) {
+        emitWarning(m.getLoc()) << "kvalidate-per-pass: after pass '" << e
+                                << "' the kernels are not validated: " << err;
+        return;
+      }
+      for (llvm::Function &f : *prev) {
+        if (!kv::isKernel(f) || f.isDeclaration() ||
+            broken.count(f.getName().str()))
+          continue;
+        llvm::Function *g = now->getFunction(f.getName());
+        if (!g || g->isDeclaration() || printed(f) == printed(*g))
+          continue;
+        kv::KernelInput src, opt;
+        src.function = &f;
+        src.label = "before pass '" + e + "'";
+        src.isSource = true;
+        opt.function = g;
+        opt.label = "after pass '" + e + "'";
+        OwningOpRef<ModuleOp> scratch =
+            ModuleOp::create(UnknownLoc::get(&kvCtx));
+        kv::Validation v;
+        {
+          ScopedDiagnosticHandler quiet(&kvCtx,
+                                        [](Diagnostic &) { return success(); });
+          kv::Driver d(src, opt, *scratch, opts);
+          v = d.validate();
+        }
+        kv::DiagnosticReport r =
+            kv::toDiagnostic(v, f.getName(), kv::FailOn::Mismatch);
+        if (r.kind != kv::DiagnosticReport::Error)
+          continue;
+        broken.insert(f.getName().str());
+        failed = true;
+        emitError(kernelLoc(m, f.getName()))
+            << r.message << " [first pass to break the kernel: '" << e
+            << "', pass " << step << " of the pipeline]";
+      }
+      prev = std::move(now);
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "kvalidate", LLVM_VERSION_STRING, []() {
             PassRegistration<SnapshotPass>();
             PassRegistration<CheckPass>();
+            PassRegistration<PerPassPass>();
           }};
 }

@@ -6,9 +6,9 @@
 // RUN: %mlir-opt --load-pass-plugin=%mlir-plugin \
 // RUN:   --pass-pipeline='builtin.module(kvalidate-snapshot,canonicalize,cse,loop-invariant-code-motion,lower-affine,kvalidate-check)' \
 // RUN:   %s -o %t.out.mlir 2>&1 | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
-// CHECK-DAG: mlir-plugin.mlir:[[@LINE+25]]:5: remark: kvalidate: kernel 'reverse_staged': equivalent
-// CHECK-DAG: mlir-plugin.mlir:[[@LINE+43]]:5: remark: kvalidate: kernel 'row_sums': equivalent
-// CHECK-DAG: mlir-plugin.mlir:[[@LINE+60]]:5: remark: kvalidate: kernel 'affine_copy': equivalent
+// CHECK-DAG: mlir-plugin.mlir:[[@LINE+38]]:5: remark: kvalidate: kernel 'reverse_staged': equivalent
+// CHECK-DAG: mlir-plugin.mlir:[[@LINE+56]]:5: remark: kvalidate: kernel 'row_sums': equivalent
+// CHECK-DAG: mlir-plugin.mlir:[[@LINE+73]]:5: remark: kvalidate: kernel 'affine_copy': equivalent
 //
 // The plugin does not change the module: the output is the pipeline's own.
 // RUN: %mlir-opt --pass-pipeline='builtin.module(canonicalize,cse,loop-invariant-code-motion,lower-affine)' %s -o %t.ref.mlir
@@ -28,6 +28,19 @@
 // RUN:   --pass-pipeline='builtin.module(kvalidate-snapshot,kvalidate-test-break,kvalidate-check{fail-on=never})' \
 // RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEVER
 // NEVER: warning: kvalidate: kernel '{{[a-z_]+}}': not-equivalent
+//
+// kvalidate-per-pass runs a pipeline's passes one at a time on a copy of
+// the module, validates each kernel a pass changed against the kernel just
+// before it, and names the first pass that breaks it.
+// RUN: %expect-exit 1 %mlir-opt --load-pass-plugin=%mlir-plugin --load-pass-plugin=%mlir-test-break-plugin \
+// RUN:   --pass-pipeline='builtin.module(kvalidate-per-pass{pipeline="canonicalize,cse,kvalidate-test-break,lower-affine"})' \
+// RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=CULPRIT
+// CULPRIT: error: kvalidate: kernel '{{[a-z_]+}}': not-equivalent: {{.*}}(replayed on the LLVM IR of both kernels){{.*}} [first pass to break the kernel: 'kvalidate-test-break', pass 3 of the pipeline]
+//
+// Without the wrong pass every step is proved (or unchanged): no error.
+// RUN: %mlir-opt --load-pass-plugin=%mlir-plugin \
+// RUN:   --pass-pipeline='builtin.module(kvalidate-per-pass{pipeline="canonicalize,cse,loop-invariant-code-motion,lower-affine"})' \
+// RUN:   %s -o /dev/null 2>&1 | count 0
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
