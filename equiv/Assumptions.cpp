@@ -269,9 +269,18 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     KernelModel km(k, "");
     hasApply |= km.hasApply;
   }
-  for (BlockArgument a : before.getBlock().getArguments())
-    if (isa<GlobalArrayType>(a.getType()))
-      arrays.push_back(before.getArgName(a.getArgNumber()).str());
+  // Only arrays one of the kernels accesses: an unused pointer (a memref
+  // descriptor's allocated pointer, beside its aligned one) aliases freely.
+  Block &afterArgs = after.getBlock();
+  for (BlockArgument a : before.getBlock().getArguments()) {
+    if (!isa<GlobalArrayType>(a.getType()))
+      continue;
+    unsigned n = a.getArgNumber();
+    bool usedAfter = n >= afterArgs.getNumArguments() ||
+                     !afterArgs.getArgument(n).use_empty();
+    if (!a.use_empty() || usedAfter)
+      arrays.push_back(before.getArgName(n).str());
+  }
   if (arrays.size() > 1)
     result.assumptions.push_back("pointer parameters " +
                                  llvm::join(arrays, ", ") +

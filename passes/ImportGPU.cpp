@@ -34,8 +34,12 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 using namespace mlir;
 
@@ -71,6 +75,76 @@ bool hasGPUKernels(ModuleOp module) {
     return found ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found;
+}
+
+namespace {
+
+/// The SSA name a kernel argument has in its source (`%out` at the
+/// argument's location), if the file is at hand.
+std::string
+sourceName(BlockArgument a,
+           std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> &files) {
+  auto loc = dyn_cast<FileLineColLoc>(a.getLoc());
+  if (!loc || loc.getLine() == 0)
+    return "";
+  std::string path = loc.getFilename().str();
+  auto it = files.find(path);
+  if (it == files.end()) {
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    it = files.emplace(path, buf ? std::move(*buf) : nullptr).first;
+  }
+  if (!it->second)
+    return "";
+  llvm::StringRef text = it->second->getBuffer();
+  for (unsigned line = 1; line < loc.getLine(); ++line) {
+    size_t nl = text.find('\n');
+    if (nl == llvm::StringRef::npos)
+      return "";
+    text = text.drop_front(nl + 1);
+  }
+  text = text.drop_front(std::min<size_t>(loc.getColumn() - 1, text.size()));
+  if (!text.consume_front("%"))
+    return "";
+  llvm::StringRef name = text.take_while(
+      [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
+  if (name.empty() || llvm::isDigit(name.front()))
+    return "";
+  return name.str();
+}
+
+} // namespace
+
+void nameParameters(ModuleOp module, llvm::Module &m) {
+  // Each argument's parameters: one for a scalar or a bare pointer, the
+  // descriptor's 3 + 2 * rank for a memref passed as one.
+  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
+  module.walk([&](gpu::GPUFuncOp f) {
+    llvm::Function *fn = m.getFunction(f.getName());
+    if (!f.isKernel() || !fn)
+      return;
+    std::vector<std::string> names;
+    for (BlockArgument a : f.getArguments()) {
+      std::string n = sourceName(a, files);
+      if (n.empty())
+        return;
+      auto mt = dyn_cast<MemRefType>(a.getType());
+      if (!mt || fn->arg_size() == f.getNumArguments()) {
+        names.push_back(n);
+        continue;
+      }
+      names.push_back(n + ".allocated");
+      names.push_back(n);
+      names.push_back(n + ".offset");
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        names.push_back(n + ".size" + std::to_string(d));
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        names.push_back(n + ".stride" + std::to_string(d));
+    }
+    if (names.size() != fn->arg_size())
+      return;
+    for (auto [arg, n] : llvm::zip(fn->args(), names))
+      arg.setName(n);
+  });
 }
 
 std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
@@ -160,6 +234,7 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
           (diags.empty() ? std::string("no diagnostic") : diags);
     return nullptr;
   }
+  nameParameters(module, *m);
   return m;
 }
 

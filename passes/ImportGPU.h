@@ -34,6 +34,11 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(mlir::ModuleOp module,
                                                llvm::LLVMContext &llvmCtx,
                                                std::string &err);
 
+/// Names \p m's kernel parameters after their gpu.func arguments in
+/// \p module's source (`%out` -> `out`; a descriptor's parts `out.offset`,
+/// `out.size0`, ...), where the source file can be read.
+void nameParameters(mlir::ModuleOp module, llvm::Module &m);
+
 } // namespace kv
 
 #endif
