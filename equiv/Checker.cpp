@@ -247,6 +247,7 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     result.verdict =
         unconfirmed.empty() ? Verdict::Equivalent : Verdict::Unknown;
     result.reason = unconfirmed;
+    result.unconfirmedDefect = !unconfirmed.empty();
     return finish();
   }
   if (opts.modelConditionsOnly) {

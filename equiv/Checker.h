@@ -125,6 +125,9 @@ struct CheckResult {
   /// Set with `unknown` when a safety check saw a defect only through
   /// over-approximated reads (not confirmed).
   bool possibleDefect = false;
+  /// With safetyOnly: `unknown` only because of such a defect (the reason
+  /// says which), which a replayed counterexample is reported beside.
+  bool unconfirmedDefect = false;
   /// How `equivalent` was proved when not by the per-array query.
   std::string method;
   /// Loops the model does not count for every launch (kv.iter uncounted),

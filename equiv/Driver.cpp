@@ -526,10 +526,20 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
     v.result.reason = disagreement;
     return v;
   }
+  std::string unconfirmed;
   switch (safety.verdict) {
   case Verdict::Equivalent:
     break;
   case Verdict::Unknown:
+    // A defect seen only through over-approximated reads: the replayed
+    // difference is reported with it among the assumptions, as the proof
+    // reports its counterexample (which would take the safety checks
+    // again to find).
+    if (safety.unconfirmedDefect) {
+      unconfirmed = safety.reason;
+      break;
+    }
+    [[fallthrough]];
   case Verdict::Unsupported:
     // Not established: the proof decides, as without the runs.
     return std::nullopt;
@@ -539,6 +549,8 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
     return v;
   }
   v.result = std::move(safety);
+  if (!unconfirmed.empty())
+    v.result.assumptions.push_back(unconfirmed);
   v.result.verdict = Verdict::NotEquivalent;
   v.result.reason =
       "the kernels write different values to '" + cex->mismatchArray + "'";

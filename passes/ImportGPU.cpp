@@ -17,6 +17,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -70,8 +71,9 @@ void registerGPUImportDialects(DialectRegistry &registry) {
 
 bool hasGPUKernels(ModuleOp module) {
   bool found = false;
-  module.walk([&](gpu::GPUFuncOp f) {
-    found |= f.isKernel();
+  module.walk([&](Operation *op) {
+    auto f = dyn_cast<gpu::GPUFuncOp>(op);
+    found |= (f && f.isKernel()) || isa<gpu::LaunchOp>(op);
     return found ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found;
@@ -168,9 +170,30 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
   // A copy of the gpu.modules in a module of their own: the input is left
   // as it is (both sides may name the same file).
   OwningOpRef<ModuleOp> work = ModuleOp::create(module.getLoc());
-  OpBuilder b(work->getBodyRegion());
-  module.walk([&](gpu::GPUModuleOp g) { b.clone(*g.getOperation()); });
+  bool launches = false;
+  module.walk([&](gpu::LaunchOp) { launches = true; });
+  if (launches) {
+    // gpu.launch bodies inside host functions become kernels of their own
+    // (upstream gpu-kernel-outlining): FUNC's launch is FUNC_kernel.
+    work = cast<ModuleOp>(module->clone());
+    PassManager outline(ctx, ModuleOp::getOperationName());
+    outline.addPass(createGpuKernelOutliningPass());
+    if (failed(outline.run(*work))) {
+      err = "the gpu.launch kernels cannot be outlined: " +
+            (diags.empty() ? std::string("no diagnostic") : diags);
+      return nullptr;
+    }
+    // Only the device code is lowered.
+    for (Operation &op : llvm::make_early_inc_range(*work->getBody()))
+      if (!isa<gpu::GPUModuleOp>(op))
+        op.erase();
+  } else {
+    OpBuilder b(work->getBodyRegion());
+    module.walk([&](gpu::GPUModuleOp g) { b.clone(*g.getOperation()); });
+  }
 
+  // The kernels as written, for their parameters' names.
+  OwningOpRef<ModuleOp> written = cast<ModuleOp>(work->clone());
   for (auto g : work->getOps<gpu::GPUModuleOp>()) {
     PassManager pm(ctx, gpu::GPUModuleOp::getOperationName());
     pm.addPass(createLowerAffinePass());
@@ -234,7 +257,7 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
           (diags.empty() ? std::string("no diagnostic") : diags);
     return nullptr;
   }
-  nameParameters(module, *m);
+  nameParameters(*written, *m);
   return m;
 }
 
