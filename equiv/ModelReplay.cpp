@@ -132,10 +132,7 @@ bool firstMismatch(
     const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &inputsRead,
     Counterexample &cex,
     const std::function<llvm::APInt(unsigned, uint64_t)> &initial) {
-  z3::context &ctx = enc.ctx;
   // Compare every cell either kernel wrote; prefer the solver's cell.
-  Type et = getArrayElementType(ks.op.getBlock().getArgument(arg).getType());
-  unsigned ew = enc.widthOf(et);
   // A cell a kernel leaves alone keeps the content the run started from:
   // the input the executor was given (which the small and pseudo-random
   // inputs take from the model's only in part).
@@ -143,12 +140,7 @@ bool firstMismatch(
     auto it = r.written[arg].find(idx);
     if (it != r.written[arg].end())
       return it->second;
-    if (initial)
-      return initial(arg, idx);
-    return numeralOf(m.eval(z3::select(*enc.params[arg],
-                                       ctx.bv_val(idx, Encoder::indexBits)),
-                            true),
-                     ew);
+    return initial(arg, idx);
   };
   std::vector<uint64_t> order;
   order.push_back(

@@ -67,6 +67,39 @@ Location kernelLoc(ModuleOp m, llvm::StringRef name) {
   return loc;
 }
 
+/// The driver with the plugins' defaults, in a context of its own (the kv
+/// kernels and their scratch modules stay out of mlir-opt's).
+struct PairValidator {
+  MLIRContext ctx;
+  kv::Options opts = kv::pluginDefaults();
+
+  explicit PairValidator(unsigned timeoutSecs)
+      : ctx([] {
+          DialectRegistry registry;
+          kv::registerKVDialects(registry);
+          return registry;
+        }()) {
+    ctx.loadAllAvailableDialects();
+    opts.timeoutSecs = timeoutSecs;
+  }
+
+  /// \p before against \p after, the two sides of \p step ("the pipeline",
+  /// "pass 'cse'").
+  kv::Validation validate(llvm::Function &before, llvm::Function &after,
+                          const std::string &step) {
+    kv::KernelInput src, opt;
+    src.function = &before;
+    src.label = "before " + step;
+    src.isSource = true;
+    opt.function = &after;
+    opt.label = "after " + step;
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&ctx));
+    ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+    kv::Driver d(src, opt, *scratch, opts);
+    return d.validate();
+  }
+};
+
 struct SnapshotPass
     : public PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SnapshotPass)
@@ -156,15 +189,9 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
                               << err;
       return;
     }
-    // The checker's own context: kv kernels and their scratch module.
-    DialectRegistry registry;
-    kv::registerKVDialects(registry);
-    MLIRContext kvCtx(registry);
-    kvCtx.loadAllAvailableDialects();
-    kv::Options opts = kv::pluginDefaults();
-    opts.timeoutSecs = timeout;
+    PairValidator checker(timeout);
     for (const std::string &a : assume)
-      opts.assumptions.push_back(a);
+      checker.opts.assumptions.push_back(a);
     bool failed = false;
     for (llvm::Function &f : *before.module) {
       if (!kv::isKernel(f) || f.isDeclaration())
@@ -176,20 +203,7 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
                          << "not validated: the pipeline removed it";
         continue;
       }
-      kv::KernelInput src, opt;
-      src.function = &f;
-      src.label = "before the pipeline";
-      src.isSource = true;
-      opt.function = g;
-      opt.label = "after the pipeline";
-      OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&kvCtx));
-      kv::Validation v;
-      {
-        ScopedDiagnosticHandler quiet(&kvCtx,
-                                      [](Diagnostic &) { return success(); });
-        kv::Driver d(src, opt, *scratch, opts);
-        v = d.validate();
-      }
+      kv::Validation v = checker.validate(f, *g, "the pipeline");
       kv::DiagnosticReport r = kv::toDiagnostic(v, f.getName(), *policy);
       switch (r.kind) {
       case kv::DiagnosticReport::Remark:
@@ -275,12 +289,7 @@ struct PerPassPass : public PassWrapper<PerPassPass, OperationPass<ModuleOp>> {
           << "kvalidate: the kernels are not validated: " << err;
       return;
     }
-    DialectRegistry registry;
-    kv::registerKVDialects(registry);
-    MLIRContext kvCtx(registry);
-    kvCtx.loadAllAvailableDialects();
-    kv::Options opts = kv::pluginDefaults();
-    opts.timeoutSecs = timeout;
+    PairValidator checker(timeout);
     std::set<std::string> broken;
     bool failed = false;
     unsigned step = 0;
@@ -313,21 +322,7 @@ struct PerPassPass : public PassWrapper<PerPassPass, OperationPass<ModuleOp>> {
         llvm::Function *g = now->getFunction(f.getName());
         if (!g || g->isDeclaration() || printed(f) == printed(*g))
           continue;
-        kv::KernelInput src, opt;
-        src.function = &f;
-        src.label = "before pass '" + e + "'";
-        src.isSource = true;
-        opt.function = g;
-        opt.label = "after pass '" + e + "'";
-        OwningOpRef<ModuleOp> scratch =
-            ModuleOp::create(UnknownLoc::get(&kvCtx));
-        kv::Validation v;
-        {
-          ScopedDiagnosticHandler quiet(&kvCtx,
-                                        [](Diagnostic &) { return success(); });
-          kv::Driver d(src, opt, *scratch, opts);
-          v = d.validate();
-        }
+        kv::Validation v = checker.validate(f, *g, "pass '" + e + "'");
         kv::DiagnosticReport r =
             kv::toDiagnostic(v, f.getName(), kv::FailOn::Mismatch);
         if (r.kind != kv::DiagnosticReport::Error)

@@ -93,9 +93,7 @@ z3::expr Encoder::blockTotal(KernelModel &k, unsigned arg, unsigned interval,
 z3::expr Encoder::updateOf(KernelModel &k, WriteOp w, const z3::expr &index,
                            const Thread &t) {
   z3::expr v = value(k, w.getValue(), t);
-  z3::expr hit =
-      accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index;
-  return z3::ite(hit, v,
+  return z3::ite(hits(k, w, index, t), v,
                  rmwIdentityOf(*w.getRmw(), ctx, v.get_sort().bv_size()));
 }
 
@@ -113,9 +111,7 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
       unsupported = "an atomic update inside a loop of the model";
     return id;
   }
-  auto hitOf = [&](const Thread &t) {
-    return accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index;
-  };
+  auto hitOf = [&](const Thread &t) { return hits(k, w, index, t); };
 
   // Enumerated: each thread of a fixed, small block.
   uint64_t dims[3];
@@ -210,16 +206,7 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
   // A class of totals, shared by write ops with equal summands.
   ++totalsAbstract;
   std::string cls = totalClass(k, w);
-  z3::sort tw = ctx.bv_sort(modelWidth(32, bits));
-  z3::sort_vector dom(ctx);
-  z3::expr_vector args(ctx);
-  for (int i = 0; i < 3; ++i) {
-    dom.push_back(tw);
-    args.push_back(blockOf.bid[i]);
-  }
-  dom.push_back(ctx.bv_sort(indexBits));
-  args.push_back(index);
-  z3::expr app = uf(cls, dom, width)(args);
+  z3::expr app = blockCell(cls, blockOf, index, width);
   // A total other than the identity has an updater in the block.
   Thread &witness = freshThread(&blockOf, depth + 1);
   side.push_back(z3::implies(app != id, hitOf(witness)));
@@ -240,9 +227,7 @@ bool Encoder::oneUpdaterPerBlock(KernelModel &k, WriteOp w) {
   Thread &t2 = makeThread(tid2, bid, 1);
   z3::expr j = ctx.bv_const(("unique" + std::to_string(fresh++) + ".j").c_str(),
                             indexBits);
-  auto hit = [&](const Thread &t) {
-    return accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == j;
-  };
+  auto hit = [&](const Thread &t) { return hits(k, w, j, t); };
   z3::expr_vector q(ctx);
   q.push_back(inRange(t2) && threadFacts(t2) && hit(t1) && hit(t2) &&
               !sameThread(t1, t2));

@@ -347,6 +347,9 @@ public:
   /// nothing to the cell, no thread of the block / grid did"), for those
   /// whose writes' guards and indices do not read arrays.
   z3::expr_vector quantifiedObligations();
+  /// Write \p w by thread t happens and hits cell \p index.
+  z3::expr hits(KernelModel &k, WriteOp w, const z3::expr &index,
+                const Thread &t);
   /// Some write of `interval` by thread t hits array[index].
   z3::expr hitAny(KernelModel &k, unsigned arg, unsigned interval,
                   const z3::expr &index, const Thread &t);
@@ -394,6 +397,11 @@ public:
   /// memory) as usual.
   z3::expr intervalState(const std::string &name, KernelModel &k, unsigned arg,
                          int interval, const z3::expr &index, const Thread &t);
+
+  /// The uninterpreted function \p name of a block and a cell, applied to
+  /// \p blockOf's block and \p index (a per-block array's content).
+  z3::expr blockCell(const std::string &name, const Thread &blockOf,
+                     const z3::expr &index, unsigned width);
 
   /// The uninterpreted function named \p name (one per name and width).
   z3::func_decl uf(const std::string &name, const z3::sort_vector &dom,

@@ -158,12 +158,9 @@ z3::expr_vector Encoder::quantifiedObligations() {
       if (!it.getUncounted())
         range = range && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
     }
-    z3::expr hit =
-        ob.onlyWrite
-            ? accessGuard(k, ob.onlyWrite, q) &&
-                  toIndex(value(k, cast<WriteOp>(ob.onlyWrite).getIndex(),
-                                q)) == ob.index
-            : hitAny(k, ob.array, ob.interval, ob.index, q);
+    z3::expr hit = ob.onlyWrite
+                       ? hits(k, cast<WriteOp>(ob.onlyWrite), ob.index, q)
+                       : hitAny(k, ob.array, ob.interval, ob.index, q);
     out.push_back(
         z3::implies(!ob.writerHit, z3::forall(vars, z3::implies(range, !hit))));
   }

@@ -23,12 +23,30 @@ using namespace mlir;
 
 namespace kv {
 
+z3::expr Encoder::blockCell(const std::string &name, const Thread &blockOf,
+                            const z3::expr &index, unsigned width) {
+  z3::sort s = ctx.bv_sort(modelWidth(32, bits));
+  z3::sort_vector dom(ctx);
+  z3::expr_vector args(ctx);
+  for (int i = 0; i < 3; ++i) {
+    dom.push_back(s);
+    args.push_back(blockOf.bid[i]);
+  }
+  dom.push_back(ctx.bv_sort(indexBits));
+  args.push_back(index);
+  return uf(name, dom, width)(args);
+}
+
+z3::expr Encoder::hits(KernelModel &k, WriteOp w, const z3::expr &index,
+                       const Thread &t) {
+  return accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index;
+}
+
 z3::expr Encoder::hitAny(KernelModel &k, unsigned arg, unsigned interval,
                          const z3::expr &index, const Thread &t) {
   z3::expr hit = ctx.bool_val(false);
   for (WriteOp w : k.writes[arg][interval])
-    hit = hit ||
-          (accessGuard(k, w, t) && toIndex(value(k, w.getIndex(), t)) == index);
+    hit = hit || hits(k, w, index, t);
   return hit;
 }
 
@@ -48,16 +66,7 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     // that an unchanged read of garbage (as -O2 keeps it) is no mismatch.
     Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
     std::string key = "shared." + k.op.getArgName(arg).str() + "@init";
-    z3::sort s = ctx.bv_sort(modelWidth(32, bits));
-    z3::sort_vector dom(ctx);
-    z3::expr_vector args(ctx);
-    for (int i = 0; i < 3; ++i) {
-      dom.push_back(s);
-      args.push_back(reader.bid[i]);
-    }
-    dom.push_back(ctx.bv_sort(indexBits));
-    args.push_back(index);
-    return uf(key, dom, widthOf(et))(args);
+    return blockCell(key, reader, index, widthOf(et));
   }
   auto &ws = k.writes[arg][interval];
   if (ws.empty())
@@ -281,9 +290,8 @@ z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
                              z3::expr otherwise) {
   // Later writes of the same thread win.
   for (WriteOp op : k.writes[arg][interval]) {
-    z3::expr hit =
-        accessGuard(k, op, t) && toIndex(value(k, op.getIndex(), t)) == index;
-    otherwise = z3::ite(hit, value(k, op.getValue(), t), otherwise);
+    otherwise =
+        z3::ite(hits(k, op, index, t), value(k, op.getValue(), t), otherwise);
   }
   return otherwise;
 }
