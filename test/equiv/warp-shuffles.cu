@@ -18,6 +18,10 @@
 // One offset wrong (2 twice, 1 never): a counterexample, replayed on both
 // kernels' LLVM IR, whose replay runs the warp's lanes up to each shuffle.
 // RUN: %expect-exit 1 %kvalidate --assume="%{W32}" %s:tree %s:shuffle_wrong_offset | FileCheck %s --check-prefix=NE
+// The same two pairs compiled at -O2.
+// RUN: %clang-cuda -O2 -S -emit-llvm %s -o %t.ll
+// RUN: %expect-exit 0 %kvalidate --assume="%{W32}" %t.ll:tree %t.ll:shuffle_down | FileCheck %s --check-prefix=EQ
+// RUN: %expect-exit 1 %kvalidate --assume="%{W32}" %t.ll:tree %t.ll:shuffle_wrong_offset | FileCheck %s --check-prefix=NE
 // NE: verdict: not-equivalent
 // NE: counterexample (replayed):
 // NE: mismatch: out[{{[0-9]+}}]: before = {{-?[0-9]+}}, after = {{-?[0-9]+}}
