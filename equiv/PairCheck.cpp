@@ -336,6 +336,9 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
     Thread &ws = enc.freshThread(nullptr, 0);
     Thread &wt = enc.freshThread(nullptr, 0);
     enc.anchors = {&ws, &wt};
+    enc.radixPair[0] = &ks;
+    enc.radixPair[1] = &kt;
+    enc.radixArg = arg;
     vs = enc.arrayValue(ks, arg, ks.numIntervals - 1, k, host, 0, &ws);
     vt = enc.arrayValue(kt, arg, kt.numIntervals - 1, k, host, 0, &wt);
   } else {
@@ -347,6 +350,9 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
     unsigned iv = km.writes[arg].begin()->first;
     Thread &w = enc.freshThread(nullptr, 0);
     enc.anchors = {&w};
+    enc.radixPair[0] = &ks;
+    enc.radixPair[1] = &kt;
+    enc.radixArg = arg;
     z3::expr hit = enc.hitAny(km, arg, iv, k, w);
     enc.side.push_back(hit);
     z3::expr mine = enc.writeChain(

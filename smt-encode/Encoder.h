@@ -336,6 +336,18 @@ public:
   /// Threads that usually write what a given thread reads: the writers of
   /// the output cell in both kernels.
   std::vector<const Thread *> anchors;
+  /// Facts about writes whose index is a mixed-radix number of the
+  /// thread's ids and iterations (IndexMaps.cpp) for the final output cell
+  /// \p cell: its writer among the anchors writes below the product of
+  /// the digits' ranges, and the trusted kernel's last thread bounds it.
+  /// Also part of the candidate queries' context.
+  void radixLemmas(const z3::expr &cell);
+  /// The two kernels and the output array the lemmas are about (set by
+  /// the checker: no mixed-radix writers without them).
+  KernelModel *radixPair[2] = {nullptr, nullptr};
+  unsigned radixArg = 0;
+  bool radixDone = false;
+  z3::expr_vector radixFacts{ctx};
   /// The reader of the final output cells.
   const Thread *host = nullptr;
   /// Some read was encoded as one case per thread of its block
@@ -439,6 +451,52 @@ private:
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
   std::map<unsigned, z3::expr> factMemo;
   std::set<unsigned> nowrapSeen;
+
+public:
+  /// Writes with a mixed-radix index (IndexMaps.cpp).
+  struct IndexMap {
+    struct Digit {
+      std::string name;
+      mlir::Operation *loop = nullptr; // iteration digits
+      int axis = -1;                   // id digits
+      bool block = false;
+      std::vector<std::string> range; // factor atoms
+      int64_t rangeConst = 1;
+    };
+    /// Least significant first.
+    std::vector<Digit> digits;
+    /// The narrowest width a partial sum of the index passes through.
+    unsigned narrowWidth = 64;
+    /// The whole index is a sum in narrowWidth bits, extended once: at the
+    /// last thread it is P - 1.
+    bool narrowWhole = false;
+    /// Every operation of the index is a signed no-wrap one (assumed in
+    /// the trusted kernel) or a launch-index term.
+    bool noWrap = true;
+  };
+
+private:
+  struct RadixBound {
+    z3::expr product, positive, exact;
+  };
+  std::map<std::pair<KernelModel *, mlir::Operation *>,
+           std::unique_ptr<IndexMap>>
+      indexMaps;
+  /// The map of \p w's index, or null when it is not mixed-radix.
+  const IndexMap *indexMap(KernelModel &k, WriteOp w);
+  /// The product of the ranges (one term for one multiset of factors),
+  /// whether its factors are positive, and whether it fits in 64 bits.
+  RadixBound radixBound(const IndexMap &m);
+  z3::expr atomValue(const IndexMap &m, const std::string &atom);
+  z3::expr digitValue(const IndexMap::Digit &d, const Thread &t);
+  z3::expr rangeValue(const IndexMap &m, const IndexMap::Digit &d);
+  z3::expr digitsInRange(const IndexMap &m, const Thread &t);
+  /// l * r, abstracted where products are, with its exact value recorded.
+  z3::expr exactlyAbstracted(const z3::expr &l, const z3::expr &r);
+  /// The thread whose digits are those of \p cell in \p w's index map,
+  /// with the fact that it writes the cell where the cell is in range.
+  Thread *radixWriter(KernelModel &k, WriteOp w, const z3::expr &cell,
+                      unsigned depth);
   /// The application name(l, r) of an uninterpreted binary function.
   z3::expr binaryApp(const std::string &name, z3::expr l, z3::expr r,
                      unsigned width, bool commutative);

@@ -128,13 +128,14 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
                     globalIndexFacts(reader) && readGuard;
     for (const Thread *a : anchors)
       when = when && inRange(*a) && threadFacts(*a) && globalIndexFacts(*a);
-    for (Thread *t :
-         candidates(k, arg, (unsigned)interval, index, reader, writer, depth)) {
-      z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
-      if (!proveUnsat(when && valid && threadFacts(*t), "candidate"))
-        live.push_back({t, valid});
-    }
-    if (!writer && !live.empty()) {
+    auto tryCandidates = [&](const std::vector<Thread *> &cands) {
+      for (Thread *t : cands) {
+        z3::expr valid = inRange(*t) && hitAny(k, arg, interval, index, *t);
+        if (!proveUnsat(when && valid && threadFacts(*t), "candidate"))
+          live.push_back({t, valid});
+      }
+      if (writer || live.empty())
+        return;
       z3::expr none = ctx.bool_val(true);
       for (auto &[t, valid] : live)
         none = none && !valid;
@@ -142,6 +143,23 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
       for (auto &[t, valid] : live)
         tf = tf && threadFacts(*t);
       covered = proveUnsat(when && none && tf, "covered");
+    };
+    tryCandidates(
+        candidates(k, arg, (unsigned)interval, index, reader, writer, depth));
+    // The final output's writer where a write's index is a mixed-radix
+    // number of ids and iterations: the digits of the cell (only where the
+    // threads derived from the anchors do not always write it: a further
+    // candidate costs every query a thread).
+    if (!covered && !writer && &reader == host && radixPair[0]) {
+      std::vector<Thread *> radix;
+      for (WriteOp wr : k.writes[arg][interval])
+        if (Thread *t = radixWriter(k, wr, index, depth))
+          radix.push_back(t);
+      if (!radix.empty()) {
+        radixLemmas(index);
+        when = when && z3::mk_and(radixFacts);
+        tryCandidates(radix);
+      }
     }
   }
   if (debugEnabled("encoder"))
