@@ -302,7 +302,7 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(a + " (--assume)");
   KernelModel kb(before, "");
-  bool noOverflow = false;
+  bool noOverflow = false, noUnreachable = false;
   for (KernelOp k : {before, after})
     k.walk([&](AssumeOp a) {
       if (IntegerAttr n = a.getBoundAttr()) {
@@ -319,7 +319,14 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     if (a.getBound())
       continue;
     if (a.getUb()) {
-      noOverflow = true;
+      // An overflow check (`!guard || nowrap`), or a path that reaches
+      // `unreachable` (`!guard`).
+      Operation *d = a.getCond().getDefiningOp();
+      bool overflow =
+          d && (isa<NoWrapOp>(d) || llvm::any_of(d->getOperands(), [](Value v) {
+                  return v.getDefiningOp<NoWrapOp>() != nullptr;
+                }));
+      (overflow ? noOverflow : noUnreachable) = true;
       continue;
     }
     std::string s;
@@ -335,6 +342,10 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(
         "the before kernel has no signed integer overflow (undefined "
         "behaviour in C++)");
+  if (noUnreachable)
+    result.assumptions.push_back(
+        "the before kernel reaches no __builtin_unreachable() (undefined "
+        "behaviour)");
   // Loops with breaks: T is at most 2^31 (smt-encode/Breaks.cpp).
   std::vector<std::string> breakLoops;
   for (KernelOp k : {before, after})

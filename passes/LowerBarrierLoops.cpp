@@ -303,7 +303,11 @@ Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index,
     if (failed)
       return v;
     if (wv.getType() != ty) {
-      fail("staged shared array read with another type than written");
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      os << "staged shared array read as " << ty << " and written as "
+         << wv.getType();
+      fail(msg);
       return v;
     }
     // Some write hits (kv.prove): the first needs no test.

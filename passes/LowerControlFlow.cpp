@@ -187,6 +187,15 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       return;
     }
     if (isa<llvm::UnreachableInst>(term)) {
+      // Reaching `unreachable` is undefined behaviour: the path is not
+      // taken (`if (blockDim.x != 16) __builtin_unreachable();`, which -O2
+      // turns into an llvm.assume). After a call that does not return (a
+      // failed assert's trap) the thread has stopped instead.
+      const llvm::Instruction *prev = term->getPrevNode();
+      auto *call = dyn_cast_or_null<llvm::CallBase>(prev);
+      if (!(call && call->doesNotReturn()) && !isFalse(s.guard))
+        AssumeOp::create(b, loc, notI1(s.guard), /*bound=*/nullptr,
+                         /*ub=*/true);
       s.dead = true;
       return;
     }
