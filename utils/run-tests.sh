@@ -25,6 +25,13 @@ LIT=/usr/lib/llvm-22/bin/lit
 [ -x "$LIT" ] || LIT=$(command -v lit-22 || command -v lit)
 RESULTS="$ROOT/$BUILD_DIR/test/lit-results.json"
 rm -f "$RESULTS"
+# lit starts the slowest tests first when it knows their times (it keeps
+# .lit_test_times.txt up to date): a fresh build starts from the committed
+# times, so that no long test is left to run alone at the end.
+TIMES="$BUILD_DIR/test/.lit_test_times.txt"
+if [ ! -f "$TIMES" ] && [ -f test/lit-test-times.txt ] && [ -d "$BUILD_DIR/test" ]; then
+  cp test/lit-test-times.txt "$TIMES"
+fi
 
 # Test paths among the arguments? (Paths under build/test need not exist:
 # lit maps them to the sources.) Otherwise run the whole suite.

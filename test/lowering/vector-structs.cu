@@ -11,7 +11,6 @@
 // REQUIRES: long
 //
 // RUN: %expect-exit 0 %kvalidate %s:copy_f4 %s:copy_words | FileCheck %s --check-prefix=EQ
-// RUN: %expect-exit 0 %kvalidate %s:copy_cast_i4 %s:copy_words | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate %s:transpose_scalar %s:transpose_load4 | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
 //
