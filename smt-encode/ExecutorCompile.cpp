@@ -244,10 +244,12 @@ bool Executor::compileLoops(
       if (llvm::is_contained(loopsOf[m], n))
         continue;
       // A write or assume would happen once per iteration instead of once;
-      // an independent kv.iter's range would not nest in this one.
+      // an independent kv.iter's range would not nest in this one. (A
+      // kv.prove only checks a condition: once per iteration is the same
+      // check, and it is made once where the loop does not run.)
       const Instr &j = iv.instrs[m];
       if (j.kind == Kind::Write || j.kind == Kind::Assume ||
-          j.kind == Kind::Prove || j.kind == Kind::Iter)
+          j.kind == Kind::Iter)
         return fail(describe(j.op) + " inside the range of the " +
                     describe(i.op) + " does not depend on it");
       i.independent.push_back(m);

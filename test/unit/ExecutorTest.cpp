@@ -428,6 +428,41 @@ kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
   EXPECT_EQ(cells(none, 0), (std::map<uint64_t, uint64_t>{{0, 0}, {1, 0}}));
 }
 
+// A kv.prove inside a loop's range that does not depend on its iteration
+// (a staged tile's condition, placed between the loop's reads) is one
+// check: the loop runs, and a condition that fails still fails the run.
+TEST_F(ExecutorTest, ProveInLoopRange) {
+  kv::KernelOp k = parse(R"(
+kv.kernel @total attributes {arg_names = ["out", "in", "n"]} {
+^bb0(%out: !kv.global<i32>, %in: !kv.global<i32>, %n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i32
+  %tx = kv.sreg tid.x : i32
+  %t64 = arith.extui %tx : i32 to i64
+  %k = kv.iter from %c0 step %c1 while slt %n if %true
+  %x = kv.read %in[%k] if %true : !kv.global<i32>, i64 -> i32
+  %ok = arith.cmpi ult, %tx, %c2 : i32
+  kv.prove %ok, "tid.x below 2"
+  %s = kv.sum %x over %k : i32
+  kv.write %out[%t64] = %s if %true : !kv.global<i32>, i64, i32
+}
+)",
+                         "total");
+  ASSERT_TRUE(k);
+  kv::ExecInputs in;
+  in.scalar = [](unsigned) { return APInt(64, 3); };
+  in.initial = [](unsigned, uint64_t index) { return APInt(32, index + 1); };
+  kv::ExecResult two = kv::execute(k, launch(1, 2), in);
+  ASSERT_TRUE(two.ok) << two.error;
+  EXPECT_EQ(cells(two, 0), (std::map<uint64_t, uint64_t>{{0, 6}, {1, 6}}));
+  kv::ExecResult three = kv::execute(k, launch(1, 3), in);
+  EXPECT_FALSE(three.ok);
+  EXPECT_NE(three.error.find("tid.x below 2"), std::string::npos)
+      << three.error;
+}
+
 // kv.fold is a left fold in iteration order: h = h * 31 + x from 7 over
 // the iterations that run; with none it is the carry's start value. A
 // write of the running value (kv.carry) inside the loop sees the value at
