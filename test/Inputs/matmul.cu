@@ -5,6 +5,15 @@
 #ifndef TILE
 #define TILE 16
 #endif
+// -DSTATE_BLOCK: the tiled kernels state the block shape they need, as a
+// precondition the compiler reads (reaching `unreachable` is undefined).
+#ifdef STATE_BLOCK
+#define BLOCK_IS_TILE()                                                        \
+  if (blockDim.x != TILE || blockDim.y != TILE)                                \
+  __builtin_unreachable()
+#else
+#define BLOCK_IS_TILE()
+#endif
 
 __global__ void matmul_naive(int *c, const int *a, const int *b, int n) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -18,6 +27,7 @@ __global__ void matmul_naive(int *c, const int *a, const int *b, int n) {
 }
 
 __global__ void matmul_tiled(int *c, const int *a, const int *b, int n) {
+  BLOCK_IS_TILE();
   __shared__ int as[TILE][TILE];
   __shared__ int bs[TILE][TILE];
   int tx = threadIdx.x, ty = threadIdx.y;
@@ -37,6 +47,7 @@ __global__ void matmul_tiled(int *c, const int *a, const int *b, int n) {
 
 // Off by one: the last tile is never added.
 __global__ void matmul_tiled_short(int *c, const int *a, const int *b, int n) {
+  BLOCK_IS_TILE();
   __shared__ int as[TILE][TILE];
   __shared__ int bs[TILE][TILE];
   int tx = threadIdx.x, ty = threadIdx.y;

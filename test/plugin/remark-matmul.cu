@@ -15,5 +15,13 @@
 // CHECK-DAG: remark: kvalidate: kernel 'matmul_tiled': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'matmul_tiled_short': equivalent ({{[0-9]+}} ms)
 
+// With no assumptions at all: the tiled kernel states its block shape
+// (-DSTATE_BLOCK, `if (...) __builtin_unreachable();`), and n is any int.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-cache= \
+// RUN:   -mllvm -kvalidate-timeout=300 -mllvm -kvalidate-kernel=matmul_tiled \
+// RUN:   -DSTATE_BLOCK -DTILE=4 %inputs/matmul.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STATED --implicit-check-not=warning: --implicit-check-not=error:
+// STATED: remark: kvalidate: kernel 'matmul_tiled': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}the before kernel reaches no __builtin_unreachable() (undefined behaviour)
+
 // The solver-heavy lane (test/lit.cfg.py).
 // REQUIRES: long
