@@ -238,8 +238,11 @@ void Encoder::regroupSums(const SumRecord &added) {
   for (size_t a = 0; a < sums.size(); ++a)
     for (size_t b = 0; b < sums.size(); ++b) {
       const SumRecord &one = sums[a], &g = sums[b];
+      // `one` adds one term per iteration (two sums with U terms each are
+      // compared term by term in sumValue).
       if ((&one != &added && &g != &added) || !one.topLevel || !g.topLevel ||
-          !g.group || one.kernel == g.kernel || one.width != g.width)
+          !g.group || one.group || one.kernel == g.kernel ||
+          one.width != g.width)
         continue;
       z3::expr same = sameThread(*one.thread, *g.thread);
       z3::expr entered = atIteration(g, ctx.bv_val(0, 31), g.runs);
@@ -274,7 +277,7 @@ void Encoder::regroupSums(const SumRecord &added) {
         const SumRecord &one = sums[a], &g = sums[b], &rest = sums[c];
         if ((&one != &added && &g != &added && &rest != &added) ||
             !one.topLevel || !g.topLevel || !rest.topLevel || !g.group ||
-            g.kernel != rest.kernel || one.kernel == g.kernel ||
+            one.group || g.kernel != rest.kernel || one.kernel == g.kernel ||
             g.op == rest.op || one.width != g.width || rest.width != g.width)
           continue;
         if (!regroupProved(one, g, rest.op, /*tail=*/false))
