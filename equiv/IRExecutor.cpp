@@ -407,8 +407,11 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     return failed ? Stop::Error : Stop::Go;
   }
   case Instruction::Unreachable:
-    fail("unreachable executed");
-    return Stop::Error;
+    // Undefined behaviour, as a false llvm.assume: the input is not one the
+    // kernel is defined on (the lowering assumes the path is not taken).
+    assumeViolated = true;
+    t.done = true;
+    return Stop::Done;
   case Instruction::ICmp: {
     auto &cmp = cast<ICmpInst>(inst);
     Val a = get(t, cmp.getOperand(0)), b = get(t, cmp.getOperand(1));

@@ -292,7 +292,8 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
       return std::string("internal error: on the counterexample the LLVM IR "
                          "of the ") +
              s.label +
-             " kernel violates a __builtin_assume that its kv model keeps";
+             " kernel violates a __builtin_assume or reaches unreachable, "
+             "which its kv model does not";
   }
   if (!notRun.empty())
     cex.replayedOn = "the kv models; " + notRun;

@@ -403,7 +403,8 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
   }
   if (rb.assumeViolated)
     outs() << "replay: note: the input violates a __builtin_assume (or the "
-              "no-overflow precondition) of the before kernel\n";
+              "no-overflow precondition, or reaches a "
+              "__builtin_unreachable()) of the before kernel\n";
   unsigned differ = 0, cells = 0;
   std::set<std::pair<unsigned, uint64_t>> keys;
   for (kv::ExecResult *r : {&rb, &ra})
