@@ -387,6 +387,11 @@ public:
   /// "l * r does not overflow as a signed product", abstracted (a
   /// predicate refined lazily like the products).
   z3::expr nowrapMulApp(z3::expr l, z3::expr r);
+  /// l * r, abstracted where products are, with its exact value recorded
+  /// for the refinement.
+  z3::expr exactlyAbstracted(const z3::expr &l, const z3::expr &r);
+  /// "l * r does not overflow as an unsigned product", abstracted likewise.
+  z3::expr unsignedNoWrap(const z3::expr &l, const z3::expr &r);
   /// Thread t's global index along each axis fits in an int, stated on the
   /// abstracted products blockIdx * blockDim (true when products are exact,
   /// with --huge-grids, or below 32 bits). Valid for threads in range.
@@ -487,12 +492,12 @@ private:
   /// The product of the ranges (one term for one multiset of factors),
   /// whether its factors are positive, and whether it fits in 64 bits.
   RadixBound radixBound(const IndexMap &m);
-  z3::expr atomValue(const IndexMap &m, const std::string &atom);
+  /// A factor atom's value in 64 bits: pN (parameter N, signed), bdim.x
+  /// ... gdim.z.
+  z3::expr atomValue(const std::string &atom);
   z3::expr digitValue(const IndexMap::Digit &d, const Thread &t);
-  z3::expr rangeValue(const IndexMap &m, const IndexMap::Digit &d);
+  z3::expr rangeValue(const IndexMap::Digit &d);
   z3::expr digitsInRange(const IndexMap &m, const Thread &t);
-  /// l * r, abstracted where products are, with its exact value recorded.
-  z3::expr exactlyAbstracted(const z3::expr &l, const z3::expr &r);
   /// The thread whose digits are those of \p cell in \p w's index map,
   /// with the fact that it writes the cell where the cell is in range.
   Thread *radixWriter(KernelModel &k, WriteOp w, const z3::expr &cell,

@@ -345,7 +345,7 @@ const Encoder::IndexMap *Encoder::indexMap(KernelModel &k, WriteOp w) {
   return slot.get();
 }
 
-z3::expr Encoder::atomValue(const IndexMap &, const std::string &a) {
+z3::expr Encoder::atomValue(const std::string &a) {
   // pN: parameter N (signed); bdim.x ... gdim.z: launch dimensions.
   if (a[0] == 'p')
     return resize(*params[std::stoul(a.substr(1))], 64, /*isSigned=*/true);
@@ -359,23 +359,13 @@ z3::expr Encoder::digitValue(const IndexMap::Digit &d, const Thread &t) {
   return resize(d.block ? t.bid[d.axis] : t.tid[d.axis], 64, false);
 }
 
-z3::expr Encoder::rangeValue(const IndexMap &m, const IndexMap::Digit &d) {
+z3::expr Encoder::rangeValue(const IndexMap::Digit &d) {
   std::optional<z3::expr> r;
   for (const std::string &a : d.range)
-    r = r ? exactlyAbstracted(*r, atomValue(m, a)) : atomValue(m, a);
+    r = r ? exactlyAbstracted(*r, atomValue(a)) : atomValue(a);
   if (!r)
     return ctx.bv_val(d.rangeConst, 64);
   return d.rangeConst == 1 ? *r : *r * ctx.bv_val(d.rangeConst, 64);
-}
-
-z3::expr Encoder::exactlyAbstracted(const z3::expr &l, const z3::expr &r) {
-  if (!abstractNonlinear || l.simplify().is_numeral() ||
-      r.simplify().is_numeral())
-    return l * r;
-  z3::expr p = productApp(l, r);
-  if (nowrapSeen.insert(p.id()).second)
-    abstracted.push_back({p, l * r});
-  return p;
 }
 
 Encoder::RadixBound Encoder::radixBound(const IndexMap &m) {
@@ -391,23 +381,14 @@ Encoder::RadixBound Encoder::radixBound(const IndexMap &m) {
   RadixBound b{ctx.bv_val(1, 64), ctx.bool_val(true), ctx.bool_val(true)};
   bool first = true;
   for (const std::string &a : all) {
-    z3::expr v = atomValue(m, a);
+    z3::expr v = atomValue(a);
     b.positive = b.positive && v >= ctx.bv_val(1, 64);
     if (first) {
       b.product = v;
       first = false;
       continue;
     }
-    z3::expr ok = ctx.bool_val(true);
-    if (abstractNonlinear) {
-      ok = binaryApp("unowrap.mul", b.product, v, 1, /*commutative=*/true) ==
-           ctx.bv_val(1, 1);
-      if (nowrapSeen.insert(ok.arg(0).id()).second)
-        abstracted.push_back({ok, z3::bvmul_no_overflow(b.product, v, false)});
-    } else {
-      ok = z3::bvmul_no_overflow(b.product, v, false);
-    }
-    b.exact = b.exact && ok;
+    b.exact = b.exact && unsignedNoWrap(b.product, v);
     b.product = exactlyAbstracted(b.product, v);
   }
   if (c != 1) {
@@ -421,7 +402,7 @@ Encoder::RadixBound Encoder::radixBound(const IndexMap &m) {
 z3::expr Encoder::digitsInRange(const IndexMap &m, const Thread &t) {
   z3::expr in = inRange(t);
   for (const IndexMap::Digit &d : m.digits)
-    in = in && z3::ult(digitValue(d, t), rangeValue(m, d));
+    in = in && z3::ult(digitValue(d, t), rangeValue(d));
   return in;
 }
 
@@ -460,7 +441,7 @@ void Encoder::radixLemmas(const z3::expr &cell) {
           Thread &last = makeThread(tid, bid, maxCandidateDepth + 1);
           for (const IndexMap::Digit &d : m->digits)
             if (d.loop)
-              last.iters.emplace(d.loop, rangeValue(*m, d) - ctx.bv_val(1, 64));
+              last.iters.emplace(d.loop, rangeValue(d) - ctx.bv_val(1, 64));
           fact(z3::implies(b.positive && inRange(last) &&
                                accessGuard(*km, w, last),
                            b.exact && small));

@@ -230,6 +230,25 @@ z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
   return app;
 }
 
+z3::expr Encoder::exactlyAbstracted(const z3::expr &l, const z3::expr &r) {
+  if (!abstractNonlinear)
+    return l * r;
+  z3::expr p = productApp(l, r);
+  if (p.is_app() && !p.is_numeral() && nowrapSeen.insert(p.id()).second)
+    abstracted.push_back({p, l * r});
+  return p;
+}
+
+z3::expr Encoder::unsignedNoWrap(const z3::expr &l, const z3::expr &r) {
+  if (!abstractNonlinear)
+    return z3::bvmul_no_overflow(l, r, false);
+  z3::expr ok = binaryApp("unowrap.mul", l, r, 1, /*commutative=*/true) ==
+                ctx.bv_val(1, 1);
+  if (nowrapSeen.insert(ok.arg(0).id()).second)
+    abstracted.push_back({ok, z3::bvmul_no_overflow(l, r, false)});
+  return ok;
+}
+
 z3::expr Encoder::globalIndexFacts(const Thread &t) {
   unsigned w = modelWidth(32, bits);
   z3::expr f = ctx.bool_val(true);
@@ -311,15 +330,8 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
       // functions the refinement makes exact where a model needs them: a
       // multiplier per term would dominate every race query.
       if (abstractNonlinear) {
-        z3::expr p = productApp(t.a, t.h);
-        z3::expr ok = binaryApp("unowrap.mul", t.a, t.h, 1,
-                                /*commutative=*/true) == ctx.bv_val(1, 1);
-        if (p.is_app() && !p.is_numeral() &&
-            nowrapSeen.insert(p.id()).second)
-          abstracted.push_back({p, t.a * t.h});
-        if (nowrapSeen.insert(ok.arg(0).id()).second)
-          abstracted.push_back(
-              {ok, z3::bvmul_no_overflow(t.a, t.h, false)});
+        z3::expr p = exactlyAbstracted(t.a, t.h);
+        z3::expr ok = unsignedNoWrap(t.a, t.h);
         c = c || (ok && z3::bvadd_no_overflow(p, t.b, false));
       } else {
         c = c || (z3::bvmul_no_overflow(t.a, t.h, false) &&
