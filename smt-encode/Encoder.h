@@ -331,6 +331,20 @@ public:
   z3::expr dataFacts(const Thread &t, bool onlyEncoded = false);
   /// Those facts for thread t (true when t is not in range).
   z3::expr threadFacts(const Thread &t);
+  /// The trusted kernel's assumptions outside loops that read no arrays
+  /// (a launch shape stated with __builtin_unreachable(), no overflow in
+  /// its row offset), for thread t when it is in range: what a side query
+  /// about one thread's terms needs of the launch.
+  z3::expr straightAssumes(const Thread &t);
+  /// a == b where `when` holds.
+  struct Equation {
+    z3::expr when, a, b;
+  };
+  /// Whether hyps imply every equation of \p eqs and not \p otherwise:
+  /// place by place where the two sides of each differ below a common
+  /// shape, else as one query.
+  bool proveEqual(const z3::expr &hyps, llvm::ArrayRef<Equation> eqs,
+                  const z3::expr &otherwise, const char *what);
   bool proveUnsat(const z3::expr &f, const char *what = "subquery",
                   unsigned rlimitScale = 1);
   /// Threads that usually write what a given thread reads: the writers of

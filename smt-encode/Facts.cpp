@@ -197,6 +197,17 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
   return z3::implies(inRange(t), f);
 }
 
+z3::expr Encoder::straightAssumes(const Thread &t) {
+  z3::expr f = ctx.bool_val(true);
+  if (!trusted)
+    return f;
+  for (AssumeOp a : trusted->assumes)
+    if (trusted->itersOf(a).empty() && !dependsOn(a.getCond()))
+      f = f &&
+          z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
+  return z3::implies(inRange(t), f);
+}
+
 std::optional<uint64_t> Encoder::maxUnsigned(Value v, unsigned depth) {
   if (depth > 8)
     return std::nullopt;

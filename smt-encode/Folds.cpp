@@ -403,6 +403,7 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
   z3::expr a = ctx.bv_const(("align" + n + ".acc").c_str(),
                             widthOf(f.getType()));
   z3::expr differ = ctx.bool_val(false);
+  std::vector<Equation> eqs;
   z3::expr pre = ctx.bool_val(true);
   {
     IterOp itf = loopOf(f), itx = loopOf(x);
@@ -412,8 +413,8 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
     z3::expr off = foldOffset(x, t);
     z3::expr base = ctx.bv_val(scale, 64) * y + off;
     if (!alignment.at(x).from)
-      differ = differ || value(k1, f.getCarry().getInit(), t) !=
-                             value(k2, x.getCarry().getInit(), t);
+      eqs.push_back({ctx.bool_val(true), value(k1, f.getCarry().getInit(), t),
+                     value(k2, x.getCarry().getInit(), t)});
     // U updates of F from a, at F's iterations base .. base + U - 1.
     z3::expr acc = a;
     // Where X's iteration runs and F's does not (1:1), X's update must
@@ -445,11 +446,12 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
         }
     }
     z3::expr next = value(k2, x.getNext(), tx);
-    if (idle)
-      differ =
-          differ || (*idle && next != a) || (runsX && !*idle && next != acc);
-    else
-      differ = differ || (runsX && next != acc);
+    if (idle) {
+      eqs.push_back({*idle, next, a});
+      eqs.push_back({runsX && !*idle, next, acc});
+    } else {
+      eqs.push_back({runsX, next, acc});
+    }
   }
   shadow = wasShadow;
   proofOnly = wasProofOnly;
@@ -463,8 +465,7 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
     q.push_back(e);
   for (unsigned i = sideBefore; i < side.size(); ++i)
     q.push_back(side[i]);
-  q.push_back(differ);
-  bool proved = proveUnsat(z3::mk_and(q), "align-fold");
+  bool proved = proveEqual(z3::mk_and(q), eqs, differ, "align-fold");
   if (debugEnabled("encoder"))
     llvm::errs() << "aligning " << foldName[x] << " with " << foldName[f]
                  << " (" << scale << ":1): "

@@ -11,10 +11,14 @@
 #include "smt-encode/Stats.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 
 namespace kv {
 
@@ -128,6 +132,134 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
                  << "\n";
   }
   return r == z3::unsat;
+}
+
+namespace {
+/// Where two terms differ: u and v under the path condition `when`.
+struct Leaf {
+  z3::expr when, u, v;
+};
+} // namespace
+
+// The maximal subterms where a and b differ below a common structure
+// (the same operator applied to the same number of arguments), each with
+// the conditions of the if-then-elses above it; false if there are more
+// than \p limit or one is not a bit-vector or Boolean (arrays are compared
+// by their reads).
+static bool
+differingLeaves(const z3::expr &when, const z3::expr &a, const z3::expr &b,
+                std::vector<Leaf> &out,
+                std::set<std::tuple<unsigned, unsigned, unsigned>> &seen,
+                size_t limit) {
+  if (z3::eq(a, b) || !seen.insert({a.id(), b.id(), when.id()}).second)
+    return true;
+  if (a.is_app() && b.is_app() && a.num_args() > 0 &&
+      a.num_args() == b.num_args() && z3::eq(a.decl(), b.decl())) {
+    std::vector<z3::expr> xs, ys;
+    for (unsigned i = 0; i < a.num_args(); ++i) {
+      xs.push_back(a.arg(i));
+      ys.push_back(b.arg(i));
+    }
+    // Arguments of a commutative operator pair up once the common ones
+    // are set aside: `8x + m` and `m + 8x` agree.
+    switch (a.decl().decl_kind()) {
+    case Z3_OP_BADD:
+    case Z3_OP_BMUL:
+    case Z3_OP_BAND:
+    case Z3_OP_BOR:
+    case Z3_OP_BXOR:
+    case Z3_OP_AND:
+    case Z3_OP_OR:
+    case Z3_OP_EQ:
+      for (size_t i = 0; i < xs.size();) {
+        auto j = llvm::find_if(
+            ys, [&](const z3::expr &y) { return z3::eq(y, xs[i]); });
+        if (j == ys.end()) {
+          ++i;
+          continue;
+        }
+        ys.erase(j);
+        xs.erase(xs.begin() + i);
+      }
+      break;
+    default:
+      break;
+    }
+    // An if-then-else's branches: under its condition and its negation
+    // (both sides take the same branch once the conditions are equal);
+    // but a choice between the operands of its own condition (min, max:
+    // the operands of a commutative float operation put in order) is a
+    // function of them, compared as one.
+    auto operandOf = [](const z3::expr &c, const z3::expr &x) {
+      for (unsigned i = 0; i < c.num_args(); ++i)
+        if (z3::eq(c.arg(i), x))
+          return true;
+      return false;
+    };
+    if (a.decl().decl_kind() == Z3_OP_ITE &&
+        !(xs[0].is_app() && operandOf(xs[0], xs[1]) && operandOf(xs[0], xs[2])))
+      return differingLeaves(when, xs[0], ys[0], out, seen, limit) &&
+             differingLeaves(when && xs[0], xs[1], ys[1], out, seen, limit) &&
+             differingLeaves(when && !xs[0], xs[2], ys[2], out, seen, limit);
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!differingLeaves(when, xs[i], ys[i], out, seen, limit))
+        return false;
+    return true;
+  }
+  if (!(a.is_bv() || a.is_bool()))
+    return false;
+  out.push_back({when, a, b});
+  return out.size() <= limit;
+}
+
+bool Encoder::proveEqual(const z3::expr &hyps, llvm::ArrayRef<Equation> eqs,
+                         const z3::expr &otherwise, const char *what) {
+  // Two terms of one shape (the same sum of products of reads, say) that
+  // differ in a few places (the reads' indices, written two ways) are
+  // equal where those places are: by congruence. Each place is a small
+  // query of its own; the whole comparison makes the solver search the
+  // values of every product before it sees the indices.
+  std::vector<Leaf> leaves;
+  std::set<std::tuple<unsigned, unsigned, unsigned>> seen;
+  bool split = true;
+  // Simplified first: `1 * y + 0` and `y` are one term then.
+  for (const Equation &o : eqs)
+    split = split && differingLeaves(o.when.simplify(), o.a.simplify(),
+                                     o.b.simplify(), leaves, seen, 256);
+  // One place reached under several conditions is one query.
+  std::vector<Leaf> merged;
+  std::map<std::pair<unsigned, unsigned>, size_t> at;
+  for (const Leaf &l : leaves) {
+    auto [it, added] =
+        at.emplace(std::make_pair(l.u.id(), l.v.id()), merged.size());
+    if (added)
+      merged.push_back(l);
+    else
+      merged[it->second].when = merged[it->second].when || l.when;
+  }
+  leaves = std::move(merged);
+  split = split && leaves.size() <= 64;
+  if (split && leaves.size() > 1) {
+    std::string tag = std::string(what) + "/leaf";
+    auto refuted = [&](const z3::expr &f) {
+      checkDeadline();
+      z3::solver s(ctx);
+      s.add(hyps);
+      s.add(loopFacts);
+      s.add(f);
+      return checkSmall(s, tag.c_str(), subqueryRlimit / 16,
+                        withinDeadline(subqueryMs)) == z3::unsat;
+    };
+    bool all = otherwise.is_false() || refuted(otherwise);
+    for (size_t i = 0; all && i < leaves.size(); ++i)
+      all = refuted(leaves[i].when && leaves[i].u != leaves[i].v);
+    if (all)
+      return true;
+  }
+  z3::expr differ = otherwise;
+  for (const Equation &o : eqs)
+    differ = differ || (o.when && o.a != o.b);
+  return proveUnsat(hyps && differ, what);
 }
 
 } // namespace kv
