@@ -192,11 +192,13 @@ z3::expr Encoder::sumValue(KernelModel &k, SumOp sum, const Thread &t) {
       q.push_back(globalIndexFacts(tk));
       // The before kernel's launch preconditions (its other terms'
       // guards may test them where the after kernel's do not).
-      q.push_back(straightAssumes(r.kernel == trusted ? *r.thread : tk));
+      z3::expr launch = straightAssumes(r.kernel == trusted ? *r.thread : tk);
+      q.push_back(launch);
       q.push_back(same && p1 && p2);
       if (proveEqual(z3::mk_and(q), {{ctx.bool_val(true), b1, b2}},
                      ctx.bool_val(false), "same-term")) {
-        side.push_back(z3::implies(same && inRange(tk), r.app == app));
+        side.push_back(
+            z3::implies(same && inRange(tk) && launch, r.app == app));
         continue;
       }
     }
