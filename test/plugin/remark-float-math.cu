@@ -3,9 +3,9 @@
 // equal on both sides) are proved. A 3x3 box blur (a float sum over the
 // in-bounds neighbours divided by their int count) is not yet: x + (-0.0)
 // is x now (-O2 may fold `c ? r + x : r` into `r + (c ? x : -0.0)`), but
-// the solver's first model, at a launch of 4 blocks, claims a difference
-// at a negative cell that the replay does not reproduce, and no refinement
-// removes it (open). What matters for a build is that it is no false
+// the solver's refined models (launches of a few blocks) claim differences
+// that the replay does not reproduce, and the sum alone, without the
+// division, times out (open). What matters for a build is that it is no false
 // alarm: unknown (and where the proof leaves time in the budget, runs on
 // pseudo-random inputs agree; on a loaded machine the proof may use all
 // of it).
