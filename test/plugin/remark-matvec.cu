@@ -19,12 +19,12 @@
   __builtin_unreachable()
 
 // y = A x for a rows x n row-major A, one row per thread.
-__global__ void matvec_tiled_f(float *y, const float *A, const float *x,
-                               int rows, int n) {
+template <typename V>
+__device__ void matvec_tiled(V *y, const V *A, const V *x, int rows, int n) {
   BLOCK_IS_ONE_TILE();
-  __shared__ float xs[T];
+  __shared__ V xs[T];
   int r = blockIdx.x * T + threadIdx.x;
-  float acc = 0.0f;
+  V acc = 0;
   for (int t = 0; t < n / T; ++t) {
     xs[threadIdx.x] = x[t * T + threadIdx.x];
     __syncthreads();
@@ -36,19 +36,12 @@ __global__ void matvec_tiled_f(float *y, const float *A, const float *x,
     y[r] = acc;
 }
 
+__global__ void matvec_tiled_f(float *y, const float *A, const float *x,
+                               int rows, int n) {
+  matvec_tiled(y, A, x, rows, n);
+}
+
 __global__ void matvec_tiled_i(int *y, const int *A, const int *x, int rows,
                                int n) {
-  BLOCK_IS_ONE_TILE();
-  __shared__ int xs[T];
-  int r = blockIdx.x * T + threadIdx.x;
-  int acc = 0;
-  for (int t = 0; t < n / T; ++t) {
-    xs[threadIdx.x] = x[t * T + threadIdx.x];
-    __syncthreads();
-    for (int j = 0; j < T; ++j)
-      acc += A[r * n + t * T + j] * xs[j];
-    __syncthreads();
-  }
-  if (r < rows)
-    y[r] = acc;
+  matvec_tiled(y, A, x, rows, n);
 }
