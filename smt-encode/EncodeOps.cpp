@@ -495,8 +495,7 @@ z3::expr Encoder::encodeNoWrap(KernelModel &k, NoWrapOp nw, const Thread &t) {
   // uninterpreted predicate and is made precise where a model needs it.
   if (abstractNonlinear && !mentionsSumVar(l) && !mentionsSumVar(r))
     return nowrapMulApp(l, r);
-  return mk(Z3_mk_bvmul_no_overflow(c, l, r, true)) &&
-         mk(Z3_mk_bvmul_no_underflow(c, l, r));
+  return signedMulFits(l, r);
 }
 
 z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,

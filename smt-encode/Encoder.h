@@ -398,6 +398,8 @@ public:
 
   /// The abstracted product l * r (one argument order for both).
   z3::expr productApp(z3::expr l, z3::expr r);
+  /// "l * r does not overflow as a signed product", exactly.
+  z3::expr signedMulFits(const z3::expr &l, const z3::expr &r);
   /// "l * r does not overflow as a signed product", abstracted (a
   /// predicate refined lazily like the products).
   z3::expr nowrapMulApp(z3::expr l, z3::expr r);

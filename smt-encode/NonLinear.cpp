@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 
@@ -219,14 +220,84 @@ void Encoder::pinDetermined() {
       *vars[i] = ctx.bv_val(*pinned[i], vars[i]->get_sort().bv_size());
 }
 
+z3::expr Encoder::signedMulFits(const z3::expr &l, const z3::expr &r) {
+  // Not Z3's bvsmul_noovfl alone: Z3 4.8.12 folds it wrongly when both
+  // operands are constants and one is negative (it multiplies them as
+  // unsigned numbers: -1 * 2 "overflows"), also inside a solver once its
+  // preprocessing has substituted values, which rules out executions that
+  // exist. Its bit-blasting is right, and so is its folding of non-negative
+  // operands and of bvsmul_noudfl: the overflow check is asked only of
+  // non-negative operands, or where the signs make it exact.
+  unsigned w = l.get_sort().bv_size();
+  z3::expr zero = ctx.bv_val(0, w);
+  z3::expr min = ctx.bv_val(uint64_t(1) << (w - 1), w);
+  // A constant factor (strides, unrolled steps): Z3's own check of x * c,
+  // which it simplifies well, wherever it folds correctly.
+  auto signedConst = [&](const z3::expr &e) -> std::optional<__int128> {
+    uint64_t u;
+    z3::expr v = e.simplify();
+    if (w > 64 || !v.is_numeral_u64(u))
+      return std::nullopt;
+    if (w == 64)
+      return __int128(int64_t(u));
+    return (u >> (w - 1)) & 1 ? __int128(u) - (__int128(1) << w) : u;
+  };
+  std::optional<__int128> lc = signedConst(l), rc = signedConst(r);
+  if (lc && rc) {
+    __int128 p = *lc * *rc, lim = __int128(1) << (w - 1);
+    return ctx.bool_val(p >= -lim && p < lim);
+  }
+  if (lc || rc) {
+    __int128 c = lc ? *lc : *rc;
+    z3::expr x = lc ? r : l, cv = lc ? l : r;
+    z3::expr noUnderflow = z3::bvmul_no_underflow(x, cv);
+    // A negative x times c >= 0 is not positive.
+    if (c >= 0)
+      return (x < zero || z3::bvmul_no_overflow(x, cv, true)) && noUnderflow;
+    // A non-negative x times c < 0 is not positive; a negative one gives
+    // (-x) * (-c) (INT_MIN has no -x, and INT_MIN * c overflows).
+    if (c == -(__int128(1) << (w - 1)))
+      return x >= zero && noUnderflow;
+    return (x >= zero || (x != min && z3::bvmul_no_overflow(-x, -cv, true))) &&
+           noUnderflow;
+  }
+  // Two variables: Z3's check is exact on them, and operands of opposite
+  // signs give a product that is not positive (which also covers a fold of
+  // such constants). Two negative constants that the solver substituted
+  // would fold to "overflows": the disjunct for magnitudes below
+  // sqrt(INT_MAX), implied by the check itself, keeps those correct. (The
+  // exact alternative, the check of (-l) * (-r), is a second multiplier
+  // circuit for every product and made race checks 40% slower; operands
+  // that are constants when encoded take the exact path above.)
+  z3::expr ln = l < zero, rn = r < zero;
+  z3::expr noOverflow = ln != rn || z3::bvmul_no_overflow(l, r, true);
+  if (w >= 2 && w <= 64) {
+    // The largest m with m * m <= 2^(w-1) - 1.
+    unsigned __int128 lim = (unsigned __int128)1 << (w - 1);
+    uint64_t m = 0, hi = uint64_t(1) << 32;
+    while (m < hi) {
+      uint64_t mid = m + (hi - m + 1) / 2;
+      if ((unsigned __int128)mid * mid < lim)
+        m = mid;
+      else
+        hi = mid - 1;
+    }
+    z3::expr negM =
+        ctx.bv_val(uint64_t(-(__int128)m) &
+                       (w < 64 ? (uint64_t(1) << w) - 1 : ~uint64_t(0)),
+                   w);
+    noOverflow = noOverflow || (ln && rn && l >= negM && r >= negM);
+  }
+  return noOverflow && z3::bvmul_no_underflow(l, r);
+}
+
 z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
   if (l.simplify().is_numeral() || r.simplify().is_numeral())
-    return z3::bvmul_no_overflow(l, r, true) && z3::bvmul_no_underflow(l, r);
+    return signedMulFits(l, r);
   z3::expr call = binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true);
   z3::expr app = call == ctx.bv_val(1, 1);
   if (nowrapSeen.insert(call.id()).second)
-    abstracted.push_back({app, z3::bvmul_no_overflow(l, r, true) &&
-                                   z3::bvmul_no_underflow(l, r)});
+    abstracted.push_back({app, signedMulFits(l, r)});
   return app;
 }
 
@@ -314,9 +385,8 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   z3::expr_vector out(ctx);
   // a * h + b < 2^w when b < h and a, h have at most w/2 bits, one of them
   // w/2 - 1: then (a + 1) * h <= 2^(w-1).
-  auto fits = [&](const Term &t) {
+  auto fitsUnsigned = [&](const Term &t) {
     unsigned w = t.e.get_sort().bv_size();
-    z3::expr lt = z3::ult(t.b, t.h);
     z3::expr c = ctx.bool_val(false);
     if (w >= 4 && w <= 64) {
       unsigned half = w / 2;
@@ -338,17 +408,35 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
                   z3::bvadd_no_overflow(t.a * t.h, t.b, false));
       }
     }
-    c = lt && c;
-    // Or exact in signed arithmetic (the before kernel's nsw products):
-    // a*h + b with 0 <= b < h determines a and b, negative a included.
-    if (abstractNonlinear) {
-      z3::expr zero = ctx.bv_val(0, t.b.get_sort().bv_size());
-      z3::expr p = t.e.arg(0).id() == t.b.id() ? t.e.arg(1) : t.e.arg(0);
-      c = c || (t.b >= zero && t.b < t.h && nowrapMulApp(t.a, t.h) &&
-                z3::bvadd_no_overflow(p, t.b, true) &&
-                z3::bvadd_no_underflow(p, t.b));
+    return z3::ult(t.b, t.h) && c;
+  };
+  // Or exact in signed arithmetic (the before kernel's nsw products):
+  // a*h + b with 0 <= b < h determines a and b, negative a included.
+  auto fitsSigned = [&](const Term &t) {
+    z3::expr zero = ctx.bv_val(0, t.b.get_sort().bv_size());
+    z3::expr p = t.e.arg(0).id() == t.b.id() ? t.e.arg(1) : t.e.arg(0);
+    return t.b >= zero && t.b < t.h && nowrapMulApp(t.a, t.h) &&
+           z3::bvadd_no_overflow(p, t.b, true) &&
+           z3::bvadd_no_underflow(p, t.b);
+  };
+  // Unsigned and signed decompositions agree where e is not negative; an e
+  // of 2^(w-1) or more (only an exact unsigned fit reaches it) has two
+  // different quotients by an h that is not a power of two, so an unsigned
+  // fit is related to a signed one only there.
+  struct Fit {
+    z3::expr u, s;
+  };
+  std::map<std::tuple<unsigned, unsigned, unsigned>, Fit> fitOf;
+  auto fit = [&](const Term &t) -> const Fit & {
+    auto [it, fresh] =
+        fitOf.try_emplace({t.e.id(), t.a.id(), t.h.id()},
+                          Fit{ctx.bool_val(false), ctx.bool_val(false)});
+    if (fresh) {
+      it->second.u = fitsUnsigned(t);
+      if (abstractNonlinear)
+        it->second.s = fitsSigned(t);
     }
-    return c;
+    return it->second;
   };
   const unsigned maxLemmas = 4000;
   for (auto &[h, terms] : byFactor)
@@ -359,8 +447,15 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
             t1.e.get_sort().bv_size() != t2.e.get_sort().bv_size() ||
             out.size() >= maxLemmas)
           continue;
-        out.push_back(z3::implies(fits(t1) && fits(t2) && t1.e == t2.e,
-                                  t1.a == t2.a && t1.b == t2.b));
+        const Fit &f1 = fit(t1), &f2 = fit(t2);
+        z3::expr both = f1.u && f2.u;
+        if (abstractNonlinear) {
+          z3::expr zero = ctx.bv_val(0, t1.e.get_sort().bv_size());
+          both = both || (f1.s && f2.s) ||
+                 (t1.e >= zero && (f1.u || f1.s) && (f2.u || f2.s));
+        }
+        out.push_back(
+            z3::implies(both && t1.e == t2.e, t1.a == t2.a && t1.b == t2.b));
       }
   return out;
 }
