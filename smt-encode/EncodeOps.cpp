@@ -402,7 +402,17 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
         }
       }
     }
-    z3::expr r = apply(a.getFn().str(), ops);
+    // An unsigned conversion of an integer whose sign bit is clear is the
+    // signed one (-O2 turns sitofp of a count into uitofp nneg).
+    llvm::StringRef fn = a.getFn();
+    if (fn.starts_with("uitofp.") && ops.size() == 1 && ops[0].is_bv()) {
+      z3::expr x = ops[0];
+      z3::expr zero = ctx.bv_val(0, x.get_sort().bv_size());
+      z3::expr r = z3::ite(x < zero, apply(fn.str(), ops),
+                           apply(("sitofp." + fn.drop_front(7)).str(), ops));
+      return isBool ? bvToBool(r) : r;
+    }
+    z3::expr r = apply(fn.str(), ops);
     return isBool ? bvToBool(r) : r;
   }
   if (auto nw = dyn_cast<NoWrapOp>(op))

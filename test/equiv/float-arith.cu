@@ -47,6 +47,21 @@
 // CVT: counterexample (replayed):
 // CVT: mismatch: out[{{[0-9]+}}]:
 //
+// An unsigned conversion of a non-negative int is the signed one (-O2
+// turns `(float)count` into `uitofp nneg`): a count of in-bounds
+// neighbours converted either way is one value, proved (the solver is
+// asked: no runs first).
+// RUN: %expect-exit 0 %kvalidate --run-first=0 --hunt=0 --assume='%{1D}' %s:mean_signed %s:mean_unsigned \
+// RUN:   | FileCheck %s --check-prefix=UNSIGNED
+// UNSIGNED: verdict: equivalent
+// A negative int is not: (float)k against (float)(unsigned)k differs for
+// k < 0, and the counterexample replays.
+// RUN: %expect-exit 1 %kvalidate --run-first=0 --hunt=0 --assume='%{1D}' %s:convert_signed %s:convert_unsigned \
+// RUN:   | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: verdict: not-equivalent
+// NEGATIVE: counterexample (replayed):
+// NEGATIVE: k = -{{[0-9]+}}
+//
 // exp(x) against exp(x + 0.0f) (equal: -0 and +0 have one exp). The solver
 // sees two applications of an unknown function on different terms; its
 // model is not replayed with values it chose for exp, the GPU's own
@@ -145,4 +160,31 @@ __global__ void round_rz(int *out, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = __nvvm_f2i_rz(x[i]);
+}
+
+// The mean of x[i] and, where it exists, x[i + 1].
+__global__ void mean_signed(float *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int count = i + 1 < n ? 2 : 1;
+  float s = i + 1 < n ? x[i] + x[i + 1] : x[i];
+  out[i] = s / (float)count;
+}
+
+__global__ void mean_unsigned(float *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  unsigned count = i + 1 < n ? 2u : 1u;
+  float s = i + 1 < n ? x[i] + x[i + 1] : x[i];
+  out[i] = s / (float)count;
+}
+
+__global__ void convert_signed(float *out, int k) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = (float)k;
+}
+
+__global__ void convert_unsigned(float *out, int k) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(unsigned)k;
 }

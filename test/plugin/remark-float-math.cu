@@ -1,23 +1,39 @@
 // Float kernels in the plugin at -O2 with no assumption. libdevice's sinf
 // and expf (the GPU's own approximations: pure calls, uninterpreted and
-// equal on both sides) are proved. A 3x3 box blur (a float sum over the
-// in-bounds neighbours divided by their int count) is not yet: x + (-0.0)
-// is x now (-O2 may fold `c ? r + x : r` into `r + (c ? x : -0.0)`), but
-// the solver's refined models (launches of a few blocks) claim differences
-// that the replay does not reproduce, and the sum alone, without the
-// division, times out (open). What matters for a build is that it is no false
-// alarm: unknown (and where the proof leaves time in the budget, runs on
-// pseudo-random inputs agree; on a loaded machine the proof may use all
-// of it).
+// equal on both sides) are proved. So is a box blur along a row (the float
+// sum of the in-bounds neighbours divided by their int count): -O2 turns
+// `(float)samples` into `uitofp nneg`, which is the signed conversion of a
+// non-negative int, and the commuted `in[x - 1] + 0.0` is `0.0 + in[x - 1]`.
+// The 3x3 box blur is not yet: x + (-0.0) is x now (-O2 may fold
+// `c ? r + x : r` into `r + (c ? x : -0.0)`), but the sum of up to nine
+// conditional neighbours times out (open). What matters for a build is that
+// it is no false alarm: unknown (and where the proof leaves time in the
+// budget, runs on pseudo-random inputs agree; on a loaded machine the proof
+// may use all of it).
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=10 %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=error: --implicit-check-not=not-equivalent
 // CHECK-DAG: warning: kvalidate: kernel 'box_blur': unknown: {{.*}}{{(runs on pseudo-random inputs found no difference|the time budget ran out)}}
+// CHECK-DAG: remark: kvalidate: kernel 'row_blur': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'wave': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'wave_commuted': equivalent ({{[0-9]+}} ms)
 //
 // From the command line, the same math with its operands commuted.
 // RUN: %expect-exit 0 %kvalidate --assume='%{1D}' %s:wave %s:wave_commuted | FileCheck %s --check-prefix=CLI
 // CLI: verdict: equivalent
+
+__global__ void row_blur(float *out, const float *in, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= n)
+    return;
+  float r = 0.0f;
+  int samples = 0;
+  for (int dx = -1; dx <= 1; ++dx)
+    if (x + dx >= 0 && x + dx < n) {
+      r += in[x + dx];
+      ++samples;
+    }
+  out[x] = r / samples;
+}
 
 __global__ void box_blur(float *out, const float *img, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
