@@ -12,6 +12,7 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -211,6 +212,12 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     }
     std::string ignored;
     Counterexample c;
+    // A launch the assumptions make large (an SDK sample's 64x64 blocks of
+    // 16x16 threads) is run at its size: no smaller model exists.
+    replayThreads = launchThreads(enc, m) > smallReplayThreads
+                        ? maxReplayThreads
+                        : smallReplayThreads;
+    llvm::scope_exit restore([this] { replayThreads = smallReplayThreads; });
     if (!replay(enc, ks, kt, m, arg, k, c, ignored, true) &&
         !replay(enc, ks, kt, m, arg, k, c = Counterexample(), ignored, false) &&
         !replay(enc, ks, kt, m, arg, k, c = Counterexample(), ignored, true,
@@ -484,7 +491,10 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
       bool found = checkRefined(enc, s) == z3::sat;
       if (found) {
         m = s.get_model();
-        if (lim)
+        // A tier bounds each dimension: the assumptions may still make the
+        // launch large (64x64 blocks of 16x16 threads), and it runs at
+        // its size.
+        if (lim && launchThreads(enc, m) <= smallReplayThreads)
           replayThreads = smallReplayThreads;
       }
       s.pop();
