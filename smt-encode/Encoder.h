@@ -529,6 +529,8 @@ private:
   }
   z3::expr bvToBool(const z3::expr &e) { return e == ctx.bv_val(1, 1); }
   z3::expr encodeOp(KernelModel &k, mlir::Operation *op, const Thread &t);
+  /// A kv.apply, an uninterpreted application (EncodeApply.cpp).
+  z3::expr encodeApply(KernelModel &k, ApplyOp a, const Thread &t);
   /// Records \p what as what has no encoding (the first such reason only)
   /// and returns a placeholder of \p op's result width.
   z3::expr unsupportedOp(mlir::Operation *op, llvm::StringRef what);

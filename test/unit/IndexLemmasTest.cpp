@@ -19,6 +19,7 @@
 #include <z3++.h>
 
 #include <cstdint>
+#include <memory>
 
 namespace {
 
@@ -38,15 +39,23 @@ protected:
     module = mlir::parseSourceString<mlir::ModuleOp>(Kernel, &ctx);
   }
 
+  /// An encoder at \p bits bits over the empty kernel, products abstracted
+  /// (as in proofs and race checks).
+  std::unique_ptr<kv::Encoder> encoder(unsigned bits) {
+    kv::KernelOp k = module->lookupSymbol<kv::KernelOp>("k");
+    EXPECT_TRUE(k);
+    auto enc = std::make_unique<kv::Encoder>(z3, bits, k);
+    enc->abstractNonlinear = true;
+    return enc;
+  }
+
   /// Whether the lemmas for the terms a1*h + b1 and a2*h + b2 (32 bits) allow
   /// these values, with every abstracted product and overflow check made
   /// exact.
   z3::check_result allows(uint64_t h, uint64_t a1, uint64_t b1, uint64_t a2,
                           uint64_t b2, bool exactFits) {
-    kv::KernelOp k = module->lookupSymbol<kv::KernelOp>("k");
-    EXPECT_TRUE(k);
-    kv::Encoder enc(z3, 32, k);
-    enc.abstractNonlinear = true;
+    std::unique_ptr<kv::Encoder> holder = encoder(32);
+    kv::Encoder &enc = *holder;
     z3::expr hv = z3.bv_const("h", 32), a1v = z3.bv_const("a1", 32),
              b1v = z3.bv_const("b1", 32), a2v = z3.bv_const("a2", 32),
              b2v = z3.bv_const("b2", 32);
@@ -93,10 +102,8 @@ TEST_F(IndexLemmasTest, EqualValuesHaveEqualDigits) {
 // the lemmas say so with the products left as functions (no multiplier to
 // fall back on).
 TEST_F(IndexLemmasTest, DigitsAreDeterminedWithoutMultiplying) {
-  kv::KernelOp k = module->lookupSymbol<kv::KernelOp>("k");
-  ASSERT_TRUE(k);
-  kv::Encoder enc(z3, 32, k);
-  enc.abstractNonlinear = true;
+  std::unique_ptr<kv::Encoder> holder = encoder(32);
+  kv::Encoder &enc = *holder;
   z3::expr h = z3.bv_const("h", 32), a1 = z3.bv_const("a1", 32),
            b1 = z3.bv_const("b1", 32), a2 = z3.bv_const("a2", 32),
            b2 = z3.bv_const("b2", 32);
@@ -118,9 +125,8 @@ TEST_F(IndexLemmasTest, DigitsAreDeterminedWithoutMultiplying) {
 // folds -1 * 2 to "overflows", and the solver agrees once it has
 // substituted the operands' values.
 TEST_F(IndexLemmasTest, SignedProductFitsOnConstants) {
-  kv::KernelOp k = module->lookupSymbol<kv::KernelOp>("k");
-  ASSERT_TRUE(k);
-  kv::Encoder enc(z3, 32, k);
+  std::unique_ptr<kv::Encoder> holder = encoder(32);
+  kv::Encoder &enc = *holder;
   struct Case {
     int64_t l, r;
   } cases[] = {{-1, 2},          {2, -1},         {-715827882, 3},
@@ -147,9 +153,8 @@ TEST_F(IndexLemmasTest, SignedProductFitsOnConstants) {
 // With one constant factor the check is a range of the other operand: every
 // 8-bit pair, against the product computed here.
 TEST_F(IndexLemmasTest, SignedProductFitsWithAConstantFactor) {
-  kv::KernelOp k = module->lookupSymbol<kv::KernelOp>("k");
-  ASSERT_TRUE(k);
-  kv::Encoder enc(z3, 8, k);
+  std::unique_ptr<kv::Encoder> holder = encoder(8);
+  kv::Encoder &enc = *holder;
   z3::expr x = z3.bv_const("x", 8);
   z3::expr_vector from(z3);
   from.push_back(x);
@@ -176,9 +181,8 @@ TEST_F(IndexLemmasTest, SignedProductFitsWithAConstantFactor) {
 // answer except two negative operands of which one is beyond sqrt(127)
 // (11), which may fold to "overflows" (never to "fits" when it overflows).
 TEST_F(IndexLemmasTest, SignedProductFitsOfVariablesFolded) {
-  kv::KernelOp k = module->lookupSymbol<kv::KernelOp>("k");
-  ASSERT_TRUE(k);
-  kv::Encoder enc(z3, 8, k);
+  std::unique_ptr<kv::Encoder> holder = encoder(8);
+  kv::Encoder &enc = *holder;
   z3::expr x = z3.bv_const("x", 8), y = z3.bv_const("y", 8);
   z3::expr f = enc.signedMulFits(x, y);
   z3::expr_vector from(z3);
