@@ -13,12 +13,13 @@
 // a certain one; a defect proved absent is absent.
 //
 //===----------------------------------------------------------------------===//
-#include "smt-encode/Debug.h"
 #include "equiv/Safety.h"
-#include "smt-encode/Solver.h"
 #include "equiv/SafetyCheck.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "smt-encode/Solver.h"
+#include "smt-encode/Stats.h"
 
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseSet.h"
@@ -73,30 +74,58 @@ int64_t evalS(const z3::model &m, const z3::expr &e) {
 z3::check_result Query::solve(const z3::expr &cond,
                               const std::function<unsigned()> &remainingMs,
                               bool readable) {
-  Portfolio s(ctx, remainingMs, solver);
-  s.rlimit = safetyRlimit;
-  s.add(enc.facts);
+  auto s = std::make_unique<Portfolio>(ctx, remainingMs, solver);
+  s->rlimit = safetyRlimit;
+  s->add(enc.facts);
   z3::expr_vector products(ctx);
   products.push_back(enc.launchProducts());
-  s.addLazy(products);
-  s.add(cond);
-  s.add(enc.side);
+  s->addLazy(products);
+  s->add(cond);
+  s->add(enc.side);
   z3::expr_vector all(ctx);
   all.push_back(cond);
   for (const Thread &t : enc.threads) {
     all.push_back(enc.threadFacts(t));
     all.push_back(enc.globalIndexFacts(t));
   }
-  s.add(all);
+  s->add(all);
   for (unsigned i = 0; i < enc.side.size(); ++i)
     all.push_back(enc.side[i]);
-  s.add(enc.indexLemmas(all, /*exactFits=*/true));
+  s->add(enc.indexLemmas(all, /*exactFits=*/true));
   if (!enc.unsupported.empty())
     return z3::unknown;
   if (std::string path = dumpPath("safety"); !path.empty())
-    dumpTo(path, s.to_smt2());
+    dumpTo(path, s->to_smt2());
   auto t0 = std::chrono::steady_clock::now();
-  z3::check_result r = s.checkRefined(enc.abstracted);
+  // A model of the abstracted query that gets a product wrong would be
+  // refined product by product, each round bit-blasting more multipliers
+  // (seconds). Where the query holds at the sample launch, whose numerals
+  // make the products linear, a model there is found at once (and is
+  // small, so readable).
+  bool unrefined = false;
+  z3::check_result r = s->checkRefined(enc.abstracted, [&](const z3::model &m) {
+    for (const auto &[app, precise] : enc.abstracted)
+      if (!z3::eq(m.eval(app, true), m.eval(precise, true)))
+        return unrefined = true;
+    return false;
+  });
+  bool atSample = false;
+  if (r == z3::sat && unrefined) {
+    const auto &[vars, vals] = enc.samplePoint();
+    if (!vars.empty()) {
+      s->push();
+      for (unsigned i = 0; i < vars.size(); ++i)
+        s->add(vars[i] == vals[i]);
+      s->setRemaining(Portfolio::capped(remainingMs, std::chrono::seconds(2)));
+      atSample = s->checkRefined(enc.abstracted) == z3::sat;
+      if (atSample)
+        model = s->get_model();
+      s->pop();
+      s->setRemaining(remainingMs);
+    }
+    if (!atSample)
+      r = s->checkRefined(enc.abstracted);
+  }
   if (debugEnabled("safety"))
     llvm::errs() << km.label << " safety query: "
                  << (r == z3::sat     ? "sat"
@@ -107,27 +136,48 @@ z3::check_result Query::solve(const z3::expr &cond,
                         std::chrono::steady_clock::now() - t0)
                         .count()
                  << " ms\n";
+  last.reset();
   if (r != z3::sat)
     return r;
-  model = s.get_model();
-  if (!readable)
-    return r;
-  // A small grid (and block) makes a readable report.
+  if (!atSample)
+    model = s->get_model();
+  last = std::move(s);
+  madeReadable = atSample;
+  if (readable)
+    makeReadable(ctx.bool_val(true));
+  return r;
+}
+
+void Query::makeReadable(const z3::expr &focus) {
+  if (!last || madeReadable)
+    return;
+  madeReadable = true;
+  // A small grid (and block) makes a readable report. Only the tiers below
+  // the one the model is in already can make it smaller.
   unsigned w = enc.gdim[0].get_sort().bv_size();
+  auto within = [&](uint64_t lim) {
+    for (int i = 0; i < 3; ++i)
+      if (evalU(*model, enc.gdim[i]) > lim ||
+          evalU(*model, enc.bdim[i]) > (i == 0 ? 1024 : lim))
+        return false;
+    return true;
+  };
   for (uint64_t lim : {2, 4, 64}) {
-    s.push();
+    if (within(lim))
+      break;
+    last->push();
+    last->add(focus);
     for (int i = 0; i < 3; ++i) {
-      s.add(z3::ule(enc.gdim[i], ctx.bv_val(lim, w)));
-      s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 0 ? 1024 : lim, w)));
+      last->add(z3::ule(enc.gdim[i], ctx.bv_val(lim, w)));
+      last->add(z3::ule(enc.bdim[i], ctx.bv_val(i == 0 ? 1024 : lim, w)));
     }
-    bool found = s.checkRefined(enc.abstracted) == z3::sat;
+    bool found = last->checkRefined(enc.abstracted) == z3::sat;
     if (found)
-      model = s.get_model();
-    s.pop();
+      model = last->get_model();
+    last->pop();
     if (found)
       break;
   }
-  return r;
 }
 
 void Query::fillLaunch(Defect &d) {

@@ -16,11 +16,12 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "smt-encode/Solver.h"
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-#include "smt-encode/Solver.h"
 
 namespace kv {
 namespace safety {
@@ -96,6 +97,13 @@ struct Query {
   z3::check_result solve(const z3::expr &cond,
                          const std::function<unsigned()> &remainingMs,
                          bool readable = true);
+  /// The last model found by solve, if not made readable yet, replaced by
+  /// one of a small launch where \p focus holds too (a query whose model
+  /// is reported only sometimes pays for this only then).
+  void makeReadable(const z3::expr &focus);
+  /// The solver of the last `sat` answer, for makeReadable.
+  std::unique_ptr<Portfolio> last;
+  bool madeReadable = false;
 
   void fillLaunch(Defect &d);
   Defect::Site site(const Thread &t, mlir::Operation *op,

@@ -145,9 +145,10 @@ bool SafetyCheck::checkRaces() {
       return false;
     abstractReads(a);
     std::vector<Pair> apairs = conflicts(a);
-    z3::check_result r =
-        apairs.empty() ? z3::unsat
-                       : a.solve(asymmetric(a, apairs), budget());
+    z3::check_result r = apairs.empty()
+                             ? z3::unsat
+                             : a.solve(asymmetric(a, apairs), budget(),
+                                       /*readable=*/false);
     if (r == z3::unsat) {
       if (!apairs.empty() || atomics)
         proved.push_back(noRace);
@@ -174,7 +175,8 @@ bool SafetyCheck::checkRaces() {
   if (!pairs.empty()) {
     // First without the written values: most kernels have no conflicting
     // accesses at all, and the values pull in every read behind them.
-    z3::check_result r = q.solve(asymmetric(q, pairs), budget());
+    z3::check_result r =
+        q.solve(asymmetric(q, pairs), budget(), /*readable=*/false);
     // Values pull in every read behind them (a read chain per barrier
     // interval of an unrolled loop): a read-write conflict, which needs
     // none, is looked for first.
@@ -187,7 +189,7 @@ bool SafetyCheck::checkRaces() {
           rw = rw || p.cond;
         }
       if (!readWriteRace && !rw.is_false())
-        readWriteRace = q.solve(rw, budget()) == z3::sat;
+        readWriteRace = q.solve(rw, budget(), /*readable=*/false) == z3::sat;
     }
     if (r == z3::sat && !readWriteRace) {
       // The values with the memory each interval starts from one
@@ -219,6 +221,10 @@ bool SafetyCheck::checkRaces() {
 }
 
 bool SafetyCheck::reportRace(Query &q, const Pair &p, bool viaStates) {
+  // The race queries' models are made readable only when reported: most
+  // pairs that may touch one cell turn out harmless.
+  if (!quiet)
+    q.makeReadable(p.cond);
   Defect d;
   if (p.a->rmw() && p.b->rmw())
     d.kind = "race between atomic updates of different kinds";

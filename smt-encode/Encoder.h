@@ -301,6 +301,9 @@ public:
   /// proveUnsat's strategy (equation solving first or not) that decided
   /// the last side query of each kind.
   std::map<std::string, bool> sideStrategy;
+  /// The launch values and scalars of satisfiableAtSample, and the
+  /// numerals they take (both empty when no sample fits the facts).
+  std::optional<std::pair<z3::expr_vector, z3::expr_vector>> sample;
   unsigned pinRlimit = 20000000;
   /// The end of the check's time budget (none when unset). Past it,
   /// encoding throws EncodeTimeout and side queries get no more time.
@@ -347,6 +350,16 @@ public:
                   const z3::expr &otherwise, const char *what);
   bool proveUnsat(const z3::expr &f, const char *what = "subquery",
                   unsigned rlimitScale = 1);
+  /// Whether \p f (with the loop facts) is satisfiable where the launch
+  /// dimensions and scalars take one small sample value the facts admit:
+  /// as numerals they make products linear, so a model is found in a few
+  /// milliseconds where the full query bit-blasts multipliers. False says
+  /// nothing (no sample fits, or f needs other values).
+  bool satisfiableAtSample(const z3::expr &f, const char *what);
+  /// The launch dimensions and scalars that are not numerals, and one
+  /// small value for each that the facts admit (both empty if none of the
+  /// few tried fits).
+  const std::pair<z3::expr_vector, z3::expr_vector> &samplePoint();
   /// Threads that usually write what a given thread reads: the writers of
   /// the output cell in both kernels.
   std::vector<const Thread *> anchors;

@@ -134,6 +134,86 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
   return r == z3::unsat;
 }
 
+const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
+  if (sample)
+    return *sample;
+  // The facts name the launch values and scalars by their symbols, also
+  // those pinDetermined has made numerals since: those keep their value.
+  struct Var {
+    z3::expr sym;
+    std::optional<z3::expr> pinned;
+    int dim; // 0-2: blockDim, 3-5: gridDim, -1: scalar
+  };
+  std::vector<Var> vars;
+  unsigned w = bdim[0].get_sort().bv_size();
+  for (int i = 0; i < 6; ++i) {
+    const char *axes = "xyz";
+    const z3::expr &cur = i < 3 ? bdim[i] : gdim[i - 3];
+    std::string name =
+        std::string(i < 3 ? "blockDim." : "gridDim.") + axes[i % 3];
+    vars.push_back({ctx.bv_const(name.c_str(), w),
+                    cur.is_numeral() ? std::optional(cur) : std::nullopt, i});
+  }
+  for (size_t j = 0; j < params.size(); ++j)
+    if (params[j] && params[j]->is_bv())
+      vars.push_back(
+          {ctx.bv_const(paramNames[j].c_str(), params[j]->get_sort().bv_size()),
+           params[j]->is_numeral() ? params[j] : std::nullopt, -1});
+  // A few blocks of a few threads in each dimension, and scalars a multiple
+  // of those: the shapes assumptions usually ask for (square blocks, sizes
+  // that are multiples of the block), the scalars all equal or in
+  // increasing or decreasing order (m < n). The first that the facts
+  // admit, decided by evaluation, without a solver.
+  const unsigned blocks[][3] = {{4, 4, 2},  {4, 4, 1},   {4, 1, 1},
+                                {8, 8, 1},  {16, 16, 1}, {32, 1, 1},
+                                {32, 8, 1}, {64, 1, 1},  {256, 1, 1}};
+  const unsigned grids[][3] = {{2, 2, 2}, {2, 2, 1}, {2, 1, 1}};
+  const unsigned values[] = {16, 8, 64, 32, 256, 2};
+  unsigned numScalars = vars.size() - 6;
+  for (const auto &b : blocks)
+    for (const auto &g : grids)
+      for (unsigned v : values)
+        for (int order = 0; order < (numScalars > 1 ? 3 : 1); ++order) {
+          z3::expr_vector from(ctx), to(ctx);
+          unsigned j = 0;
+          for (const Var &x : vars) {
+            from.push_back(x.sym);
+            unsigned n = x.dim >= 3 ? g[x.dim - 3] : x.dim >= 0 ? b[x.dim] : 0;
+            if (x.dim < 0) {
+              n = order == 0   ? v
+                  : order == 1 ? v * (j + 1)
+                               : v * (numScalars - j);
+              ++j;
+            }
+            to.push_back(x.pinned ? *x.pinned
+                                  : ctx.bv_val(n, x.sym.get_sort().bv_size()));
+          }
+          z3::expr f = facts;
+          if (f.substitute(from, to).simplify().is_true()) {
+            sample.emplace(from, to);
+            return *sample;
+          }
+        }
+  sample.emplace(z3::expr_vector(ctx), z3::expr_vector(ctx));
+  return *sample;
+}
+
+bool Encoder::satisfiableAtSample(const z3::expr &f, const char *what) {
+  const auto &[vars, vals] = samplePoint();
+  if (vars.empty())
+    return false;
+  checkDeadline();
+  // Equation solving first: with numerals for the launch, the query is
+  // linear and mostly equations.
+  z3::solver s = (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "solve-eqs") &
+                  z3::tactic(ctx, "smt"))
+                     .mk_solver();
+  z3::expr g = f && z3::mk_and(loopFacts);
+  s.add(g.substitute(vars, vals));
+  return checkSmall(s, (std::string(what) + "/sample").c_str(),
+                    subqueryRlimit / 16, withinDeadline(subqueryMs)) == z3::sat;
+}
+
 namespace {
 /// Where two terms differ: u and v under the path condition `when`.
 struct Leaf {
