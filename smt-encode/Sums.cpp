@@ -336,6 +336,8 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   Thread &t = makeThread(tid, bid, 1);
   SumRecord one = sumBody(k1, cast<SumOp>(single), t);
   SumRecord g = sumBody(k2, cast<SumOp>(unrolled), t);
+  // The facts of the two sums' bodies, apart from the remainder's.
+  size_t pairFacts = proofFacts.size();
   std::optional<SumRecord> rest;
   if (remainder)
     rest = sumBody(k2, cast<SumOp>(remainder), t);
@@ -360,6 +362,8 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   // C1 term by term when the terms are known one by one (small queries),
   // else for their sum.
   std::vector<z3::expr> goals;
+  // C3 first: it fails fast where the remainder is not this one.
+  std::optional<z3::expr> goal3;
   if (g.parts.size() == g.group) {
     for (unsigned c = 0; c < g.group; ++c)
       goals.push_back(z3::implies(z3::ult(j, m),
@@ -376,19 +380,16 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   // none (tried first: it fails fast where a remainder is needed); with a
   // straight-line tail, none from UM + U - 1 on.
   if (rest)
-    goals.push_back(at(*rest, i, rest->body) == term(u * wide(m) + wide(i)));
+    goal3 = at(*rest, i, rest->body) == term(u * wide(m) + wide(i));
   else
-    goals.insert(goals.begin(),
-                 term(u * wide(m) + ctx.bv_val(tail ? g.group - 1 : 0, 64) +
-                      wide(i)) == zero);
+    goal3 = term(u * wide(m) + ctx.bv_val(tail ? g.group - 1 : 0, 64) +
+                 wide(i)) == zero;
   q.push_back(facts);
   q.push_back(inRange(t));
   q.push_back(globalIndexFacts(t));
-  for (const z3::expr &f : proofFacts)
-    q.push_back(f);
+  for (size_t f = 0; f < pairFacts; ++f)
+    q.push_back(proofFacts[f]);
   q.push_back(at(g, j, g.pre));
-  if (rest)
-    q.push_back(at(*rest, i, rest->pre));
   // M: the first iteration of g that does not run, g's loop entered (where
   // it is not, the remainder is usually another loop, on a path of its
   // own).
@@ -420,19 +421,48 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
                    << (proved ? "proved" : "not proved") << "\n";
   }
   q.push_back(mDef);
-  for (const z3::expr &goal : goals) {
-    if (!proved)
-      break;
-    q.push_back(!goal);
+  // The remainder's facts join the context of C3 (and of C1 and C2 only
+  // where they are not proved without them).
+  z3::expr_vector full(ctx); // (a copy of q would share its vector)
+  for (const z3::expr &h : q)
+    full.push_back(h);
+  for (size_t f = pairFacts; f < proofFacts.size(); ++f)
+    full.push_back(proofFacts[f]);
+  if (rest)
+    full.push_back(at(*rest, i, rest->pre));
+  auto proveGoal = [&](z3::expr_vector &hyps, const z3::expr &goal) {
+    hyps.push_back(!goal);
     // Once per kernel pair, and the index terms of a loop counting down
     // (sign extensions of reassociated sums) need up to 26M: a larger budget.
-    proved = proveUnsat(z3::mk_and(q), "regroup", /*rlimitScale=*/4);
-    q.pop_back();
+    bool ok = proveUnsat(z3::mk_and(hyps), "regroup", /*rlimitScale=*/4);
+    hyps.pop_back();
     if (debugEnabled("regroup"))
-      llvm::errs() << "regroup goal " << (proved ? "proved" : "not proved")
-                   << ": " << goal.simplify().to_string() << "\n";
-    if (!proved)
-      break;
+      llvm::errs() << "regroup goal " << (ok ? "proved" : "not proved") << ": "
+                   << goal.simplify().to_string() << "\n";
+    return ok;
+  };
+  proved = proved && proveGoal(full, *goal3);
+  // C1 and C2 are about the two sums alone: proved once for the pair, then
+  // reused for every remainder tried (the key has the single sum's op in
+  // the remainder's place).
+  if (proved) {
+    RegroupCache &cache = regroupCache ? *regroupCache : regrouped;
+    auto key = std::make_tuple(single, unrolled, single);
+    auto known = cache.find(key);
+    if (known != cache.end() && known->second) {
+      if (debugEnabled("regroup"))
+        llvm::errs() << "regroup goals of the unrolled loop: proved before\n";
+    } else {
+      bool alone = llvm::all_of(
+          goals, [&](const z3::expr &goal) { return proveGoal(q, goal); });
+      if (alone)
+        cache[key] = true;
+      else if (q.size() != full.size())
+        proved = llvm::all_of(
+            goals, [&](const z3::expr &goal) { return proveGoal(full, goal); });
+      else
+        proved = false;
+    }
   }
   if (debugEnabled("encoder"))
     llvm::errs() << "regrouping an unrolled sum " << unrolled << " (" << g.group
