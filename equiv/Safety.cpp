@@ -19,7 +19,6 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 #include "smt-encode/Solver.h"
-#include "smt-encode/Stats.h"
 
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseSet.h"

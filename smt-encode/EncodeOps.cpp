@@ -104,6 +104,9 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
       params.push_back(ctx.bv_const(name.c_str(), widthOf(t)));
     }
   }
+  bdimSymbols = bdim;
+  gdimSymbols = gdim;
+  paramSymbols = params;
 }
 
 unsigned Encoder::widthOf(Type t) {

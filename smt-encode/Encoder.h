@@ -137,6 +137,10 @@ public:
   /// two kernels).
   std::vector<std::optional<z3::expr>> params;
   std::vector<std::string> paramNames;
+  /// bdim, gdim and params as constructed: the symbols that facts are
+  /// written in, which pinDetermined may since have replaced by numerals.
+  std::vector<z3::expr> bdimSymbols, gdimSymbols;
+  std::vector<std::optional<z3::expr>> paramSymbols;
   /// Whether a scalar parameter's C type is unsigned.
   std::vector<bool> paramUnsigned;
   /// Constraints every model must satisfy (ranges, side conditions).

@@ -145,20 +145,15 @@ const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
     int dim; // 0-2: blockDim, 3-5: gridDim, -1: scalar
   };
   std::vector<Var> vars;
-  unsigned w = bdim[0].get_sort().bv_size();
   for (int i = 0; i < 6; ++i) {
-    const char *axes = "xyz";
     const z3::expr &cur = i < 3 ? bdim[i] : gdim[i - 3];
-    std::string name =
-        std::string(i < 3 ? "blockDim." : "gridDim.") + axes[i % 3];
-    vars.push_back({ctx.bv_const(name.c_str(), w),
+    vars.push_back({i < 3 ? bdimSymbols[i] : gdimSymbols[i - 3],
                     cur.is_numeral() ? std::optional(cur) : std::nullopt, i});
   }
   for (size_t j = 0; j < params.size(); ++j)
     if (params[j] && params[j]->is_bv())
-      vars.push_back(
-          {ctx.bv_const(paramNames[j].c_str(), params[j]->get_sort().bv_size()),
-           params[j]->is_numeral() ? params[j] : std::nullopt, -1});
+      vars.push_back({*paramSymbols[j],
+                      params[j]->is_numeral() ? params[j] : std::nullopt, -1});
   // A few blocks of a few threads in each dimension, and scalars a multiple
   // of those: the shapes assumptions usually ask for (square blocks, sizes
   // that are multiples of the block), the scalars all equal or in
