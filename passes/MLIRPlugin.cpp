@@ -16,10 +16,12 @@
 #include "equiv/Options.h"
 #include "equiv/Report.h"
 #include "equiv/ReportFile.h"
+#include "equiv/VerdictCache.h"
 #include "kv/KVDialect.h"
 #include "passes/ImportGPU.h"
 #include "passes/LowerToKV.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -29,6 +31,7 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
 #include <memory>
@@ -51,12 +54,12 @@ std::map<Operation *, Snapshot> &snapshots() {
   return s;
 }
 
-/// The kernel's own op (gpu.func before lowering, llvm.func after) for its
-/// location.
+/// The kernel's own op (gpu.func before lowering, llvm.func after, the
+/// func.func of a host function's kernel) for its location.
 Location kernelLoc(ModuleOp m, llvm::StringRef name) {
   Location loc = m.getLoc();
   m.walk([&](Operation *op) {
-    if (!isa<gpu::GPUFuncOp, LLVM::LLVMFuncOp>(op))
+    if (!isa<gpu::GPUFuncOp, LLVM::LLVMFuncOp, func::FuncOp>(op))
       return WalkResult::advance();
     auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
     if (!sym || sym.getValue() != name)
@@ -99,6 +102,91 @@ struct PairValidator {
     return d.validate();
   }
 };
+
+/// Verdicts as MLIR diagnostics at the kernel, as the policy weighs them,
+/// and as entries of the report file (report=FILE), written at the end of
+/// the pass; a report that cannot be written is a warning, never a failure.
+struct Reporter {
+  ModuleOp module;
+  kv::FailOn policy;
+  std::string path;
+  std::vector<kv::ReportEntry> entries;
+  bool failed = false;
+
+  Reporter(ModuleOp module, kv::FailOn policy, std::string path)
+      : module(module), policy(policy), path(std::move(path)) {}
+  ~Reporter() {
+    if (path.empty() || entries.empty())
+      return;
+    std::string err;
+    if (!kv::appendReport(path, entries, err))
+      emitWarning(module.getLoc())
+          << "kvalidate: cannot write the report: " << err;
+  }
+
+  /// \p message on kernel \p f (lowered, its debug location the gpu.func's)
+  /// with the validation's JSON \p fields; \p pass in per-pass mode.
+  void add(const llvm::Function &f, kv::Verdict verdict,
+           const std::string &message, llvm::json::Object fields,
+           const std::string &pass, bool cached, bool diagnose = true) {
+    kv::ReportEntry e;
+    e.kernel = f.getName().str();
+    kv::sourceLocation(f, e.file, e.line);
+    e.pass = pass;
+    e.verdict = verdict;
+    e.level = kv::levelOf(verdict, policy);
+    e.message = message;
+    e.fields = std::move(fields);
+    e.cached = cached;
+    Location loc = kernelLoc(module, f.getName());
+    kv::Level level = e.level;
+    entries.push_back(std::move(e));
+    if (!diagnose)
+      return;
+    switch (level) {
+    case kv::Level::Note:
+      emitRemark(loc) << message;
+      break;
+    case kv::Level::Warning:
+      emitWarning(loc) << message;
+      break;
+    case kv::Level::Error:
+      emitError(loc) << message;
+      failed = true;
+      break;
+    }
+  }
+
+  /// \p v on \p f, the pair named after \p step.
+  void add(const llvm::Function &f, const kv::Validation &v,
+           const std::string &step, const std::string &pass,
+           const std::string &note = "", bool diagnose = true) {
+    add(f, v.result.verdict, messageOf(f, v) + note, fieldsOf(f, v, step), pass,
+        /*cached=*/false, diagnose);
+  }
+
+  static std::string messageOf(const llvm::Function &f,
+                               const kv::Validation &v) {
+    return kv::toDiagnostic(v, f.getName(), kv::FailOn::Never).message;
+  }
+  static llvm::json::Object fieldsOf(const llvm::Function &f,
+                                     const kv::Validation &v,
+                                     const std::string &step) {
+    kv::PairNames names{f.getName().str() + " (before " + step + ")",
+                        f.getName().str() + " (after " + step + ")"};
+    llvm::json::Value j = kv::toJSON(v, names);
+    if (llvm::json::Object *o = j.getAsObject())
+      return std::move(*o);
+    return llvm::json::Object();
+  }
+};
+
+std::string printed(const llvm::Module &m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
 
 struct SnapshotPass
     : public PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
@@ -155,6 +243,16 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
   ListOption<std::string> assume{
       *this, "assume",
       llvm::cl::desc("Preconditions, as the command line's --assume")};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Append one result per kernel to FILE: JSON lines, or "
+                     "SARIF 2.1.0 when FILE ends in .sarif")};
+  Option<std::string> cache{
+      *this, "cache",
+      llvm::cl::desc("Keep verdicts in DIR (or redis://HOST:PORT) so that an "
+                     "unchanged kernel is not proved again (default: "
+                     "kvalidate/verdicts in the user's cache directory; "
+                     "cache=off turns it off)")};
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
@@ -192,33 +290,74 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
     PairValidator checker(timeout);
     for (const std::string &a : assume)
       checker.opts.assumptions.push_back(a);
-    bool failed = false;
+
+    // A verdict depends on both kernels' code (their modules, for the
+    // functions they call), the options and kvalidate itself.
+    std::string dir =
+        cache.hasValue() ? cache.getValue() : kv::defaultVerdictCacheDir();
+    if (dir == "off")
+      dir.clear();
+    kv::VerdictCache verdicts(dir);
+    bool cacheWarned = !verdicts.warning().empty();
+    if (cacheWarned)
+      emitWarning(m.getLoc())
+          << "kvalidate: the verdict cache is off: " << verdicts.warning()
+          << "; going on without it";
+    std::string beforeText, afterText;
+    if (verdicts.enabled()) {
+      beforeText = printed(*before.module);
+      afterText = printed(*after);
+    }
+
+    Reporter out(m, *policy, report);
     for (llvm::Function &f : *before.module) {
       if (!kv::isKernel(f) || f.isDeclaration())
         continue;
-      Location loc = kernelLoc(m, f.getName());
       llvm::Function *g = after->getFunction(f.getName());
       if (!g || g->isDeclaration()) {
-        emitWarning(loc) << kv::diagnosticPrefix(f.getName())
-                         << "not validated: the pipeline removed it";
+        emitWarning(kernelLoc(m, f.getName()))
+            << kv::diagnosticPrefix(f.getName())
+            << "not validated: the pipeline removed it";
         continue;
       }
+      std::string key;
+      if (verdicts.enabled()) {
+        key = kv::VerdictCache::key({"mlir-plugin", beforeText, afterText,
+                                     f.getName().str(),
+                                     kv::optionsFingerprint(checker.opts)});
+        if (std::optional<llvm::json::Object> hit = verdicts.lookup(key)) {
+          std::optional<llvm::StringRef> name = hit->getString("verdict");
+          std::optional<llvm::StringRef> message = hit->getString("message");
+          llvm::json::Object *fields = hit->getObject("fields");
+          std::optional<kv::Verdict> v =
+              name ? kv::verdictFromName(*name) : std::nullopt;
+          if (v && message && fields) {
+            out.add(f, *v, message->str() + " [cached]", std::move(*fields), "",
+                    /*cached=*/true);
+            continue;
+          }
+        }
+      }
       kv::Validation v = checker.validate(f, *g, "the pipeline");
-      kv::DiagnosticReport r = kv::toDiagnostic(v, f.getName(), *policy);
-      switch (r.kind) {
-      case kv::DiagnosticReport::Remark:
-        emitRemark(loc) << r.message;
-        break;
-      case kv::DiagnosticReport::Warning:
-        emitWarning(loc) << r.message;
-        break;
-      case kv::DiagnosticReport::Error:
-        emitError(loc) << r.message;
-        failed = true;
-        break;
+      out.add(f, v, "the pipeline", "");
+      // Unknown and error verdicts depend on the time budget and the
+      // machine's load: they are found again, not kept.
+      kv::Verdict got = v.result.verdict;
+      if (key.empty() || got == kv::Verdict::Unknown ||
+          got == kv::Verdict::Error)
+        continue;
+      llvm::json::Object entry{
+          {"verdict", kv::verdictName(got)},
+          {"message", Reporter::messageOf(f, v)},
+          {"fields", Reporter::fieldsOf(f, v, "the pipeline")}};
+      std::string cerr;
+      if (!verdicts.store(key, entry, cerr) && !cacheWarned) {
+        cacheWarned = true;
+        emitWarning(m.getLoc())
+            << "kvalidate: cannot keep verdicts in the cache: " << cerr;
       }
     }
-    if (failed)
+    if (out.failed)
       signalPassFailure();
   }
 };
@@ -274,6 +413,11 @@ struct PerPassPass : public PassWrapper<PerPassPass, OperationPass<ModuleOp>> {
   Option<unsigned> timeout{*this, "timeout",
                            llvm::cl::desc("Seconds per kernel and pass"),
                            llvm::cl::init(60)};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Append one result per kernel and pass that changed it "
+                     "to FILE: JSON lines, or SARIF 2.1.0 when FILE ends in "
+                     ".sarif")};
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
@@ -290,8 +434,8 @@ struct PerPassPass : public PassWrapper<PerPassPass, OperationPass<ModuleOp>> {
       return;
     }
     PairValidator checker(timeout);
+    Reporter out(m, kv::FailOn::Mismatch, report);
     std::set<std::string> broken;
-    bool failed = false;
     unsigned step = 0;
     for (const std::string &e : splitPipeline(pipeline)) {
       ++step;
@@ -323,19 +467,21 @@ struct PerPassPass : public PassWrapper<PerPassPass, OperationPass<ModuleOp>> {
         if (!g || g->isDeclaration() || printed(f) == printed(*g))
           continue;
         kv::Validation v = checker.validate(f, *g, "pass '" + e + "'");
-        kv::DiagnosticReport r =
-            kv::toDiagnostic(v, f.getName(), kv::FailOn::Mismatch);
-        if (r.kind != kv::DiagnosticReport::Error)
-          continue;
-        broken.insert(f.getName().str());
-        failed = true;
-        emitError(kernelLoc(m, f.getName()))
-            << r.message << " [first pass to break the kernel: '" << e
-            << "', pass " << step << " of the pipeline]";
+        // Only the first pass that breaks a kernel is a diagnostic; the
+        // report has every pass that changed one.
+        bool breaks = kv::levelOf(v.result.verdict, kv::FailOn::Mismatch) ==
+                      kv::Level::Error;
+        std::string note;
+        if (breaks) {
+          broken.insert(f.getName().str());
+          note = " [first pass to break the kernel: '" + e + "', pass " +
+                 std::to_string(step) + " of the pipeline]";
+        }
+        out.add(f, v, "pass '" + e + "'", e, note, /*diagnose=*/breaks);
       }
       prev = std::move(now);
     }
-    if (failed)
+    if (out.failed)
       signalPassFailure();
   }
 };
