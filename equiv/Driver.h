@@ -112,6 +112,7 @@ private:
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
                        const std::vector<std::string> &domains);
   std::string translateName(const std::string &name, bool toAfter) const;
+  std::optional<Validation> checkHostLaunches(const KernelInput &side);
 
   KernelInput before, after;
   mlir::ModuleOp scratch;

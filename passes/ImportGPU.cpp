@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -37,8 +38,11 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/CodeGen/ExpandReductions.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Scalar/Scalarizer.h"
 
 #include <map>
 
@@ -73,7 +77,9 @@ bool hasGPUKernels(ModuleOp module) {
   bool found = false;
   module.walk([&](Operation *op) {
     auto f = dyn_cast<gpu::GPUFuncOp>(op);
-    found |= (f && f.isKernel()) || isa<gpu::LaunchOp>(op);
+    found |= (f && f.isKernel()) || isa<gpu::LaunchOp>(op) ||
+             (isa<gpu::LaunchFuncOp, scf::ParallelOp>(op) &&
+              op->getParentOfType<func::FuncOp>());
     return found ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found;
@@ -170,17 +176,28 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
   // A copy of the gpu.modules in a module of their own: the input is left
   // as it is (both sides may name the same file).
   OwningOpRef<ModuleOp> work = ModuleOp::create(module.getLoc());
-  bool launches = false;
-  module.walk([&](gpu::LaunchOp) { launches = true; });
-  if (launches) {
+  bool launches = false, hosts = false;
+  module.walk([&](Operation *op) {
+    launches |= isa<gpu::LaunchOp>(op);
+    hosts |= isa<gpu::LaunchFuncOp, scf::ParallelOp>(op) &&
+             op->getParentOfType<func::FuncOp>();
+  });
+  std::map<std::string, std::string> hostLaunches, hostUnsupported;
+  if (launches || hosts) {
     // gpu.launch bodies inside host functions become kernels of their own
     // (upstream gpu-kernel-outlining): FUNC's launch is FUNC_kernel.
     work = cast<ModuleOp>(module->clone());
     PassManager outline(ctx, ModuleOp::getOperationName());
     outline.addPass(createGpuKernelOutliningPass());
-    if (failed(outline.run(*work))) {
+    if (launches && failed(outline.run(*work))) {
       err = "the gpu.launch kernels cannot be outlined: " +
             (diags.empty() ? std::string("no diagnostic") : diags);
+      return nullptr;
+    }
+    // And the host functions themselves, as one-thread kernels.
+    if (failed(buildHostKernels(*work, hostLaunches, hostUnsupported, err))) {
+      if (!diags.empty())
+        err += ": " + diags;
       return nullptr;
     }
     // Only the device code is lowered.
@@ -196,6 +213,9 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
   OwningOpRef<ModuleOp> written = cast<ModuleOp>(work->clone());
   for (auto g : work->getOps<gpu::GPUModuleOp>()) {
     PassManager pm(ctx, gpu::GPUModuleOp::getOperationName());
+    // Subviews and strided layouts as plain address arithmetic (affine),
+    // as the memref-to-LLVM conversion expects them.
+    pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());
     // Memrefs of static shape as bare pointers: a kernel's parameters are
@@ -257,7 +277,36 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
           (diags.empty() ? std::string("no diagnostic") : diags);
     return nullptr;
   }
+  // Fixed-size vector operations (vector.load, vector.reduction, ...) as
+  // scalar ones, which the lowering into kv reads: reductions expanded,
+  // then every vector instruction split into its elements.
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb;
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ScalarizerPassOptions split;
+    split.ScalarizeLoadStore = true;
+    llvm::FunctionPassManager fpm;
+    fpm.addPass(llvm::ExpandReductionsPass());
+    fpm.addPass(llvm::ScalarizerPass(split));
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    mpm.run(*m, mam);
+  }
   nameParameters(*written, *m);
+  for (const auto &[name, record] : hostLaunches)
+    if (llvm::Function *f = m->getFunction(name))
+      f->addFnAttr(kHostLaunchesAttr, record);
+  for (const auto &[name, why] : hostUnsupported)
+    if (llvm::Function *f = m->getFunction(name))
+      f->addFnAttr(kUnsupportedAttr, "host function '" + name + "': " + why);
   return m;
 }
 

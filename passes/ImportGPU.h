@@ -15,6 +15,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,32 @@ bool hasGPUKernels(mlir::ModuleOp module);
 std::unique_ptr<llvm::Module> gpuKernelsToLLVM(mlir::ModuleOp module,
                                                llvm::LLVMContext &llvmCtx,
                                                std::string &err);
+
+/// Host functions (func.func) with `scf.parallel` loops or kernel launches,
+/// as one-thread kernels of the same name in a gpu.module of \p work's own
+/// (passes/HostKernels.cpp): launches become loop nests over their blocks
+/// and threads. \p launches receives, per host function, the records of
+/// the kernels it launches for kHostLaunchesAttr; \p unsupported,
+/// per host function that is not modelled (a launch whose threads are not
+/// independent, say), why, for kUnsupportedAttr: its kernel is empty.
+mlir::LogicalResult buildHostKernels(
+    mlir::ModuleOp work, std::map<std::string, std::string> &launches,
+    std::map<std::string, std::string> &unsupported, std::string &err);
+
+/// The LLVM function attribute of a kernel the front door could not model,
+/// with the construct and its location: the driver's verdict is then
+/// `unsupported`.
+inline constexpr const char *kUnsupportedAttr = "kv-unsupported";
+
+/// The LLVM function attribute of a host function's kernel (the lowering
+/// models its long loops early: one thread runs them all), listing the
+/// kernels it launches: "KERNEL=gx,gy,gz,bx,by,bz|OPERANDS@LOCATION;...",
+/// OPERANDS the kernel's arguments ('*' a memref, a number an integer
+/// constant, 'p' a parameter of the host function), '?' for any other
+/// value. The driver checks
+/// each launched kernel for races with those sizes and values: the loop
+/// nest means the launch only for a race-free kernel.
+inline constexpr const char *kHostLaunchesAttr = "kv-host-launches";
 
 /// Names \p m's kernel parameters after their gpu.func arguments in
 /// \p module's source (`%out` -> `out`; a descriptor's parts `out.offset`,

@@ -159,7 +159,47 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         return enterLoop(l, bb, s, stopAt, from);
     }
     entered = false;
+    // A host function's kernel (passes/HostKernels.cpp) runs every
+    // iteration of its loops in one thread: a loop of more than a few
+    // dozen iterations is modelled rather than unrolled.
+    if (hostKernel && !opts.unrollBound && !loopEntries.empty() &&
+        loopEntries.back().loop->getHeader() == bb &&
+        !noModel.contains(loopEntries.back().loop) &&
+        visits[bb] + 1 - loopEntries.back().headerVisits >
+            opts.maxBlockVisits / 16) {
+      const llvm::Loop *redo = loopEntries.back().loop;
+      for (const llvm::Loop *inner : redo->getLoopsInPreorder())
+        modelConstant.insert(inner);
+      restartLoop = redo;
+      failed = true;
+      return;
+    }
     if (++visits[bb] > opts.maxBlockVisits) {
+      // Loops whose exit tests were constants ran out of unrolling: model
+      // one (enterLoop), as a loop with a symbolic test is. The innermost
+      // that runs long itself, else the outermost (many short entries).
+      if (!opts.unrollBound) {
+        const llvm::Loop *redo = nullptr;
+        for (auto e = loopEntries.rbegin(); e != loopEntries.rend(); ++e)
+          if (!noModel.contains(e->loop) &&
+              visits[e->loop->getHeader()] - e->headerVisits >
+                  opts.maxBlockVisits / 16) {
+            redo = e->loop;
+            break;
+          }
+        for (auto e = loopEntries.begin(); !redo && e != loopEntries.end(); ++e)
+          if (!noModel.contains(e->loop))
+            redo = e->loop;
+        if (redo) {
+          // Its inner loops too: unrolled inside the model, they would
+          // repeat its body once per iteration.
+          for (const llvm::Loop *inner : redo->getLoopsInPreorder())
+            modelConstant.insert(inner);
+          restartLoop = redo;
+          failed = true;
+          return;
+        }
+      }
       curInst = bb->getTerminator();
       fail("loop whose trip count is not a constant (unrolled " +
            llvm::Twine(opts.maxBlockVisits) +
@@ -392,8 +432,10 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
             return;
           }
       next = m.stayOnTrue ? succ0 : succ1;
-    } else if (exitsLoop && !constBool(c, k) && !noModel.contains(exitsLoop) &&
-               !loopEntries.empty() && loopEntries.back().loop == exitsLoop &&
+    } else if (exitsLoop &&
+               (!constBool(c, k) || modelConstant.contains(exitsLoop)) &&
+               !noModel.contains(exitsLoop) && !loopEntries.empty() &&
+               loopEntries.back().loop == exitsLoop &&
                visits[exitsLoop->getHeader()] ==
                    loopEntries.back().headerVisits + 1) {
       // A symbolic exit test in the first iteration: go back to the loop's

@@ -17,6 +17,7 @@
 #ifndef KV_PASSES_LOWERER_H
 #define KV_PASSES_LOWERER_H
 
+#include "passes/ImportGPU.h"
 #include "passes/LowerToKV.h"
 
 #include "mlir/IR/Builders.h"
@@ -250,6 +251,11 @@ private:
   std::vector<SymLoop> symLoops;
   /// Loops that fell back to unrolling (their model failed).
   llvm::DenseSet<const llvm::Loop *> noModel;
+  /// Loops modelled even when their exit test is a constant: those of a
+  /// nest that ran out of unrolling (maxBlockVisits).
+  llvm::DenseSet<const llvm::Loop *> modelConstant;
+  /// Lowering a host function's kernel (ImportGPU.h, kHostLaunchesAttr).
+  bool hostKernel = f.hasFnAttribute(kHostLaunchesAttr);
   /// Arrays a symbolic loop wrote in the current barrier interval: the
   /// model cannot forward those writes to later reads.
   llvm::DenseSet<Value> loopWritten;

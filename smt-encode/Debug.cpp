@@ -12,7 +12,8 @@ static cl::list<std::string>
     DebugKinds("kv-debug", cl::CommaSeparated, cl::ReallyHidden,
                cl::desc("Debug output of these kinds on stderr (checker, "
                         "encoder, lockstep, safety, regroup, rlimit, "
-                        "substats, runs, totals, all)"),
+                        "substats, runs, totals, import (gpu-dialect modules "
+                        "as LLVM IR), all)"),
                cl::value_desc("KIND[,KIND]"));
 static cl::opt<std::string>
     DumpPrefix("kv-dump-smt", cl::ReallyHidden,

@@ -3,6 +3,7 @@
 #include "utils/KernelFiles.h"
 #include "passes/ImportGPU.h"
 #include "passes/LowerToKV.h"
+#include "smt-encode/Debug.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -443,6 +444,8 @@ static bool loadMLIR(Input &in, LLVMContext &llvmCtx, mlir::MLIRContext &ctx,
         return false;
       }
       in.llvmModule = in.ownedLLVM.get();
+      KV_DEBUG("import", errs() << "; " << in.ref.file << " as LLVM IR\n"
+                                << *in.llvmModule);
     }
     return loadLLVM(in, llvmCtx, flags, err);
   }
