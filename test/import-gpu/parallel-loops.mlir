@@ -7,7 +7,7 @@
 // launched kernel is checked race-free at the launch's sizes and values.
 //
 // RUN: %mlir-opt --load-pass-plugin=%mlir-plugin \
-// RUN:   --pass-pipeline='builtin.module(kvalidate-snapshot,func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,canonicalize,cse,kvalidate-check{cache=off})' \
+// RUN:   --pass-pipeline='builtin.module(kvalidate-snapshot,func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,canonicalize,cse,loop-invariant-code-motion,lower-affine,kvalidate-check{cache=off})' \
 // RUN:   %s -o %t.gpu.mlir 2>&1 | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
 // CHECK-DAG: parallel-loops.mlir:[[@LINE+25]]:3: remark: kvalidate: kernel 'scale': equivalent
 // CHECK-DAG: parallel-loops.mlir:[[@LINE+37]]:3: remark: kvalidate: kernel 'transpose': equivalent
