@@ -320,6 +320,14 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   // (Keeps the previous attempt's reason.)
   if (smallInputs && !zeroUnread && (ks.hasApply || kt.hasApply))
     return false;
+  // A model of the abstracted query satisfies the facts only with their
+  // products uninterpreted (gridDim.y * blockDim.y >= h held for a launch
+  // of 24 rows and h = 8320): the kernels may well differ at such a launch,
+  // but the assumptions exclude it, so it is no counterexample.
+  if (!enc.factsHoldIn(m)) {
+    why = "the model's launch or scalars break the assumptions";
+    return false;
+  }
   LaunchConfig cfg;
   unsigned w32 = modelWidth(32, enc.bits);
   for (int i = 0; i < 3; ++i) {

@@ -141,6 +141,14 @@ public:
   /// written in, which pinDetermined may since have replaced by numerals.
   std::vector<z3::expr> bdimSymbols, gdimSymbols;
   std::vector<std::optional<z3::expr>> paramSymbols;
+  /// Those symbols, each with what stands for it now (its numeral where
+  /// pinDetermined made one, else itself) and its dimension (0-2 blockDim,
+  /// 3-5 gridDim, -1 a scalar).
+  struct LaunchVar {
+    z3::expr sym, now;
+    int dim;
+  };
+  std::vector<LaunchVar> launchVars();
   /// Whether a scalar parameter's C type is unsigned.
   std::vector<bool> paramUnsigned;
   /// Constraints every model must satisfy (ranges, side conditions).
@@ -364,6 +372,14 @@ public:
   /// small value for each that the facts admit (both empty if none of the
   /// few tried fits).
   const std::pair<z3::expr_vector, z3::expr_vector> &samplePoint();
+  /// Whether \p m's launch dimensions and scalars (as a replay reads them)
+  /// do not break the facts: a counterexample outside them (the --assume, the
+  /// launch limits) is no counterexample, whichever query made the model.
+  bool factsHoldIn(const z3::model &m);
+  /// The facts with every abstracted application replaced by its precise
+  /// term: what evaluating them at a point must use (a product left
+  /// uninterpreted decides nothing).
+  z3::expr preciseFacts();
   /// Threads that usually write what a given thread reads: the writers of
   /// the output cell in both kernels.
   std::vector<const Thread *> anchors;

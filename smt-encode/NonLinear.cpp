@@ -151,6 +151,7 @@ void Encoder::pinDetermined() {
     z3::expr_vector from(ctx);
     for (z3::expr *v : vars)
       from.push_back(*v);
+    z3::expr exact = preciseFacts();
     std::vector<uint64_t> base(vars.size(), 0);
     for (size_t i = 0; i < 6; ++i)
       base[i] = 1;
@@ -158,7 +159,7 @@ void Encoder::pinDetermined() {
       z3::expr_vector to(ctx);
       for (size_t i = 0; i < vals.size(); ++i)
         to.push_back(ctx.bv_val(vals[i], vars[i]->get_sort().bv_size()));
-      return facts.substitute(from, to).simplify().is_true();
+      return exact.substitute(from, to).simplify().is_true();
     };
     std::vector<std::vector<uint64_t>> candidates;
     if (holds(base)) {

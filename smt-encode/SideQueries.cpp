@@ -134,26 +134,56 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
   return r == z3::unsat;
 }
 
+std::vector<Encoder::LaunchVar> Encoder::launchVars() {
+  std::vector<LaunchVar> vars;
+  for (int i = 0; i < 6; ++i)
+    vars.push_back({i < 3 ? bdimSymbols[i] : gdimSymbols[i - 3],
+                    i < 3 ? bdim[i] : gdim[i - 3], i});
+  for (size_t j = 0; j < params.size(); ++j)
+    if (params[j] && params[j]->is_bv())
+      vars.push_back({*paramSymbols[j], *params[j], -1});
+  return vars;
+}
+
+z3::expr Encoder::preciseFacts() {
+  z3::expr f = facts;
+  if (abstracted.empty())
+    return f;
+  z3::expr_vector from(ctx), to(ctx);
+  for (auto &[app, precise] : abstracted) {
+    from.push_back(app);
+    to.push_back(precise);
+  }
+  // A precise term may apply another abstraction (a product of a
+  // product): substituted again until none is left.
+  for (unsigned round = 0; round < 8; ++round) {
+    z3::expr g = f.substitute(from, to);
+    if (z3::eq(g, f))
+      break;
+    f = g;
+  }
+  return f;
+}
+
+bool Encoder::factsHoldIn(const z3::model &m) {
+  z3::expr_vector from(ctx), to(ctx);
+  for (const LaunchVar &x : launchVars()) {
+    from.push_back(x.sym);
+    to.push_back(m.eval(x.now, true));
+  }
+  // The model's own interpretation of an abstracted product is no
+  // product: the facts are evaluated with exact arithmetic. Ground once
+  // substituted; anything else they name is not held against the model.
+  return !preciseFacts().substitute(from, to).simplify().is_false();
+}
+
 const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
   if (sample)
     return *sample;
   // The facts name the launch values and scalars by their symbols, also
   // those pinDetermined has made numerals since: those keep their value.
-  struct Var {
-    z3::expr sym;
-    std::optional<z3::expr> pinned;
-    int dim; // 0-2: blockDim, 3-5: gridDim, -1: scalar
-  };
-  std::vector<Var> vars;
-  for (int i = 0; i < 6; ++i) {
-    const z3::expr &cur = i < 3 ? bdim[i] : gdim[i - 3];
-    vars.push_back({i < 3 ? bdimSymbols[i] : gdimSymbols[i - 3],
-                    cur.is_numeral() ? std::optional(cur) : std::nullopt, i});
-  }
-  for (size_t j = 0; j < params.size(); ++j)
-    if (params[j] && params[j]->is_bv())
-      vars.push_back({*paramSymbols[j],
-                      params[j]->is_numeral() ? params[j] : std::nullopt, -1});
+  std::vector<LaunchVar> vars = launchVars();
+  z3::expr exact = preciseFacts();
   // A few blocks of a few threads in each dimension, and scalars a multiple
   // of those: the shapes assumptions usually ask for (square blocks, sizes
   // that are multiples of the block), the scalars all equal or in
@@ -171,7 +201,7 @@ const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
         for (int order = 0; order < (numScalars > 1 ? 3 : 1); ++order) {
           z3::expr_vector from(ctx), to(ctx);
           unsigned j = 0;
-          for (const Var &x : vars) {
+          for (const LaunchVar &x : vars) {
             from.push_back(x.sym);
             unsigned n = x.dim >= 3 ? g[x.dim - 3] : x.dim >= 0 ? b[x.dim] : 0;
             if (x.dim < 0) {
@@ -180,11 +210,11 @@ const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
                                : v * (numScalars - j);
               ++j;
             }
-            to.push_back(x.pinned ? *x.pinned
-                                  : ctx.bv_val(n, x.sym.get_sort().bv_size()));
+            to.push_back(x.now.is_numeral()
+                             ? x.now
+                             : ctx.bv_val(n, x.sym.get_sort().bv_size()));
           }
-          z3::expr f = facts;
-          if (f.substitute(from, to).simplify().is_true()) {
+          if (exact.substitute(from, to).simplify().is_true()) {
             sample.emplace(from, to);
             return *sample;
           }

@@ -105,4 +105,44 @@ TEST_F(SamplePointTest, SatisfiableOnlyWithAModelThere) {
   EXPECT_FALSE(enc->satisfiableAtSample(past && z3::ult(t, bx), "test"));
 }
 
+TEST_F(SamplePointTest, ReplayedModelsKeepTheFacts) {
+  auto enc = encoder();
+  z3::expr by = enc->bdim[1], gy = enc->gdim[1];
+  // A grid that covers n rows, blockDim.x pinned to 16.
+  enc->facts = enc->facts && enc->bdim[0] == 16 && z3::uge(by * gy, n());
+  enc->pinDetermined();
+  auto modelOf = [&](unsigned b, unsigned g, unsigned rows) {
+    // The launch limits hold, as in every query.
+    z3::solver s(z3);
+    s.add(enc->launchConstraints());
+    s.add(by == z3.bv_val(b, 32) && gy == z3.bv_val(g, 32) &&
+          n() == z3.bv_val(rows, 32));
+    EXPECT_EQ(s.check(), z3::sat);
+    return s.get_model();
+  };
+  // 8 x 3 = 24 rows cover 20, not 8320 (a model of a query without the
+  // facts): the replay must not call the second a counterexample.
+  EXPECT_TRUE(enc->factsHoldIn(modelOf(8, 3, 20)));
+  EXPECT_FALSE(enc->factsHoldIn(modelOf(8, 3, 8320)));
+}
+
+TEST_F(SamplePointTest, AbstractedProductsAreEvaluatedExactly) {
+  // The product in the facts as the checker's abstracted query writes it:
+  // an uninterpreted application whose model may say 24 * 1 >= 8320.
+  auto enc = encoder();
+  enc->abstractNonlinear = true;
+  z3::expr by = enc->bdim[1], gy = enc->gdim[1];
+  enc->facts = enc->facts && z3::uge(enc->exactlyAbstracted(gy, by), n());
+  z3::solver s(z3);
+  s.add(enc->facts);
+  s.add(by == z3.bv_val(8, 32) && gy == z3.bv_val(3, 32) &&
+        n() == z3.bv_val(8320, 32));
+  ASSERT_EQ(s.check(), z3::sat); // the abstraction admits it
+  EXPECT_FALSE(enc->factsHoldIn(s.get_model()));
+  // A sample point is one the exact facts admit.
+  const auto &[vars, vals] = enc->samplePoint();
+  ASSERT_FALSE(vars.empty());
+  EXPECT_TRUE(enc->preciseFacts().substitute(vars, vals).simplify().is_true());
+}
+
 } // namespace
