@@ -112,6 +112,9 @@ private:
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
                        const std::vector<std::string> &domains);
   std::string translateName(const std::string &name, bool toAfter) const;
+  /// The MLIR front door's marks on either kernel (HostLaunches.cpp): an
+  /// unsupported kernel, a host function's launches with a defect.
+  std::optional<Validation> checkFrontDoorMarks();
   std::optional<Validation> checkHostLaunches(const KernelInput &side);
 
   KernelInput before, after;
