@@ -242,4 +242,20 @@ DiagnosticReport toDiagnostic(const Validation &v, StringRef kernel,
   return d;
 }
 
+json::Object toCacheEntry(const CachedVerdict &c) {
+  return json::Object{{"verdict", verdictName(c.verdict)},
+                      {"message", c.message},
+                      {"fields", json::Object(c.fields)}};
+}
+
+std::optional<CachedVerdict> fromCacheEntry(const json::Object &entry) {
+  std::optional<StringRef> name = entry.getString("verdict");
+  std::optional<StringRef> message = entry.getString("message");
+  const json::Object *fields = entry.getObject("fields");
+  std::optional<Verdict> v = name ? verdictFromName(*name) : std::nullopt;
+  if (!v || !message || !fields)
+    return std::nullopt;
+  return CachedVerdict{*v, message->str(), *fields};
+}
+
 } // namespace kv

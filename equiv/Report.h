@@ -13,6 +13,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 namespace kv {
 
 /// What the pair was called on the way in (FILE:KERNEL).
@@ -41,6 +43,17 @@ DiagnosticReport toDiagnostic(const Validation &v, llvm::StringRef kernel,
 
 /// The "kvalidate: kernel 'NAME': " prefix of every diagnostic.
 std::string diagnosticPrefix(llvm::StringRef kernel);
+
+/// What the verdict cache keeps of a validation, in both plugins: the
+/// verdict, its diagnostic text and its JSON fields.
+struct CachedVerdict {
+  Verdict verdict;
+  std::string message;
+  llvm::json::Object fields;
+};
+llvm::json::Object toCacheEntry(const CachedVerdict &c);
+/// The entry read back; none if it is not one.
+std::optional<CachedVerdict> fromCacheEntry(const llvm::json::Object &entry);
 
 } // namespace kv
 

@@ -171,13 +171,9 @@ FailureOr<std::string> inlineLaunch(gpu::LaunchFuncOp l, gpu::GPUFuncOp k,
   IRMapping map;
   for (auto [arg, operand] : llvm::zip(k.getArguments(), l.getKernelOperands()))
     map.map(arg, operand);
+  // The entry block's arguments, mapped, are not cloned: their uses are
+  // the launch's operands.
   k.getBody().cloneInto(&region.getRegion(), map);
-  // The entry block's arguments are the kernel's parameters, now mapped.
-  Block &entry = region.getRegion().front();
-  for (BlockArgument a : llvm::make_early_inc_range(entry.getArguments())) {
-    a.replaceAllUsesWith(map.lookup(k.getArgument(a.getArgNumber())));
-  }
-  entry.eraseArguments(0, entry.getNumArguments());
   auto dimOf = [](gpu::Dimension d) { return (int)d; };
   SmallVector<Operation *> dead;
   region.walk([&](Operation *op) {
@@ -231,7 +227,6 @@ LogicalResult buildHostKernels(ModuleOp work,
   OpBuilder b(work.getBodyRegion());
   b.setInsertionPointToEnd(work.getBody());
   auto gm = b.create<gpu::GPUModuleOp>(work.getLoc(), "kv_host_functions");
-  SymbolTable table(work);
   for (func::FuncOp f : hosts) {
     OpBuilder gb(gm.getBodyRegion());
     gb.setInsertionPointToStart(gm.getBody());
@@ -314,7 +309,6 @@ LogicalResult buildHostKernels(ModuleOp work,
     err = "the host functions' kernels do not canonicalize";
     return failure();
   }
-  (void)table;
   return success();
 }
 

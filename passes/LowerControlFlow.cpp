@@ -149,6 +149,15 @@ bool Lowerer::splitLoopExit(const llvm::BasicBlock *bb,
   return true;
 }
 
+void Lowerer::restartAsModel(const llvm::Loop *l) {
+  // Its inner loops too: unrolled inside the model, they would repeat its
+  // body once per iteration.
+  for (const llvm::Loop *inner : l->getLoopsInPreorder())
+    modelConstant.insert(inner);
+  restartLoop = l;
+  failed = true;
+}
+
 void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
                         const llvm::BasicBlock *stopAt,
                         const llvm::BasicBlock *from, bool entered) {
@@ -167,12 +176,7 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         !noModel.contains(loopEntries.back().loop) &&
         visits[bb] + 1 - loopEntries.back().headerVisits >
             opts.maxBlockVisits / 16) {
-      const llvm::Loop *redo = loopEntries.back().loop;
-      for (const llvm::Loop *inner : redo->getLoopsInPreorder())
-        modelConstant.insert(inner);
-      restartLoop = redo;
-      failed = true;
-      return;
+      return restartAsModel(loopEntries.back().loop);
     }
     if (++visits[bb] > opts.maxBlockVisits) {
       // Loops whose exit tests were constants ran out of unrolling: model
@@ -190,15 +194,8 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         for (auto e = loopEntries.begin(); !redo && e != loopEntries.end(); ++e)
           if (!noModel.contains(e->loop))
             redo = e->loop;
-        if (redo) {
-          // Its inner loops too: unrolled inside the model, they would
-          // repeat its body once per iteration.
-          for (const llvm::Loop *inner : redo->getLoopsInPreorder())
-            modelConstant.insert(inner);
-          restartLoop = redo;
-          failed = true;
-          return;
-        }
+        if (redo)
+          return restartAsModel(redo);
       }
       curInst = bb->getTerminator();
       fail("loop whose trip count is not a constant (unrolled " +

@@ -196,6 +196,9 @@ private:
   llvm::DenseMap<const llvm::BasicBlock *, unsigned> entryVisits;
   /// Set (with `failed`) to unwind to the entry of this loop.
   const llvm::Loop *restartLoop = nullptr;
+  /// Unwind to \p l's entry and model it, and the loops in it, even where
+  /// their exit tests are constants (modelConstant).
+  void restartAsModel(const llvm::Loop *l);
   /// Loops being modelled as one symbolic iteration (kv.iter), innermost
   /// last.
   struct SymLoop {

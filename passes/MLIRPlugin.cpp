@@ -325,18 +325,12 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
         key = kv::VerdictCache::key({"mlir-plugin", beforeText, afterText,
                                      f.getName().str(),
                                      kv::optionsFingerprint(checker.opts)});
-        if (std::optional<llvm::json::Object> hit = verdicts.lookup(key)) {
-          std::optional<llvm::StringRef> name = hit->getString("verdict");
-          std::optional<llvm::StringRef> message = hit->getString("message");
-          llvm::json::Object *fields = hit->getObject("fields");
-          std::optional<kv::Verdict> v =
-              name ? kv::verdictFromName(*name) : std::nullopt;
-          if (v && message && fields) {
-            out.add(f, *v, message->str() + " [cached]", std::move(*fields), "",
-                    /*cached=*/true);
+        if (std::optional<llvm::json::Object> hit = verdicts.lookup(key))
+          if (std::optional<kv::CachedVerdict> c = kv::fromCacheEntry(*hit)) {
+            out.add(f, c->verdict, c->message + " [cached]",
+                    std::move(c->fields), "", /*cached=*/true);
             continue;
           }
-        }
       }
       kv::Validation v = checker.validate(f, *g, "the pipeline");
       out.add(f, v, "the pipeline", "");
@@ -346,10 +340,9 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
       if (key.empty() || got == kv::Verdict::Unknown ||
           got == kv::Verdict::Error)
         continue;
-      llvm::json::Object entry{
-          {"verdict", kv::verdictName(got)},
-          {"message", Reporter::messageOf(f, v)},
-          {"fields", Reporter::fieldsOf(f, v, "the pipeline")}};
+      llvm::json::Object entry =
+          kv::toCacheEntry({got, Reporter::messageOf(f, v),
+                            Reporter::fieldsOf(f, v, "the pipeline")});
       std::string cerr;
       if (!verdicts.store(key, entry, cerr) && !cacheWarned) {
         cacheWarned = true;

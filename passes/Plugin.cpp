@@ -288,22 +288,16 @@ void report(const Function &F, const kv::Validation &V,
 json::Object cacheEntry(const Function &F, const kv::Validation &V) {
   kv::DiagnosticReport D =
       kv::toDiagnostic(V, kv::sourceName(F.getName()), FailOn::Never);
-  return json::Object{{"verdict", kv::verdictName(V.result.verdict)},
-                      {"message", D.message},
-                      {"fields", fieldsOf(F, V, "")}};
+  return kv::toCacheEntry({V.result.verdict, D.message, fieldsOf(F, V, "")});
 }
 
 bool reportCached(const Function &F, const json::Object &Entry,
                   std::vector<ReportEntry> &Entries) {
-  std::optional<StringRef> Name = Entry.getString("verdict");
-  std::optional<StringRef> Message = Entry.getString("message");
-  const json::Object *Fields = Entry.getObject("fields");
-  std::optional<kv::Verdict> V =
-      Name ? kv::verdictFromName(*Name) : std::nullopt;
-  if (!V || !Message || !Fields)
+  std::optional<kv::CachedVerdict> C = kv::fromCacheEntry(Entry);
+  if (!C)
     return false;
-  reportRendered(F, *V, Message->str() + " [cached]", *Fields, Entries, "",
-                 /*Diagnose=*/true, /*Cached=*/true);
+  reportRendered(F, C->verdict, C->message + " [cached]", std::move(C->fields),
+                 Entries, "", /*Diagnose=*/true, /*Cached=*/true);
   return true;
 }
 
