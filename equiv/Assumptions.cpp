@@ -398,7 +398,8 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
 bool admitsLaunch(KernelOp before, const CheckOptions &opts,
                   CheckResult &result) {
   try {
-    z3::context ctx;
+    ContextLease lease;
+    z3::context &ctx = lease;
     Encoder enc(ctx, opts.bits, before);
     enc.hugeGrids = opts.hugeGrids;
     std::string err;

@@ -155,7 +155,8 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(a + " (--assume)");
   try {
-    z3::context ctx;
+    ContextLease lease;
+    z3::context &ctx = lease;
     Encoder enc(ctx, opts.bits, before);
     KernelModel kb(before, "before"), ka(after, "after");
     for (KernelModel *km : {&kb, &ka})

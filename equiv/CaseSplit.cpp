@@ -48,7 +48,8 @@ std::optional<std::vector<Case>>
 enumerateCases(KernelOp signature, const std::vector<std::string> &names,
                const Case &fixed, const CheckOptions &opts, unsigned limit,
                std::string &why) {
-  z3::context ctx;
+  ContextLease lease;
+  z3::context &ctx = lease;
   Encoder enc(ctx, opts.bits, signature);
   enc.hugeGrids = opts.hugeGrids;
   std::optional<z3::expr> assumed = parseAssumptions(enc, opts, why);

@@ -124,7 +124,8 @@ bool proveLockstep(
   bool differsExactly = false;
   auto run = [&](bool exact, size_t from, bool single) -> long {
     try {
-      z3::context ctx;
+      ContextLease lease;
+      z3::context &ctx = lease;
       Encoder enc(ctx, opts.bits, before);
       enc.deadline = deadline;
       enc.hugeGrids = opts.hugeGrids;

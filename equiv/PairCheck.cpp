@@ -78,7 +78,8 @@ bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
 
 bool PairCheck::checkArray(unsigned arg, Mode mode) {
   auto t0 = std::chrono::steady_clock::now();
-  z3::context ctx;
+  ContextLease lease;
+  z3::context &ctx = lease;
   Encoder enc(ctx, opts.bits, before);
   if (opts.maxThreads)
     enc.maxThreads = opts.maxThreads;

@@ -60,7 +60,8 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
            Clock::now() - start > std::chrono::milliseconds(limits.budgetMs);
   };
   runs = 0;
-  z3::context ctx;
+  ContextLease lease;
+  z3::context &ctx = lease;
   Encoder enc(ctx, opts.bits, before);
   enc.hugeGrids = opts.hugeGrids;
   std::string err;

@@ -56,7 +56,8 @@ int64_t evalS(const z3::model &m, const z3::expr &e);
 
 /// One check: its own context and encoder, two threads t1 and t2.
 struct Query {
-  z3::context ctx;
+  ContextLease lease;
+  z3::context &ctx = lease;
   Encoder enc;
   KernelModel km;
   Thread *t1 = nullptr, *t2 = nullptr;

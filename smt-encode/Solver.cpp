@@ -8,6 +8,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 namespace kv {
@@ -17,13 +21,109 @@ template <typename... Ts> static void kvDebugf(const char *fmt, Ts... args) {
   llvm::errs() << llvm::format(fmt, args...);
 }
 
+namespace {
+/// Fresh contexts made ahead of time on a thread of their own, and spent
+/// ones deleted there. Never a reused one: the solvers' search follows the
+/// ids of terms, which a used context numbers differently than a fresh
+/// one, and a query that takes 6 s in a fresh context took over 60 s in a
+/// reused one (test/plugin/remark-matvec.cu); with fresh contexts a
+/// verdict does not depend on what ran before it in the process.
+class ContextFactory {
+public:
+  static ContextFactory &get() {
+    static ContextFactory factory;
+    return factory;
+  }
+
+  std::unique_ptr<z3::context> take() {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!worker.joinable() && !disabled())
+      worker = std::thread([this] { run(); });
+    if (!ready.empty()) {
+      std::unique_ptr<z3::context> c = std::move(ready.back());
+      ready.pop_back();
+      wake.notify_one();
+      return c;
+    }
+    lock.unlock();
+    return std::make_unique<z3::context>();
+  }
+
+  void give(std::unique_ptr<z3::context> c) {
+    if (disabled())
+      return; // deleted here
+    std::lock_guard<std::mutex> lock(mutex);
+    spent.push_back(std::move(c));
+    wake.notify_one();
+  }
+
+  ~ContextFactory() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_one();
+    if (worker.joinable())
+      worker.join();
+  }
+
+private:
+  /// KV_NO_CONTEXT_FACTORY=1 (a debugging aid): every context made and
+  /// deleted where it is used, as before the factory.
+  static bool disabled() {
+    static bool off = [] {
+      const char *e = std::getenv("KV_NO_CONTEXT_FACTORY");
+      return e && *e && std::string(e) != "0";
+    }();
+    return off;
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      wake.wait(lock, [this] {
+        return stop || !spent.empty() || ready.size() < readyCount;
+      });
+      if (stop)
+        return;
+      if (!spent.empty()) {
+        std::unique_ptr<z3::context> c = std::move(spent.back());
+        spent.pop_back();
+        lock.unlock();
+        c.reset();
+        lock.lock();
+        continue;
+      }
+      lock.unlock();
+      auto c = std::make_unique<z3::context>();
+      lock.lock();
+      ready.push_back(std::move(c));
+    }
+  }
+
+  /// A validation holds an encoder's context and a check's two at once.
+  static constexpr size_t readyCount = 2;
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::vector<std::unique_ptr<z3::context>> ready, spent;
+  bool stop = false;
+  std::thread worker;
+};
+} // namespace
+
+ContextLease::ContextLease() : ctx(ContextFactory::get().take()) {}
+
+ContextLease::~ContextLease() { ContextFactory::get().give(std::move(ctx)); }
+
 z3::check_result Portfolio::check() {
   stats::Scoped timer("solver");
   unsigned left = remainingMs(); // 0: no deadline
-  // Both solvers get contexts of their own: an interrupt that lands just
-  // after a check returned stays pending in its context, and would cancel
-  // whatever runs next there (the encoder's own context included).
-  z3::context ctx1, ctx2;
+  // Both solvers get contexts of their own, not the encoder's: an interrupt
+  // that lands just after a check returned stays pending in its context
+  // until the next check there, and would cancel the encoder's simplifying
+  // in between. Fresh ones: see ContextFactory.
+  ContextLease lease1, lease2;
+  z3::context &ctx1 = lease1, &ctx2 = lease2;
   z3::solver s1(ctx1);
   z3::solver s2 = (z3::tactic(ctx2, "simplify") &
                    z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))

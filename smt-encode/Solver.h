@@ -25,6 +25,24 @@ struct SolverSettings {
   unsigned seed = 0;
 };
 
+/// A fresh Z3 context, made ahead of time on a thread of its own, and
+/// deleted there when the lease ends. Making one costs about as much as a
+/// small query (15 ms on these machines: its plugins and tactics), and one
+/// validation uses a dozen: this keeps that off the critical path without
+/// ever reusing a context (see ContextFactory in Solver.cpp).
+class ContextLease {
+public:
+  ContextLease();
+  ~ContextLease();
+  ContextLease(const ContextLease &) = delete;
+  ContextLease &operator=(const ContextLease &) = delete;
+  z3::context &get() { return *ctx; }
+  operator z3::context &() { return *ctx; }
+
+private:
+  std::unique_ptr<z3::context> ctx;
+};
+
 /// Two strategies that fail on different queries: Z3's default solver for
 /// bit-vectors, and equation solving first (launch assumptions such as
 /// blockDim.x == blockDim.y then make the two kernels' terms coincide).
