@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -201,6 +202,13 @@ struct SafetyCheck {
   // Two accesses of threads t1 and t2 that conflict: same cell, one a
   // write, not ordered by a barrier or program order.
   std::vector<Pair> conflicts(Query &q);
+  /// The thread and block ids the kernel reads ("tid.x" ... "bid.z").
+  std::set<std::string> idsUsed;
+  /// How many access pairs toldApart has settled.
+  unsigned pairsToldApart = 0;
+  /// Whether writes \p a and \p b cannot race by the shape of their index
+  /// alone (no query).
+  bool toldApart(Query &q, const Access &a, const Access &b);
   /// Reports the race of \p p that \p q's model shows (possible where it
   /// rests on over-approximated reads: any read, with \p viaStates).
   bool reportRace(Query &q, const Pair &p, bool viaStates = false);

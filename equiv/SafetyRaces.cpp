@@ -28,6 +28,10 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
       // Atomic updates of one kind commute: no race among them.
       if (a.rmw() && a.rmw() == b.rmw())
         continue;
+      if (toldApart(q, a, b)) {
+        ++pairsToldApart;
+        continue;
+      }
       // One thread at one iteration of the loops both accesses are in
       // is ordered by program order; iterations of a loop are not (a
       // loop that writes a cell twice is reported like a race).
@@ -56,6 +60,18 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
       pairs.push_back({&a, &b, c});
     }
   return pairs;
+}
+
+bool SafetyCheck::toldApart(Query &q, const Access &a, const Access &b) {
+  // One plain write outside loops, of two threads: those that agree on
+  // every id the kernel reads write equal values there (checkRaces), and an
+  // index that tells the others apart sends them to different cells. No
+  // query needed: an elementwise kernel's write (out[i] = f(in[i]) at i =
+  // blockIdx.x * blockDim.x + threadIdx.x). Two writes of one thread, even
+  // at one index, are not: a twin's first may land after the other's second.
+  if (&a != &b || !a.write || a.rmw() || !q.km.itersOf(a.op).empty())
+    return false;
+  return q.enc.idsTellApart(q.km, cast<WriteOp>(a.op), idsUsed);
 }
 
 /// Whether the pair is a race whatever the values: a read against a write,
@@ -114,6 +130,14 @@ bool SafetyCheck::checkRaces() {
   // the start: one query instead of two.
   std::set<SReg> used;
   k.walk([&](SRegOp op) { used.insert(op.getName()); });
+  idsUsed.clear();
+  for (int i = 0; i < 3; ++i) {
+    std::string axis(1, char('x' + i));
+    if (used.count(makeSReg(SRegGroup::Tid, i)))
+      idsUsed.insert("tid." + axis);
+    if (used.count(makeSReg(SRegGroup::Bid, i)))
+      idsUsed.insert("bid." + axis);
+  }
   bool atomics = llvm::any_of(
       accesses, [](const Access &a) { return a.rmw().has_value(); });
   const char *noRace =
@@ -130,8 +154,10 @@ bool SafetyCheck::checkRaces() {
     }
     z3::expr asym = x.ctx.bool_val(false);
     for (Pair &p : ps) {
-      bool plain = !valueFree(p) && x.km.itersOf(p.a->op).empty() &&
-                   x.km.itersOf(p.b->op).empty();
+      // One write of two threads: twins store equal values there. Two
+      // writes are not (out[i] = 0; out[i] = v: a twin's first store may
+      // land after the other's second).
+      bool plain = !valueFree(p) && p.a == p.b && x.km.itersOf(p.a->op).empty();
       asym = asym || (plain ? p.cond && !symmetric : p.cond);
     }
     return asym;
@@ -150,7 +176,7 @@ bool SafetyCheck::checkRaces() {
                              : a.solve(asymmetric(a, apairs), budget(),
                                        /*readable=*/false);
     if (r == z3::unsat) {
-      if (!apairs.empty() || atomics)
+      if (!apairs.empty() || atomics || pairsToldApart)
         proved.push_back(noRace);
       return true;
     }
@@ -166,7 +192,7 @@ bool SafetyCheck::checkRaces() {
   if (!start(q))
     return false;
   std::vector<Pair> pairs = conflicts(q);
-  if (pairs.empty() && atomics)
+  if (pairs.empty() && (atomics || pairsToldApart))
     proved.push_back(noRace);
   // A read-write conflict is a race whatever the values: such pairs come
   // first, so that a model showing one reports it.

@@ -529,6 +529,15 @@ public:
     bool noWrap = true;
   };
 
+  /// Whether \p w's index tells apart any two threads of a launch that
+  /// differ in one of the ids \p ids ("tid.x" ... "bid.z"): a mixed-radix
+  /// number over thread and block ids alone whose cells the launch limits
+  /// keep below 2^31 (the ids of one block, or blockIdx * blockDim +
+  /// threadIdx along one axis), so that no wraparound maps two threads to
+  /// one cell. Decided on the kernel's arithmetic, without a solver.
+  bool idsTellApart(KernelModel &k, WriteOp w,
+                    const std::set<std::string> &ids);
+
 private:
   struct RadixBound {
     z3::expr product, positive, exact;

@@ -345,6 +345,33 @@ const Encoder::IndexMap *Encoder::indexMap(KernelModel &k, WriteOp w) {
   return slot.get();
 }
 
+bool Encoder::idsTellApart(KernelModel &k, WriteOp w,
+                           const std::set<std::string> &ids) {
+  const IndexMap *m = indexMap(k, w);
+  // Every partial sum of the index is below 2^31 then, so its own
+  // arithmetic computes the mixed-radix number exactly (see indexMap).
+  if (!m || m->narrowWidth < 32 || m->digits.empty())
+    return false;
+  std::set<std::string> names;
+  bool blocks = false;
+  for (const IndexMap::Digit &d : m->digits) {
+    if (d.loop || d.axis < 0 || d.rangeConst != 1)
+      return false;
+    blocks |= d.block;
+    names.insert(d.name);
+  }
+  // Cells below 2^31: at most 1024 threads in a block; blockIdx * blockDim
+  // + threadIdx below 2^31 unless --huge-grids.
+  if (blocks) {
+    const IndexMap::Digit &lo = m->digits.front();
+    if (hugeGrids || m->digits.size() != 2 || lo.block ||
+        !m->digits.back().block || lo.axis != m->digits.back().axis)
+      return false;
+  }
+  return llvm::all_of(
+      ids, [&](const std::string &id) { return names.count(id) != 0; });
+}
+
 z3::expr Encoder::atomValue(const std::string &a) {
   // pN: parameter N (signed); bdim.x ... gdim.z: launch dimensions.
   if (a[0] == 'p')
