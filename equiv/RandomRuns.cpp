@@ -286,3 +286,85 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
 }
 
 } // namespace kv
+
+namespace kv {
+
+bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
+                                  unsigned budgetMs) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  ContextLease lease;
+  z3::context &ctx = lease;
+  Encoder enc(ctx, opts.bits, k);
+  enc.hugeGrids = opts.hugeGrids;
+  std::string err;
+  std::optional<z3::expr> assumed = parseAssumptions(enc, opts, err);
+  if (!assumed)
+    return false;
+  z3::expr facts = enc.launchConstraints() && *assumed;
+  mlir::Block &blk = k.getBlock();
+  std::vector<unsigned> scalarArg;
+  for (unsigned a = 0; a < enc.params.size(); ++a)
+    if (enc.params[a] && !enc.params[a]->is_array())
+      scalarArg.push_back(a);
+  // Large blocks and scalars first: a loop over blockDim or a scalar runs
+  // longest there. A few launches, each checked against the assumptions by
+  // evaluation.
+  const uint64_t blocks[][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 4},
+                                {256, 1, 1},  {64, 1, 1},  {8, 8, 8}};
+  const uint64_t grids[][3] = {{1, 1, 1}, {4, 2, 2}};
+  const int64_t values[] = {1024, 65536, 100};
+  for (const auto &b : blocks)
+    for (const auto &g : grids)
+      for (int64_t v : values) {
+        if (Clock::now() - start > std::chrono::milliseconds(budgetMs))
+          return false;
+        z3::expr_vector from(ctx), to(ctx);
+        unsigned w = enc.bdim[0].get_sort().bv_size();
+        for (int i = 0; i < 3; ++i) {
+          from.push_back(enc.bdim[i]);
+          to.push_back(ctx.bv_val(b[i], w));
+          from.push_back(enc.gdim[i]);
+          to.push_back(ctx.bv_val(g[i], w));
+        }
+        for (unsigned a : scalarArg) {
+          from.push_back(*enc.params[a]);
+          to.push_back(ctx.bv_val(v, enc.params[a]->get_sort().bv_size()));
+        }
+        if (!facts.substitute(from, to).simplify().is_true())
+          continue;
+        LaunchConfig cfg;
+        for (int i = 0; i < 3; ++i) {
+          cfg.block[i] = b[i];
+          cfg.grid[i] = g[i];
+        }
+        ExecInputs in;
+        in.bits = opts.bits;
+        in.scalar = [&](unsigned a) {
+          return llvm::APInt(enc.widthOf(blk.getArgument(a).getType()),
+                             (uint64_t)v, /*isSigned=*/true);
+        };
+        in.initial = [&](unsigned a, uint64_t idx) {
+          unsigned ew =
+              enc.widthOf(getArrayElementType(blk.getArgument(a).getType()));
+          return executor::pseudoRandomCell(ew, a, idx, 2, /*floats=*/false);
+        };
+        in.sharedInitial = [&](unsigned a, const uint64_t *, uint64_t) {
+          return llvm::APInt(
+              enc.widthOf(getArrayElementType(blk.getArgument(a).getType())),
+              0);
+        };
+        ExecResult r =
+            execute(k, cfg, in, uint64_t(1) << 16, uint64_t(1) << 22);
+        if (!r.ok && !r.assumeViolated &&
+            llvm::StringRef(r.error).starts_with("model condition")) {
+          KV_DEBUG("driver", llvm::errs()
+                                 << "a model condition fails by running: "
+                                 << r.error << "\n");
+          return true;
+        }
+      }
+  return false;
+}
+
+} // namespace kv

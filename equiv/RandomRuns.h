@@ -36,6 +36,16 @@ std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
               unsigned &runs, std::string &disagreement, RunLimits limits = {});
 
+/// Whether running \p k on a few large launches and scalars that the
+/// assumptions admit (blockDim 1024, scalars 1024 ...) breaks one of its
+/// model conditions (kv.prove): a bound probe's quick "no", where the
+/// solver takes seconds to find such a launch. Stops after \p budgetMs.
+/// A launch that breaks an in-kernel assumption only later in the run may
+/// answer "yes" wrongly: a bound probe that takes it costs a looser bound
+/// (the bound kept is still the solver's proof), never a wrong one.
+bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
+                                  unsigned budgetMs = 300);
+
 } // namespace kv
 
 #endif
