@@ -423,7 +423,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       // thousands of cells).
       bool wasShadow = enc.shadow;
       enc.shadow = true;
-      auto restore = llvm::make_scope_exit([&] { enc.shadow = wasShadow; });
+      llvm::scope_exit restore([&] { enc.shadow = wasShadow; });
       Thread &th = enc.makeThread(t, b, 2);
       z3::expr v = enc.arrayValue(*km, a, -1,
                                   ctx.bv_val(idx, Encoder::indexBits), th, 2);

@@ -216,7 +216,6 @@ z3::expr Encoder::unsupportedOp(Operation *op, llvm::StringRef what) {
 
 z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
   auto val = [&](unsigned i) { return value(k, op->getOperand(i), t); };
-  auto bv = [&](const z3::expr &e) { return e.is_bool() ? boolToBv(e) : e; };
   auto fail = [&](llvm::StringRef what) { return unsupportedOp(op, what); };
   Type rt = op->getNumResults() ? op->getResult(0).getType() : Type();
   bool isBool = rt && rt.isInteger(1);

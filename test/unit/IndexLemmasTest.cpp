@@ -198,7 +198,7 @@ TEST_F(IndexLemmasTest, SignedProductFitsOfVariablesFolded) {
       bool fits = a * b >= -128 && a * b <= 127;
       if (v.is_true() && !fits)
         ++wronglyFits;
-      bool exempt = a < -11 && b < 0 || b < -11 && a < 0;
+      bool exempt = (a < -11 && b < 0) || (b < -11 && a < 0);
       if (!exempt && !(fits ? v.is_true() : v.is_false()))
         ++wronglyOverflows;
     }
