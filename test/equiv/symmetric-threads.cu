@@ -20,6 +20,40 @@
 // RUN: %expect-exit 4 %kvalidate %s:stamp_rows %s:stamp_rows | FileCheck %s --check-prefix=STAMP
 // STAMP: verdict: race
 // STAMP-NEXT: reason: before kernel: write-write race (different values) on cells[{{[0-9]+}}]
+//
+// Two writes of one thread to one cell are not tolerated that way: a twin's
+// first store may land after the other's second (cells[i] ends 0).
+// RUN: %expect-exit 4 %kvalidate %s:clear_then_set %s:clear_then_set | FileCheck %s --check-prefix=TWICE
+// TWICE: verdict: race
+// TWICE-NEXT: reason: before kernel: write-write race (different values) on cells[{{[0-9]+}}]
+// RUN: %expect-exit 0 %kvalidate --assume='blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %s:clear_then_set %s:clear_then_set | FileCheck %s --check-prefix=TWICE-1D
+// TWICE-1D: verdict: equivalent
+// TWICE-1D: - checked: the before kernel has no data race (writes of equal values tolerated) (proved)
+//
+// An elementwise kernel's write, whose index tells the threads apart
+// (blockIdx.x * blockDim.x + threadIdx.x), needs no race query; its twins
+// along y are tolerated as above. Both kernels are checked.
+// RUN: %expect-exit 0 %kvalidate %s:double_cells %s:shift_cells | FileCheck %s --check-prefix=ELEMENTWISE
+// ELEMENTWISE: verdict: equivalent
+// ELEMENTWISE: - checked: the before kernel has no data race (writes of equal values tolerated) (proved)
+// ELEMENTWISE: - checked: the after kernel has no data race (writes of equal values tolerated) (proved)
+
+__global__ void clear_then_set(int *cells, const int *in) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  cells[i] = 0;
+  cells[i] = in[i] | 1;
+}
+
+__global__ void double_cells(int *out, const int *in) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = 2 * in[i];
+}
+
+__global__ void shift_cells(int *out, const int *in) {
+  unsigned i = threadIdx.x + blockDim.x * blockIdx.x;
+  out[i] = in[i] << 1;
+}
 
 __global__ void bump_cells(int *cells) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
