@@ -3,14 +3,18 @@
 PUG_para paper's Tables II and III.
 
 Usage: utils/benchmark-baseline.py [--kvalidate build/bin/kvalidate]
-           [--timeout SECS] [--threads 4,8,16,32] [--bits 8,16,32]
+           [--timeout SECS] [--threads 4,8,...,1024] [--bits 8,16,32]
+           [--fixed 1048576] [--target-n 256]
 
 For each pair (transpose and reduction, correct and buggy), each word width
 and each N, the table gives the verdict and time of the parameterized check
 (for every launch the assumptions allow, with the block fixed to N threads
 where the kernel needs it) and of the baseline (--block/--grid: one launch of
-N threads, every thread modelled), and the speed-up. Timeouts print as
-">T". The machines are noisy: compare the rows of one run.
+N threads, every thread modelled), and the speed-up; then the
+parameterized check alone with a launch of --fixed threads (2^20) fixed by
+assumptions, and whether it is 10x faster than the baseline at N =
+--target-n (issue 19's target). Timeouts print as ">T". The machines are
+noisy: compare the rows of one run.
 """
 import argparse
 import json
@@ -38,38 +42,74 @@ def dims(bits):
             % (b, m // b, m // b)]
 
 
+def square_side(n):
+    # The largest square block of at most N threads and side 16 (the
+    # kernels' tile): 4 = 2x2, 8 = 2x2 on 2 blocks, 64 = 8x8, 256 = 16x16,
+    # 1024 = 16x16 on 4 blocks.
+    side = 1
+    while side < 16 and (2 * side) * (2 * side) <= n:
+        side *= 2
+    return side
+
+
 def transpose_launch(n):
-    # N threads as square blocks: 4 = 2x2, 8 = 2x2 on 2 blocks, 16 = 4x4,
-    # 32 = 4x4 on 2 blocks.
-    side = {4: 2, 8: 2, 16: 4, 32: 4}.get(n, 2)
+    side = square_side(n)
     grid = max(1, n // (side * side))
     return ["--block=%d,%d" % (side, side), "--grid=%d" % grid]
+
+
+def transpose_fixed(n):
+    # The parameterized check with the launch of N threads fixed by
+    # assumptions (for N beyond what the baseline can take: 2^20 threads
+    # as 64 x 64 blocks of 16 x 16).
+    side = square_side(n)
+    blocks = max(1, n // (side * side))
+    gx = 1
+    while gx * gx < blocks:
+        gx *= 2
+    gy = max(1, blocks // gx)
+    return ["blockDim.x == %d && blockDim.y == %d && blockDim.z == 1 && "
+            "gridDim.x == %d && gridDim.y == %d && gridDim.z == 1"
+            % (side, side, gx, gy)]
+
+
+def reduce_fixed(n):
+    # One block of min(N, 1024) threads, the rest as more blocks.
+    b = min(n, 1024)
+    return ["blockDim.x == %d && blockDim.y == 1 && blockDim.z == 1 && "
+            "gridDim.x == %d && gridDim.y == 1 && gridDim.z == 1"
+            % (b, max(1, n // b))]
 
 
 def reduce_launch(n):
     return ["--block=%d" % n, "--grid=1"]
 
 
-# (name, before, after, parameterized assumptions (fn of N and bits),
-#  assumptions on scalars for both checks (fn of bits), baseline launch (fn of
-#  N), extra compile flags (fn of N))
+def reduce_any_grid(n):
+    return ["blockDim.x == %d && blockDim.y == 1 && blockDim.z == 1 && "
+            "gridDim.y == 1 && gridDim.z == 1" % min(n, 1024)]
+
+
+def reduce_flags(n):
+    return ["-DBLOCK=%d" % min(n, 1024)]
+
+
+# (name, before, after, parameterized assumptions (fn of N), assumptions on
+#  scalars for both checks (fn of bits), baseline launch (fn of N), extra
+#  compile flags (fn of N), the launch of N threads as assumptions (fn of N))
 PAIRS = [
     ("transpose naive/tiled", "transpose.cu:transpose_naive",
      "transpose.cu:transpose_tiled", lambda n: [SQUARE], dims,
-     transpose_launch, lambda n: []),
+     transpose_launch, lambda n: [], transpose_fixed),
     ("transpose wrong index", "wrong.cu:transpose_naive",
      "wrong.cu:transpose_tiled_wrong_index", lambda n: [SQUARE],
-     lambda bits: [], transpose_launch, lambda n: []),
+     lambda bits: [], transpose_launch, lambda n: [], transpose_fixed),
     ("reduce interleaved/strided", "reduce.cu:reduce_interleaved",
-     "reduce.cu:reduce_strided",
-     lambda n: ["blockDim.x == %d && blockDim.y == 1 && blockDim.z == 1 && "
-                "gridDim.y == 1 && gridDim.z == 1" % n],
-     lambda bits: [], reduce_launch, lambda n: ["-DBLOCK=%d" % n]),
+     "reduce.cu:reduce_strided", reduce_any_grid, lambda bits: [],
+     reduce_launch, reduce_flags, reduce_fixed),
     ("reduce strided/short (bug)", "reduce.cu:reduce_strided",
-     "reduce.cu:reduce_short",
-     lambda n: ["blockDim.x == %d && blockDim.y == 1 && blockDim.z == 1 && "
-                "gridDim.y == 1 && gridDim.z == 1" % n],
-     lambda bits: [], reduce_launch, lambda n: ["-DBLOCK=%d" % n]),
+     "reduce.cu:reduce_short", reduce_any_grid, lambda bits: [],
+     reduce_launch, reduce_flags, reduce_fixed),
 ]
 
 
@@ -93,20 +133,29 @@ def main():
     ap.add_argument("--kvalidate",
                     default=os.path.join(ROOT, "build", "bin", "kvalidate"))
     ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--threads", default="4,8,16,32")
+    ap.add_argument("--threads", default="4,8,16,32,64,128,256,512,1024")
     ap.add_argument("--bits", default="8,16,32")
+    ap.add_argument("--fixed", default=str(1 << 20),
+                    help="thread counts (comma-separated) checked by the "
+                    "parameterized side alone, the launch fixed by "
+                    "assumptions ('' for none)")
+    ap.add_argument("--target-n", type=int, default=256,
+                    help="the N at which the parameterized check should be "
+                    "10x faster than the baseline (issue 19)")
     args = ap.parse_args()
     ns = [int(x) for x in args.threads.split(",")]
     widths = [int(x) for x in args.bits.split(",")]
+    fixed = [int(x) for x in args.fixed.split(",") if x]
 
     def show(verdict, secs):
         return (">%d" % args.timeout) if verdict in ("timeout", "unknown") \
             and secs >= args.timeout else "%.1f" % secs
 
-    print("%-28s %4s %4s  %-22s %8s  %-22s %8s %8s" %
+    print("%-28s %4s %7s  %-22s %8s  %-22s %8s %8s" %
           ("pair", "bits", "N", "parameterized", "time(s)", "baseline",
            "time(s)", "speed-up"))
-    for name, before, after, assume, scalars, launch, flags in PAIRS:
+    at_target = []
+    for name, before, after, assume, scalars, launch, flags, pin in PAIRS:
         for bits in widths:
             for n in ns:
                 common = ["--bits=%d" % bits] + flags(n) + \
@@ -116,10 +165,30 @@ def main():
                              args.timeout)
                 bv, bt = run(args.kvalidate, before, after,
                              common + launch(n), args.timeout)
-                print("%-28s %4d %4d  %-22s %8s  %-22s %8s %8s" %
+                speedup = bt / pt if pt > 0 else 0
+                print("%-28s %4d %7d  %-22s %8s  %-22s %8s %8s" %
                       (name, bits, n, pv, show(pv, pt), bv, show(bv, bt),
-                       "%.1fx" % (bt / pt) if pt > 0 else "-"),
-                      flush=True)
+                       "%.1fx" % speedup), flush=True)
+                if n == args.target_n:
+                    at_target.append((name, bits, speedup, bt, bv))
+            # The parameterized check at launches no baseline can model
+            # thread by thread: the launch fixed by assumptions.
+            for n in fixed:
+                common = ["--bits=%d" % bits] + flags(n) + \
+                    ["--assume=" + a for a in scalars(bits) + pin(n)]
+                pv, pt = run(args.kvalidate, before, after, common,
+                             args.timeout)
+                print("%-28s %4d %7d  %-22s %8s  %-22s %8s %8s" %
+                      (name, bits, n, pv, show(pv, pt), "(not run)", "-",
+                       "-"), flush=True)
+    for name, bits, speedup, bt, bv in at_target:
+        # A baseline that ran out of time is a lower bound on the speed-up.
+        bound = ">=" if bv in ("timeout", "unknown") and \
+            bt >= args.timeout else ""
+        print("target: %s, %d bits, N = %d: parameterized %s%.1fx faster "
+              "than the baseline (target 10x): %s" %
+              (name, bits, args.target_n, bound, speedup,
+               "met" if speedup >= 10 else "not met"))
 
 
 if __name__ == "__main__":
