@@ -156,18 +156,18 @@ FailureOr<std::string> inlineLaunch(gpu::LaunchFuncOp l, gpu::GPUFuncOp k,
 
   OpBuilder b(l);
   Location loc = l.getLoc();
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   // Blocks outside threads, x outermost: a parallel loop mapped x-first
   // keeps its order.
   SmallVector<Value, 6> ivs(6);
   for (int i : {0, 1, 2, 3, 4, 5}) {
-    auto loop = b.create<scf::ForOp>(loc, zero, sizes[i], one);
+    auto loop = scf::ForOp::create(b, loc, zero, sizes[i], one);
     ivs[i] = loop.getInductionVar();
     b.setInsertionPoint(loop.getBody()->getTerminator());
   }
   // The kernel's body, possibly of many blocks, as one region.
-  auto region = b.create<scf::ExecuteRegionOp>(loc, TypeRange{});
+  auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
   IRMapping map;
   for (auto [arg, operand] : llvm::zip(k.getArguments(), l.getKernelOperands()))
     map.map(arg, operand);
@@ -188,7 +188,7 @@ FailureOr<std::string> inlineLaunch(gpu::LaunchFuncOp l, gpu::GPUFuncOp k,
     else if (auto t = dyn_cast<gpu::GridDimOp>(op))
       with = sizes[dimOf(t.getDimension())];
     else if (isa<gpu::ReturnOp>(op)) {
-      ob.create<scf::YieldOp>(op->getLoc());
+      scf::YieldOp::create(ob, op->getLoc());
       dead.push_back(op);
       return;
     } else
@@ -226,12 +226,12 @@ LogicalResult buildHostKernels(ModuleOp work,
   }
   OpBuilder b(work.getBodyRegion());
   b.setInsertionPointToEnd(work.getBody());
-  auto gm = b.create<gpu::GPUModuleOp>(work.getLoc(), "kv_host_functions");
+  auto gm = gpu::GPUModuleOp::create(b, work.getLoc(), "kv_host_functions");
   for (func::FuncOp f : hosts) {
     OpBuilder gb(gm.getBodyRegion());
     gb.setInsertionPointToStart(gm.getBody());
-    auto g =
-        gb.create<gpu::GPUFuncOp>(f.getLoc(), f.getName(), f.getFunctionType());
+    auto g = gpu::GPUFuncOp::create(gb, f.getLoc(), f.getName(),
+                                    f.getFunctionType());
     g->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), gb.getUnitAttr());
     if (ArrayAttr args = f.getAllArgAttrs())
       g.setAllArgAttrs(args);
@@ -245,28 +245,28 @@ LogicalResult buildHostKernels(ModuleOp work,
     Block *exit = new Block();
     g.getBody().push_back(exit);
     OpBuilder eb = OpBuilder::atBlockEnd(exit);
-    eb.create<gpu::ReturnOp>(f.getLoc());
+    gpu::ReturnOp::create(eb, f.getLoc());
     eb.setInsertionPointToEnd(&entry);
     Location loc = f.getLoc();
-    Value zero = eb.create<arith::ConstantIndexOp>(loc, 0);
-    Value first = eb.create<arith::ConstantIntOp>(loc, 1, 1);
+    Value zero = arith::ConstantIndexOp::create(eb, loc, 0);
+    Value first = arith::ConstantIntOp::create(eb, loc, 1, 1);
     for (gpu::Dimension d :
          {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
-      for (Value id : {(Value)eb.create<gpu::ThreadIdOp>(loc, d),
-                       (Value)eb.create<gpu::BlockIdOp>(loc, d)}) {
+      for (Value id : {(Value)gpu::ThreadIdOp::create(eb, loc, d),
+                       (Value)gpu::BlockIdOp::create(eb, loc, d)}) {
         Value is0 =
-            eb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, id, zero);
-        first = eb.create<arith::AndIOp>(loc, first, is0);
+            arith::CmpIOp::create(eb, loc, arith::CmpIPredicate::eq, id, zero);
+        first = arith::AndIOp::create(eb, loc, first, is0);
       }
     }
-    eb.create<cf::CondBranchOp>(loc, first, body, entry.getArguments(), exit,
-                                ValueRange{});
+    cf::CondBranchOp::create(eb, loc, first, body, entry.getArguments(), exit,
+                             ValueRange{});
     // func.return -> gpu.return.
     SmallVector<func::ReturnOp> returns;
     g.walk([&](func::ReturnOp r) { returns.push_back(r); });
     for (func::ReturnOp r : returns) {
       OpBuilder rb(r);
-      rb.create<gpu::ReturnOp>(r.getLoc());
+      gpu::ReturnOp::create(rb, r.getLoc());
       r.erase();
     }
     // Launches as loop nests.
@@ -296,7 +296,8 @@ LogicalResult buildHostKernels(ModuleOp work,
       r.push_back(only);
       for (BlockArgument a : f.getArguments())
         only->addArgument(a.getType(), a.getLoc());
-      OpBuilder::atBlockEnd(only).create<gpu::ReturnOp>(f.getLoc());
+      OpBuilder ob = OpBuilder::atBlockEnd(only);
+      gpu::ReturnOp::create(ob, f.getLoc());
       unsupported[f.getName().str()] = why;
       continue;
     }
