@@ -14,6 +14,7 @@
 #define KV_SMTENCODE_ENCODER_H
 
 #include "kv/KVDialect.h"
+#include "smt-encode/KernelModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include <array>
 #include <chrono>
@@ -27,98 +28,6 @@
 #include <z3++.h>
 
 namespace kv {
-
-/// Thrown when encoding runs past Encoder::deadline: deep read chains can
-/// take longer to build than the whole budget, before any solver runs. Or
-/// (\p tooLarge) when the read chains need more symbolic threads than
-/// Encoder::maxThreads: a chain per barrier interval, each read of an
-/// interval asking for a writer in every earlier one, grows exponentially
-/// with the intervals (a reduction unrolled ten times), in memory as well.
-struct EncodeTimeout {
-  bool tooLarge = false;
-};
-
-struct Thread {
-  unsigned id;
-  std::vector<z3::expr> tid, bid; // x, y, z
-  /// Candidate instances are not used to derive further candidates.
-  unsigned depth = 0;
-  /// The thread's iteration number in each kv.iter loop, made on first use
-  /// (0 <= k < 2^31). A write inside a loop is one write per (thread, k).
-  mutable std::map<mlir::Operation *, z3::expr> iters;
-  /// Running values of accumulators (kv.carry) fixed for this thread: the
-  /// symbolic accumulator of a fold alignment proof.
-  mutable std::map<mlir::Operation *, z3::expr> carries;
-  /// A shuffle's lane thread: its linear id in the block, by construction
-  /// (its ids are that taken apart).
-  std::optional<z3::expr> linear;
-};
-
-/// What the encoder knows of one kernel: its writes by array and interval.
-struct KernelModel {
-  KernelOp op;
-  std::string label; // "before" / "after"
-  unsigned numIntervals = 1;
-  llvm::DenseMap<mlir::Operation *, unsigned> intervalOf;
-  /// writes[argNo][interval] in program order.
-  std::map<unsigned, std::map<unsigned, std::vector<WriteOp>>> writes;
-  std::vector<AssumeOp> assumes;
-  std::vector<IterOp> iterOps;
-  /// The kv.iter ops each op depends on (sorted).
-  llvm::DenseMap<mlir::Operation *, std::vector<mlir::Operation *>> iterDeps;
-  const std::vector<mlir::Operation *> &itersOf(mlir::Operation *op) {
-    return iterDeps[op];
-  }
-  bool hasApply = false;
-  /// Whether the kernel makes atomic updates (kv.write atomic): their
-  /// cells' values are followed interval by interval only.
-  bool hasAtomics = false;
-  explicit KernelModel(KernelOp k, std::string label);
-};
-
-/// Whether loop \p it of \p k may be modelled as `uncounted` where the model
-/// does not count it: a signed test other than `!=`, and nothing that
-/// counts its iterations (a sum or fold over it, a kv.prove inside it).
-bool mayLeaveUncounted(KernelModel &k, IterOp it);
-/// Whether \p it's loop has kv.break ops (a loop with breaks).
-bool hasBreaks(IterOp it);
-
-/// "If `writer` wrote nothing to array[index] in `interval`, no thread of the
-/// reader's block (shared) or of the grid (global) did."
-struct Obligation {
-  KernelModel *kernel;
-  unsigned array;
-  unsigned interval;
-  z3::expr index;
-  const Thread *reader;
-  const Thread *writer;
-  z3::expr writerHit;
-  unsigned depth;
-  /// Only this write op of the interval (a block's atomic total, one op at
-  /// a time), and "no thread of the reader's block" whatever the array.
-  mlir::Operation *onlyWrite = nullptr;
-};
-
-/// The value an atomic update of \p kind leaves a cell as it is, at \p w
-/// bits.
-z3::expr rmwIdentityOf(RmwKind kind, z3::context &ctx, unsigned w);
-/// \p a updated by an atomic \p kind with \p b.
-z3::expr rmwCombine(RmwKind kind, const z3::expr &a, const z3::expr &b);
-
-/// The value of a numeral (or boolean) \p e of a model, at \p width bits.
-llvm::APInt numeralOf(const z3::expr &e, unsigned width);
-
-/// Op triples (single, unrolled, remainder or null) already tried, and
-/// whether the regrouping was proved (it holds for every thread, so the
-/// queries of one kernel pair can share it).
-using RegroupCache =
-    std::map<std::tuple<mlir::Operation *, mlir::Operation *, mlir::Operation *>,
-             bool>;
-
-/// Fold alignments proved for a kernel pair (after fold, before fold,
-/// scale): they hold for every thread, so the pair's queries share them.
-using AlignCache =
-    std::map<std::tuple<mlir::Operation *, mlir::Operation *, unsigned>, bool>;
 
 class Encoder {
 public:
@@ -420,8 +329,8 @@ public:
   /// unknown's new value at \p width bits, the rest of t as in \p base.
   std::optional<z3::expr>
   solveFor(KernelModel &k, mlir::Value v,
-           llvm::function_ref<bool(mlir::Operation *)> isTarget,
-           unsigned width, z3::expr rhs, const Thread &base);
+           llvm::function_ref<bool(mlir::Operation *)> isTarget, unsigned width,
+           z3::expr rhs, const Thread &base);
 
   /// Value written to array[index] by t's last hitting write of `interval`,
   /// else `otherwise`.
@@ -486,8 +395,7 @@ private:
   /// a constant, guards or indices that read memory).
   using Tid = std::array<uint64_t, 3>;
   const std::vector<Tid> *blockWriters(KernelModel &k, unsigned arg,
-                                       unsigned interval,
-                                       const z3::expr &index,
+                                       unsigned interval, const z3::expr &index,
                                        const Thread &reader);
   /// Read \p r by a symbolic thread of a block of fixed shape, as one case
   /// per thread of the block (nullopt: the shape is not fixed).
@@ -778,9 +686,9 @@ private:
   /// proveRegroup for \p one, \p g and \p rest, once per kernel pair.
   bool regroupProved(const SumRecord &one, const SumRecord &g,
                      mlir::Operation *rest, bool tail);
-  bool proveRegroup(KernelModel &k1, mlir::Operation *single,
-                    KernelModel &k2, mlir::Operation *unrolled,
-                    mlir::Operation *remainder, bool tail = false);
+  bool proveRegroup(KernelModel &k1, mlir::Operation *single, KernelModel &k2,
+                    mlir::Operation *unrolled, mlir::Operation *remainder,
+                    bool tail = false);
   /// The iterations of a sum's loop that tests `x != bound`: (bound - lb) /
   /// step, exact where the loop is entered (the checker proves that).
   std::optional<z3::expr> tripsOf(KernelModel &k, SumOp sum, const Thread &t);
@@ -804,8 +712,6 @@ private:
                                    unsigned interval, const z3::expr &index,
                                    const Thread &reader, const Thread *writer,
                                    unsigned depth);
-
-
 };
 
 /// Checks a small side query of \p what (a subquery, a pin, a per-thread
