@@ -41,6 +41,24 @@ struct Draws {
 };
 } // namespace
 
+namespace {
+/// \p k's launch values and scalars with the facts every launch run must
+/// satisfy (the launch limits and the assumptions), to be evaluated at
+/// concrete values; no facts when the assumptions do not parse.
+struct LaunchFacts {
+  ContextLease lease;
+  z3::context &ctx = lease;
+  Encoder enc;
+  std::optional<z3::expr> facts;
+  LaunchFacts(KernelOp k, const CheckOptions &opts) : enc(ctx, opts.bits, k) {
+    enc.hugeGrids = opts.hugeGrids;
+    std::string err;
+    if (std::optional<z3::expr> a = parseAssumptions(enc, opts, err))
+      facts = enc.launchConstraints() && *a;
+  }
+};
+} // namespace
+
 /// Whether \p k applies an uninterpreted operation (float arithmetic,
 /// comparisons, conversions, libdevice): kv arrays are typed by width
 /// only, so their cells may hold floats.
@@ -60,15 +78,12 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
            Clock::now() - start > std::chrono::milliseconds(limits.budgetMs);
   };
   runs = 0;
-  ContextLease lease;
-  z3::context &ctx = lease;
-  Encoder enc(ctx, opts.bits, before);
-  enc.hugeGrids = opts.hugeGrids;
-  std::string err;
-  std::optional<z3::expr> assumed = parseAssumptions(enc, opts, err);
-  if (!assumed)
+  LaunchFacts lf(before, opts);
+  if (!lf.facts)
     return std::nullopt;
-  z3::expr facts = enc.launchConstraints() && *assumed;
+  z3::context &ctx = lf.ctx;
+  Encoder &enc = lf.enc;
+  z3::expr facts = *lf.facts;
   unsigned w = modelWidth(32, opts.bits);
   mlir::Block &blk = before.getBlock();
   // The values drawn: the launch dimensions, then the scalars.
@@ -207,10 +222,9 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
           };
           in.sharedInitial = [&, k](unsigned a, const uint64_t *,
                                     uint64_t) mutable {
-            return llvm::APInt(
-                enc.widthOf(getArrayElementType(
-                    k.getBlock().getArgument(a).getType())),
-                0);
+            return llvm::APInt(enc.widthOf(getArrayElementType(
+                                   k.getBlock().getArgument(a).getType())),
+                               0);
           };
           return in;
         };
@@ -259,10 +273,10 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
             cex.blockDim[i] = cfg.block[i];
           }
           for (auto &[a, v] : scalars)
-            cex.scalars.push_back({before.getArgName(a).str(),
-                                   enc.paramUnsigned[a]
-                                       ? (int64_t)v.getZExtValue()
-                                       : v.getSExtValue()});
+            cex.scalars.push_back(
+                {before.getArgName(a).str(), enc.paramUnsigned[a]
+                                                 ? (int64_t)v.getZExtValue()
+                                                 : v.getSExtValue()});
           for (auto &[key, v] : read)
             cex.arrays[before.getArgName(key.first).str()]
                       [(int64_t)key.second] = v.getSExtValue();
@@ -293,15 +307,12 @@ bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
                                   unsigned budgetMs) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
-  ContextLease lease;
-  z3::context &ctx = lease;
-  Encoder enc(ctx, opts.bits, k);
-  enc.hugeGrids = opts.hugeGrids;
-  std::string err;
-  std::optional<z3::expr> assumed = parseAssumptions(enc, opts, err);
-  if (!assumed)
+  LaunchFacts lf(k, opts);
+  if (!lf.facts)
     return false;
-  z3::expr facts = enc.launchConstraints() && *assumed;
+  z3::context &ctx = lf.ctx;
+  Encoder &enc = lf.enc;
+  z3::expr facts = *lf.facts;
   mlir::Block &blk = k.getBlock();
   std::vector<unsigned> scalarArg;
   for (unsigned a = 0; a < enc.params.size(); ++a)
