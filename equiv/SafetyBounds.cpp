@@ -13,9 +13,10 @@ namespace kv {
 namespace safety {
 
 bool SafetyCheck::checkBounds() {
-  std::vector<std::pair<const Access *, z3::expr>> conds;
-  auto outOfBounds = [&](Query &x) {
-    conds.clear();
+  // Each condition belongs to its query's context: \p conds is declared
+  // after the query, so that it goes before the query's context does.
+  using Conds = std::vector<std::pair<const Access *, z3::expr>>;
+  auto outOfBounds = [&](Query &x, Conds &conds) {
     z3::expr any = x.ctx.bool_val(false);
     for (const Access &a : accesses) {
       auto sh = dyn_cast<SharedArrayType>(
@@ -38,7 +39,8 @@ bool SafetyCheck::checkBounds() {
     if (!start(a))
       return false;
     abstractReads(a);
-    z3::expr any = outOfBounds(a);
+    Conds conds;
+    z3::expr any = outOfBounds(a, conds);
     if (!conds.empty() &&
         a.solve(any, budget(), /*readable=*/false) == z3::unsat) {
       proved.push_back("in-bounds shared-array accesses");
@@ -49,7 +51,8 @@ bool SafetyCheck::checkBounds() {
   q.enc.assumeInBounds = false;
   if (!start(q))
     return false;
-  z3::expr any = outOfBounds(q);
+  Conds conds;
+  z3::expr any = outOfBounds(q, conds);
   if (!conds.empty()) {
     z3::check_result r = q.solve(any, budget());
     if (r == z3::unknown && !undecided(q, "in-bounds shared-array accesses"))
