@@ -91,6 +91,16 @@ config.substitutions.append((
     "%mlir-test-break-plugin",
     os.path.join(os.path.dirname(config.kv_plugin),
                  "libkvalidate-test-break-mlir.so")))
+# The Z3 lifetime check (test/lib/Z3LifetimeCheck.cpp), for LD_PRELOAD.
+z3_lifetime_check = os.path.join(os.path.dirname(config.kv_plugin),
+                                 "libkvalidate-z3-lifetime-check.so")
+config.substitutions.append(("%z3-lifetime-check", z3_lifetime_check))
+# KV_Z3_LIFETIME_CHECK=1 runs every test under it, with each Z3 context
+# deleted when its lease ends (no context factory), so that a Z3 object
+# used after its context is gone aborts at the use.
+if os.environ.get("KV_Z3_LIFETIME_CHECK", "0") not in ("", "0"):
+    config.environment["LD_PRELOAD"] = z3_lifetime_check
+    config.environment["KV_NO_CONTEXT_FACTORY"] = "1"
 config.substitutions.append((
     "%mlir-plugin",
     os.path.join(os.path.dirname(config.kv_plugin), "libkvalidate-mlir.so")))
