@@ -39,6 +39,10 @@ public:
   z3::context &get() { return *ctx; }
   operator z3::context &() { return *ctx; }
 
+  /// Starts making contexts now, so that the first leases, taken after the
+  /// inputs are loaded and lowered, find them ready.
+  static void prepare();
+
 private:
   std::unique_ptr<z3::context> ctx;
 };
