@@ -1,9 +1,10 @@
 //===- MLIRPlugin.cpp - kvalidate as an mlir-opt pass plugin --------------===//
 //
 // libkvalidate-mlir.so:
-//   mlir-opt-22 --load-pass-plugin=libkvalidate-mlir.so \
+//   mlir-opt-22 --load-pass-plugin=libkvalidate-mlir.so
 //     --pass-pipeline='builtin.module(kvalidate-snapshot, PIPELINE,
 //                      kvalidate-check)' in.mlir
+// (one command line)
 // kvalidate-snapshot keeps the module's gpu kernels as they are before the
 // pipeline (lowered to LLVM IR as the command line lowers them: ImportGPU);
 // kvalidate-check lowers them again and validates each kernel's pair with
