@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace kv {
@@ -42,19 +43,50 @@ struct Draws {
 } // namespace
 
 namespace {
+/// One context per thread for evaluating facts at concrete values: making a
+/// fresh one costs 15 ms, more than a small kernel's random runs, and
+/// whether a ground term simplifies to true does not depend on what the
+/// context held before. Nothing is solved in it.
+z3::context &evaluationContext() {
+  thread_local z3::context ctx;
+  return ctx;
+}
+
 /// \p k's launch values and scalars with the facts every launch run must
 /// satisfy (the launch limits and the assumptions), to be evaluated at
-/// concrete values; no facts when the assumptions do not parse.
+/// concrete values (in the thread's evaluation context), or solved (in a
+/// fresh context of their own, with \p forSolving: a search's result
+/// depends on the context's history); no facts when the assumptions do not
+/// parse.
 struct LaunchFacts {
-  ContextLease lease;
-  z3::context &ctx = lease;
+  std::unique_ptr<ContextLease> lease;
+  z3::context &ctx;
   Encoder enc;
   std::optional<z3::expr> facts;
-  LaunchFacts(KernelOp k, const CheckOptions &opts) : enc(ctx, opts.bits, k) {
+  LaunchFacts(KernelOp k, const CheckOptions &opts, bool forSolving = false)
+      : lease(forSolving ? std::make_unique<ContextLease>() : nullptr),
+        ctx(lease ? lease->get() : evaluationContext()),
+        enc(ctx, opts.bits, k) {
     enc.hugeGrids = opts.hugeGrids;
     std::string err;
     if (std::optional<z3::expr> a = parseAssumptions(enc, opts, err))
       facts = enc.launchConstraints() && *a;
+  }
+  /// The launch dimensions (blockDim.x, gridDim.x, ..., z), then the
+  /// scalars, with the scalars' arguments.
+  std::vector<z3::expr> values(std::vector<unsigned> *scalarArg = nullptr) {
+    std::vector<z3::expr> vars;
+    for (int i = 0; i < 3; ++i) {
+      vars.push_back(enc.bdim[i]);
+      vars.push_back(enc.gdim[i]);
+    }
+    for (unsigned a = 0; a < enc.params.size(); ++a)
+      if (enc.params[a] && !enc.params[a]->is_array()) {
+        vars.push_back(*enc.params[a]);
+        if (scalarArg)
+          scalarArg->push_back(a);
+      }
+    return vars;
   }
 };
 } // namespace
@@ -87,17 +119,8 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   unsigned w = modelWidth(32, opts.bits);
   mlir::Block &blk = before.getBlock();
   // The values drawn: the launch dimensions, then the scalars.
-  std::vector<z3::expr> vars;
-  for (int i = 0; i < 3; ++i) {
-    vars.push_back(enc.bdim[i]);
-    vars.push_back(enc.gdim[i]);
-  }
   std::vector<unsigned> scalarArg;
-  for (unsigned a = 0; a < enc.params.size(); ++a)
-    if (enc.params[a] && !enc.params[a]->is_array()) {
-      vars.push_back(*enc.params[a]);
-      scalarArg.push_back(a);
-    }
+  std::vector<z3::expr> vars = lf.values(&scalarArg);
   z3::expr_vector from(ctx);
   for (const z3::expr &v : vars)
     from.push_back(v);
@@ -148,28 +171,33 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
     for (int i = 0; i < 6; ++i)
       start[i] = 1;
     if (!holds(start)) {
-      z3::solver s(ctx);
-      z3::params p(ctx);
+      LaunchFacts fresh(before, opts, /*forSolving=*/true);
+      if (!fresh.facts)
+        continue;
+      z3::context &sctx = fresh.ctx;
+      std::vector<z3::expr> svars = fresh.values();
+      z3::solver s(sctx);
+      z3::params p(sctx);
       p.set("timeout", 2000u);
       s.set(p);
-      s.add(facts);
-      z3::expr threads = ctx.bv_val(1, 64);
+      s.add(*fresh.facts);
+      z3::expr threads = sctx.bv_val(1, 64);
       for (int i = 0; i < 6; ++i) {
-        s.add(z3::ule(vars[i], ctx.bv_val(range[i].second, w)));
-        threads = threads * z3::zext(vars[i], 64 - w);
+        s.add(z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
+        threads = threads * z3::zext(svars[i], 64 - w);
       }
-      s.add(z3::ule(threads, ctx.bv_val(limits.maxThreads, 64)));
-      for (size_t i = 6; i < vars.size(); ++i)
-        s.add(vars[i] >=
-                  ctx.bv_val(range[i].first, vars[i].get_sort().bv_size()) &&
-              vars[i] <=
-                  ctx.bv_val(range[i].second, vars[i].get_sort().bv_size()));
+      s.add(z3::ule(threads, sctx.bv_val(limits.maxThreads, 64)));
+      for (size_t i = 6; i < svars.size(); ++i)
+        s.add(svars[i] >=
+                  sctx.bv_val(range[i].first, svars[i].get_sort().bv_size()) &&
+              svars[i] <=
+                  sctx.bv_val(range[i].second, svars[i].get_sort().bv_size()));
       if (s.check() != z3::sat)
         continue;
       z3::model m = s.get_model();
-      for (size_t i = 0; i < vars.size(); ++i) {
+      for (size_t i = 0; i < svars.size(); ++i) {
         llvm::APInt v =
-            numeralOf(m.eval(vars[i], true), vars[i].get_sort().bv_size());
+            numeralOf(m.eval(svars[i], true), svars[i].get_sort().bv_size());
         start[i] = i < 6 ? (int64_t)v.getZExtValue() : v.getSExtValue();
       }
     }
