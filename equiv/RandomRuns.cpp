@@ -343,9 +343,11 @@ bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
   z3::expr facts = *lf.facts;
   mlir::Block &blk = k.getBlock();
   std::vector<unsigned> scalarArg;
-  for (unsigned a = 0; a < enc.params.size(); ++a)
-    if (enc.params[a] && !enc.params[a]->is_array())
-      scalarArg.push_back(a);
+  std::vector<z3::expr> vars = lf.values(&scalarArg);
+  z3::expr_vector from(ctx);
+  for (const z3::expr &e : vars)
+    from.push_back(e);
+  unsigned w = enc.bdim[0].get_sort().bv_size();
   // Large blocks and scalars first: a loop over blockDim or a scalar runs
   // longest there. A few launches, each checked against the assumptions by
   // evaluation.
@@ -358,18 +360,13 @@ bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
       for (int64_t v : values) {
         if (Clock::now() - start > std::chrono::milliseconds(budgetMs))
           return false;
-        z3::expr_vector from(ctx), to(ctx);
-        unsigned w = enc.bdim[0].get_sort().bv_size();
+        z3::expr_vector to(ctx);
         for (int i = 0; i < 3; ++i) {
-          from.push_back(enc.bdim[i]);
           to.push_back(ctx.bv_val(b[i], w));
-          from.push_back(enc.gdim[i]);
           to.push_back(ctx.bv_val(g[i], w));
         }
-        for (unsigned a : scalarArg) {
-          from.push_back(*enc.params[a]);
-          to.push_back(ctx.bv_val(v, enc.params[a]->get_sort().bv_size()));
-        }
+        for (size_t i = 6; i < vars.size(); ++i)
+          to.push_back(ctx.bv_val(v, vars[i].get_sort().bv_size()));
         if (!facts.substitute(from, to).simplify().is_true())
           continue;
         LaunchConfig cfg;
