@@ -83,10 +83,19 @@ private:
     pos += tok.size();
     return true;
   }
+  /// \p e as an integer: C's integer promotions make a narrower one an int;
+  /// a wider one (a long or size_t parameter) keeps its width.
   z3::expr toBv(const z3::expr &e) {
     if (e.is_bool())
       return z3::ite(e, enc.ctx.bv_val(1, width()), enc.ctx.bv_val(0, width()));
-    return enc.resize(e, width(), true);
+    if (e.get_sort().bv_size() >= width())
+      return e;
+    return enc.resize(e, width(), !isUnsigned(e));
+  }
+  /// \p e converted to \p w bits, as C's usual arithmetic conversions do:
+  /// extended by its own signedness.
+  z3::expr widen(const z3::expr &e, unsigned w) {
+    return enc.resize(e, w, !isUnsigned(e));
   }
   z3::expr toBool(const z3::expr &e) {
     return e.is_bool() ? e : e != enc.ctx.bv_val(0, e.get_sort().bv_size());
@@ -130,13 +139,21 @@ private:
       }
       // A literal wider than the word would silently wrap (and could make
       // the assumptions vacuous); say so instead.
-      if (width() < 64 && v >> width()) {
-        pos = start;
-        err("integer " + lit.str() + " does not fit in a " +
-            std::to_string(width()) + "-bit word (--bits)");
-        return std::nullopt;
+      if (width() < 32) {
+        if (v >> width()) {
+          pos = start;
+          err("integer " + lit.str() + " does not fit in a " +
+              std::to_string(width()) + "-bit word (--bits)");
+          return std::nullopt;
+        }
+        return enc.ctx.bv_val(v, width());
       }
-      return enc.ctx.bv_val(v, width());
+      // As in C: an int if it fits, else a long, else an unsigned long.
+      if (v >> 31 == 0)
+        return enc.ctx.bv_val(v, width());
+      if (v >> 63 == 0)
+        return enc.ctx.bv_val(v, 64);
+      return markUnsigned(enc.ctx.bv_val(v, 64));
     }
     if (isalpha((unsigned char)c) || c == '_') {
       size_t start = pos;
@@ -155,9 +172,12 @@ private:
       for (unsigned i = 0; i < enc.paramNames.size(); ++i)
         if (enc.paramNames[i] == id && enc.params[i] &&
             !enc.params[i]->is_array()) {
+          // At its own width if wider than an int (long, size_t).
+          z3::expr p = *enc.params[i];
+          unsigned w = std::max(width(), p.get_sort().bv_size());
           if (enc.paramUnsigned[i])
-            return markUnsigned(enc.resize(*enc.params[i], width(), false));
-          return toBv(*enc.params[i]);
+            return markUnsigned(enc.resize(p, w, false));
+          return enc.resize(p, w, true);
         }
       pos = start;
       std::string known = "blockDim.{x,y,z}, gridDim.{x,y,z}";
@@ -208,9 +228,15 @@ private:
       else if (o == "&&")
         lhs = toBool(l) && toBool(r);
       else {
-        bool u = isUnsigned(l) || isUnsigned(r);
         l = toBv(l);
         r = toBv(r);
+        // The usual arithmetic conversions: the wider type; of equal
+        // widths, unsigned wins (an unsigned int meets a long as a long).
+        unsigned wl = l.get_sort().bv_size(), wr = r.get_sort().bv_size();
+        unsigned w = std::max(wl, wr);
+        bool u = (isUnsigned(l) && wl == w) || (isUnsigned(r) && wr == w);
+        l = widen(l, w);
+        r = widen(r, w);
         if (o == "|") lhs = l | r;
         else if (o == "^") lhs = l ^ r;
         else if (o == "&") lhs = l & r;

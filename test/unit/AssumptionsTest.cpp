@@ -48,6 +48,29 @@ kv.kernel @store_n_unsigned attributes {arg_names = ["out", "n"], unsigned_param
   %c0 = arith.constant 0 : i64
   kv.write %out[%c0] = %n if %true : !kv.global<i32>, i64, i32
 }
+
+kv.kernel @store_long attributes {arg_names = ["out", "n"]} {
+^bb0(%out: !kv.global<i64>, %n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  kv.write %out[%c0] = %n if %true : !kv.global<i64>, i64, i64
+}
+
+kv.kernel @store_long_min attributes {arg_names = ["out", "n"]} {
+^bb0(%out: !kv.global<i64>, %n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c10 = arith.constant 10 : i64
+  %m = arith.minsi %n, %c10 : i64
+  kv.write %out[%c0] = %m if %true : !kv.global<i64>, i64, i64
+}
+
+kv.kernel @store_size attributes {arg_names = ["out", "n"], unsigned_params = ["n"]} {
+^bb0(%out: !kv.global<i64>, %n: i64):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  kv.write %out[%c0] = %n if %true : !kv.global<i64>, i64, i64
+}
 )";
 
 const char *SmallLaunch = "blockDim.x <= 4 && blockDim.y == 1 && "
@@ -220,6 +243,42 @@ TEST_F(AssumptionsTest, UnsignedParameter) {
       << r.reason;
   EXPECT_EQ(check({"n > 5"}, "store_n_unsigned", "store_n_unsigned").verdict,
             kv::Verdict::Equivalent);
+}
+
+// A long parameter keeps its 64 bits, as in C: n <= 10 bounds all of them
+// (cut to 32 bits, n = 2^32 would pass it and make the pair differ).
+TEST_F(AssumptionsTest, LongParameterIsNotTruncated) {
+  EXPECT_EQ(check({}, "store_long", "store_long_min").verdict,
+            kv::Verdict::NotEquivalent);
+  EXPECT_EQ(check({"n <= 10"}, "store_long", "store_long_min").verdict,
+            kv::Verdict::Equivalent);
+  // An unsigned int meets a long as a long (blockDim.x <= 4 here).
+  kv::CheckResult r =
+      check({"n <= blockDim.x * 2"}, "store_long", "store_long_min");
+  EXPECT_EQ(r.verdict, kv::Verdict::Equivalent) << r.reason;
+}
+
+// A literal past INT_MAX is a long (past LONG_MAX an unsigned long), as in
+// C, where it used to be refused; the counterexample's n satisfies it.
+TEST_F(AssumptionsTest, WideLiteralIsLong) {
+  kv::CheckResult r = check({"n >= 4294967296 && n <= 4294967300"},
+                            "store_long", "store_long_min");
+  EXPECT_EQ(r.verdict, kv::Verdict::NotEquivalent) << r.reason;
+  ASSERT_TRUE(r.counterexample.has_value());
+  ASSERT_EQ(r.counterexample->scalars.size(), 1u);
+  EXPECT_GE(r.counterexample->scalars[0].second, 4294967296);
+  EXPECT_LE(r.counterexample->scalars[0].second, 4294967300);
+  EXPECT_EQ(
+      check({"n > 2147483648 && n < 3"}, "store_long", "store_long").verdict,
+      kv::Verdict::Error);
+}
+
+// A size_t parameter compares unsigned: n > -1 (ULONG_MAX) admits nothing.
+TEST_F(AssumptionsTest, UnsignedLongParameter) {
+  kv::CheckResult r = check({"n > -1"}, "store_size", "store_size");
+  EXPECT_EQ(r.verdict, kv::Verdict::Error);
+  EXPECT_NE(r.reason.find("admit no launch configuration"), std::string::npos)
+      << r.reason;
 }
 
 } // namespace
