@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,10 @@ int exitCode(Verdict v);
 
 struct Counterexample {
   uint64_t gridDim[3] = {1, 1, 1}, blockDim[3] = {1, 1, 1};
-  /// Scalar parameters by source name (as signed values of their width).
+  /// Scalar parameters by source name (as signed values of their width;
+  /// the bits of an unsigned one, named in unsignedScalars).
   std::vector<std::pair<std::string, int64_t>> scalars;
+  std::set<std::string> unsignedScalars;
   /// Input cells that matter, per global array (element index -> value).
   std::map<std::string, std::map<int64_t, int64_t>> arrays;
   std::string mismatchArray;
@@ -58,6 +61,10 @@ struct Counterexample {
   std::string replayedOn;
 };
 
+/// A scalar of a counterexample as text: an unsigned parameter's bits as
+/// an unsigned number (a size_t past 2^63 is not negative).
+std::string scalarText(int64_t v, bool isUnsigned);
+
 /// A defect of one kernel, found before any equivalence query: the launch
 /// and the one or two threads that show it.
 struct Defect {
@@ -67,6 +74,7 @@ struct Defect {
   int64_t index = 0;
   uint64_t gridDim[3] = {1, 1, 1}, blockDim[3] = {1, 1, 1};
   std::vector<std::pair<std::string, int64_t>> scalars;
+  std::set<std::string> unsignedScalars;
   struct Site {
     uint64_t block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
     std::string location; // file:line:col of the access or barrier

@@ -167,6 +167,8 @@ bool firstMismatch(
             {enc.paramNames[i], enc.paramUnsigned[i]
                                     ? (int64_t)v.getZExtValue()
                                     : v.getSExtValue()});
+        if (enc.paramUnsigned[i])
+          cex.unsignedScalars.insert(enc.paramNames[i]);
       }
     unsigned shown = 0;
     for (auto &[key, v] : inputsRead)

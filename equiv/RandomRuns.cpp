@@ -305,6 +305,9 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
                 {before.getArgName(a).str(), enc.paramUnsigned[a]
                                                  ? (int64_t)v.getZExtValue()
                                                  : v.getSExtValue()});
+          for (auto &[a, v] : scalars)
+            if (enc.paramUnsigned[a])
+              cex.unsignedScalars.insert(before.getArgName(a).str());
           for (auto &[key, v] : read)
             cex.arrays[before.getArgName(key.first).str()]
                       [(int64_t)key.second] = v.getSExtValue();

@@ -30,7 +30,8 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
     os << "    scalars: ";
     ListSeparator sep;
     for (const auto &[name, v] : cex.scalars)
-      os << sep << name << " = " << v;
+      os << sep << name << " = "
+         << scalarText(v, cex.unsignedScalars.count(name));
     os << "\n";
   }
   // Every input cell the kernels read is in --json; a few of each array
@@ -77,6 +78,14 @@ void printText(raw_ostream &os, const Validation &v, const PairNames &names) {
   os << "  time: " << roundMs(r.timeMs) << " ms\n";
 }
 
+std::string scalarText(int64_t v, bool isUnsigned) {
+  return isUnsigned ? std::to_string(uint64_t(v)) : std::to_string(v);
+}
+
+static json::Value scalarJSON(int64_t v, bool isUnsigned) {
+  return isUnsigned ? json::Value(uint64_t(v)) : json::Value(v);
+}
+
 static json::Array dimsJSON(const uint64_t d[3]) {
   return json::Array{(int64_t)d[0], (int64_t)d[1], (int64_t)d[2]};
 }
@@ -84,7 +93,7 @@ static json::Array dimsJSON(const uint64_t d[3]) {
 static json::Value counterexampleJSON(const Counterexample &cex) {
   json::Object scalars, arrays;
   for (const auto &[name, v] : cex.scalars)
-    scalars[name] = v;
+    scalars[name] = scalarJSON(v, cex.unsignedScalars.count(name));
   for (const auto &[array, cells] : cex.arrays) {
     json::Object cellObj;
     for (const auto &[index, v] : cells)
@@ -106,7 +115,7 @@ static json::Value counterexampleJSON(const Counterexample &cex) {
 static json::Value defectJSON(const Defect &d) {
   json::Object scalars;
   for (const auto &[name, v] : d.scalars)
-    scalars[name] = v;
+    scalars[name] = scalarJSON(v, d.unsignedScalars.count(name));
   json::Array sites;
   for (const Defect::Site &s : d.sites)
     sites.push_back(json::Object{{"block", dimsJSON(s.block)},
@@ -164,7 +173,7 @@ static std::string describeCounterexample(const Counterexample &cex) {
   os << " blockDim=";
   dim(cex.blockDim);
   for (const auto &[name, v] : cex.scalars)
-    os << " " << name << "=" << v;
+    os << " " << name << "=" << scalarText(v, cex.unsignedScalars.count(name));
   // The cells that matter are few for the counterexamples the solver finds;
   // the cap keeps a pathological one from flooding the build log.
   constexpr unsigned maxCells = 8;

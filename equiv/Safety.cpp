@@ -185,11 +185,14 @@ void Query::fillLaunch(Defect &d) {
     d.blockDim[i] = evalU(*model, enc.bdim[i]);
   }
   for (unsigned i = 0; i < enc.params.size(); ++i)
-    if (enc.params[i] && !enc.params[i]->is_array())
+    if (enc.params[i] && !enc.params[i]->is_array()) {
       d.scalars.push_back({enc.paramNames[i],
                            enc.paramUnsigned[i]
                                ? (int64_t)evalU(*model, *enc.params[i])
                                : evalS(*model, *enc.params[i])});
+      if (enc.paramUnsigned[i])
+        d.unsignedScalars.insert(enc.paramNames[i]);
+    }
 }
 
 Defect::Site Query::site(const Thread &t, Operation *op,
@@ -255,7 +258,7 @@ std::string describeLaunch(const Defect &d) {
   std::string s =
       "gridDim " + coords(d.gridDim) + ", blockDim " + coords(d.blockDim);
   for (auto &[n, v] : d.scalars)
-    s += ", " + n + " = " + std::to_string(v);
+    s += ", " + n + " = " + scalarText(v, d.unsignedScalars.count(n));
   return s;
 }
 

@@ -345,7 +345,9 @@ static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
   }
   if (const json::Object *sc = c->getObject("scalars"))
     for (auto &[name, val] : *sc)
-      out.scalars[name.str()] = val.getAsInteger().value_or(0);
+      // An unsigned parameter's value may be past INT64_MAX.
+      out.scalars[name.str()] =
+          val.getAsInteger().value_or((int64_t)val.getAsUINT64().value_or(0));
   if (const json::Object *ar = c->getObject("arrays"))
     for (auto &[name, cells] : *ar)
       if (const json::Object *co = cells.getAsObject())
