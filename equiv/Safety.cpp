@@ -102,13 +102,34 @@ z3::check_result Query::solve(const z3::expr &cond,
   // make the products linear, a model there is found at once (and is
   // small, so readable).
   bool unrefined = false;
-  z3::check_result r = s->checkRefined(enc.abstracted, [&](const z3::model &m) {
-    for (const auto &[app, precise] : enc.abstracted)
-      if (!z3::eq(m.eval(app, true), m.eval(precise, true)))
-        return unrefined = true;
-    return false;
-  });
   bool atSample = false;
+  // The launch pinned (its products then linear), the scalars free: a loop
+  // that may wrap around usually does at any launch for some n, found at
+  // once where the whole query may run out of its budget.
+  if (sampleLaunchFirst) {
+    const auto &[vars, vals] = enc.samplePoint();
+    if (!vars.empty()) {
+      std::vector<Encoder::LaunchVar> launch = enc.launchVars();
+      s->push();
+      for (unsigned i = 0; i < vars.size(); ++i)
+        if (launch[i].dim >= 0)
+          s->add(vars[i] == vals[i]);
+      s->setRemaining(Portfolio::capped(remainingMs, std::chrono::seconds(1)));
+      atSample = s->checkRefined(enc.abstracted) == z3::sat;
+      if (atSample)
+        model = s->get_model();
+      s->pop();
+      s->setRemaining(remainingMs);
+    }
+  }
+  z3::check_result r =
+      atSample ? z3::sat
+               : s->checkRefined(enc.abstracted, [&](const z3::model &m) {
+                   for (const auto &[app, precise] : enc.abstracted)
+                     if (!z3::eq(m.eval(app, true), m.eval(precise, true)))
+                       return unrefined = true;
+                   return false;
+                 });
   if (r == z3::sat && unrefined) {
     const auto &[vars, vals] = enc.samplePoint();
     if (!vars.empty()) {

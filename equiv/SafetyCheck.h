@@ -103,6 +103,9 @@ struct Query {
   /// one of a small launch where \p focus holds too (a query whose model
   /// is reported only sometimes pays for this only then).
   void makeReadable(const z3::expr &focus);
+  /// Try the sample launch (Encoder::samplePoint) before the whole query:
+  /// for a condition that usually holds at any launch for some scalars.
+  bool sampleLaunchFirst = false;
   /// The solver of the last `sat` answer, for makeReadable.
   std::unique_ptr<Portfolio> last;
   bool madeReadable = false;

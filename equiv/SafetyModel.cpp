@@ -56,6 +56,7 @@ SafetyCheck::allHold(const std::function<z3::expr(Query &, Operation *)> &build,
   Query q(k, paramSource, label, bits);
   if (!start(q))
     return z3::unknown;
+  q.sampleLaunchFirst = capMs > 0;
   z3::expr any = q.ctx.bool_val(false);
   for (Operation *op : ops)
     any = any || build(q, op);
@@ -150,6 +151,7 @@ bool SafetyCheck::checkLoops() {
     Query q(k, paramSource, label, bits);
     if (!start(q))
       return false;
+    q.sampleLaunchFirst = alignable;
     const Thread &t = *q.t1;
     z3::check_result r = q.solve(loopBreaks(q, it), budget());
     std::string site =

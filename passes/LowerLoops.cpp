@@ -454,24 +454,11 @@ bool Lowerer::findInductionVariable(LoopModel &lm) {
   // prove that the variable does not wrap before the loop ends (C's
   // `i += blockDim.x * gridDim.x` is an unsigned add that may).
   unsigned w = lhs.getType().getIntOrFloatBitWidth();
-  // A wider variable (MLIR's 64-bit index) is counted when its start, step,
-  // bound and offset are 32-bit values: the model's 64-bit arithmetic is
-  // then exact for it too, and the checker still proves no wraparound.
-  auto narrow = [](Value v) {
-    if (!v)
-      return true;
-    if (llvm::APInt c; matchPattern(v, m_ConstantInt(&c)))
-      return c.getSignificantBits() <= 32;
-    Operation *def = v.getDefiningOp();
-    if (!isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(def))
-      return false;
-    return def->getOperand(0).getType().getIntOrFloatBitWidth() <= 32;
-  };
-  if (w > 32 && !(w == 64 && narrow(iv->init) && narrow(step) &&
-                  narrow(lm.rhs) && narrow(offset)))
-    return giveUp(lm, "loop whose induction variable is wider than 32 bits "
-                      "(with a start, step or bound that is not a 32-bit "
-                      "value)");
+  // A 64-bit variable (MLIR's index, C's size_t or long) is counted too:
+  // the checker proves that the model's 64-bit values are exact for it
+  // (Encoder::uncountable).
+  if (w > 64)
+    return giveUp(lm, "loop whose induction variable is wider than 64 bits");
   bool doWhile = lm.exiting == lm.latch;
   // `x != bound` tested on the value before the step (the old value, at the
   // latch): the model starts one step below the first value, -1 from 0, so

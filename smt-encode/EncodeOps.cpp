@@ -474,7 +474,11 @@ z3::expr Encoder::iterVar(IterOp it, const Thread &t) {
 }
 
 bool mayLeaveUncounted(KernelModel &km, IterOp it) {
-  if (!it.isSigned() || it.getFromNe() || hasBreaks(it))
+  // An unsigned variable may wrap around; the model's 64-bit one is the
+  // program's only where the program's is 64 bits too (size_t).
+  bool wrapsAsModelled =
+      it.isSigned() || (it.getWidth() && *it.getWidth() == 64);
+  if (!wrapsAsModelled || it.getFromNe() || hasBreaks(it))
     return false;
   for (Operation *u : it.getResult().getUsers())
     if (isa<SumOp, CarryOp>(u))
@@ -501,6 +505,12 @@ z3::expr Encoder::uncountable(KernelModel &km, IterOp it, const Thread &t,
   z3::expr zero = ctx.bv_val(0, 128);
   z3::expr bad =
       step <= zero || pred(lb + ctx.bv_val(uint64_t(1) << 31, 128) * step);
+  // The model's variable, lb + k * step in 64 bits, is exact for every
+  // iteration k < 2^31: always so for a variable of at most 32 bits, a
+  // condition for a wider one (MLIR's index, C's size_t).
+  if (!it.getWidth() || *it.getWidth() > 32)
+    bad = bad || lb + ctx.bv_val((uint64_t(1) << 31) - 1, 128) * step >
+                     ctx.bv_val(sgn ? uint64_t(INT64_MAX) : UINT64_MAX, 128);
   // The first value tested: iteration 1's for a do-while.
   std::vector<z3::expr> firsts;
   if (eitherForm || !it.getDoWhile())

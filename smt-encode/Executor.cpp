@@ -291,7 +291,7 @@ bool Executor::runLoop(const Interval &iv, unsigned n) {
     // loop's width and wraps around.
     unsigned vw = it.getWidth() ? unsigned(*it.getWidth()) : 64;
     auto live = [&](const APInt &v) {
-      if (it.getUncounted() && vw < 64) {
+      if (it.getUncounted() && vw <= 64) {
         APInt x = v.trunc(vw);
         APInt y = sgn ? x.sext(w) : x.zext(w);
         return it.isStrict() ? y.slt(bound) : y.sle(bound);

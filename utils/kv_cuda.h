@@ -30,6 +30,10 @@
 
 // threadIdx, blockIdx, blockDim, gridDim (from clang's resource directory).
 #include <__clang_cuda_builtin_vars.h>
+// size_t and the fixed-width integers, which the SDK's cuda_runtime.h makes
+// available to every .cu file (clang's own headers: no C library needed).
+#include <stddef.h>
+#include <stdint.h>
 
 #define KV_DEV static __device__ inline
 
