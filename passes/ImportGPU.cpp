@@ -45,6 +45,7 @@
 #include "llvm/Transforms/Scalar/Scalarizer.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 
@@ -311,3 +312,61 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
 }
 
 } // namespace kv
+
+std::vector<std::string> kv::dropUnusedDescriptorParts(llvm::Function *&f) {
+  std::set<std::string> names;
+  for (llvm::Argument &a : f->args())
+    names.insert(a.getName().str());
+  // A part is `X.allocated`, `X.offset`, `X.sizeN` or `X.strideN` beside
+  // the aligned pointer `X` (nameParameters).
+  auto isPart = [&](llvm::StringRef n) {
+    auto [base, part] = n.rsplit('.');
+    if (part.empty() || !names.count(base.str()))
+      return false;
+    if (part == "allocated" || part == "offset")
+      return true;
+    for (llvm::StringRef p : {"size", "stride"})
+      if (part.consume_front(p) && !part.empty() &&
+          llvm::all_of(part, llvm::isDigit))
+        return true;
+    return false;
+  };
+  std::vector<std::string> dropped;
+  std::vector<llvm::Argument *> kept;
+  for (llvm::Argument &a : f->args()) {
+    if (a.hasName() && isPart(a.getName()) && a.use_empty())
+      dropped.push_back(a.getName().str());
+    else
+      kept.push_back(&a);
+  }
+  if (dropped.empty())
+    return dropped;
+  std::vector<llvm::Type *> types;
+  std::vector<llvm::AttributeSet> paramAttrs;
+  llvm::AttributeList attrs = f->getAttributes();
+  for (llvm::Argument *a : kept) {
+    types.push_back(a->getType());
+    paramAttrs.push_back(attrs.getParamAttrs(a->getArgNo()));
+  }
+  auto *type = llvm::FunctionType::get(f->getReturnType(), types, false);
+  llvm::Function *g = llvm::Function::Create(
+      type, f->getLinkage(), f->getAddressSpace(), "", f->getParent());
+  g->takeName(f);
+  g->setCallingConv(f->getCallingConv());
+  g->setAttributes(llvm::AttributeList::get(f->getContext(), attrs.getFnAttrs(),
+                                            attrs.getRetAttrs(), paramAttrs));
+  llvm::SmallVector<std::pair<unsigned, llvm::MDNode *>> md;
+  f->getAllMetadata(md);
+  for (auto &[kind, node] : md)
+    g->setMetadata(kind, node);
+  g->splice(g->begin(), f);
+  for (auto [old, now] : llvm::zip(kept, g->args())) {
+    now.takeName(old);
+    old->replaceAllUsesWith(&now);
+  }
+  // Module metadata naming the kernel (nvvm.annotations) follows it.
+  f->replaceAllUsesWith(g);
+  f->eraseFromParent();
+  f = g;
+  return dropped;
+}

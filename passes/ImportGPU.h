@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kv {
 
@@ -65,6 +66,14 @@ inline constexpr const char *kHostLaunchesAttr = "kv-host-launches";
 /// \p module's source (`%out` -> `out`; a descriptor's parts `out.offset`,
 /// `out.size0`, ...), where the source file can be read.
 void nameParameters(mlir::ModuleOp module, llvm::Module &m);
+/// A kernel lowered with memref descriptors, compared with one whose memrefs
+/// are plain pointers (its CUDA twin): the descriptor parts \p f does not use
+/// (the allocated pointer; the offset, sizes and strides of a layout known
+/// statically) are dropped from its parameters, which changes nothing it
+/// computes, so that the aligned pointers and scalars match the twin's by
+/// position. \p f is replaced by the new function; returns the parts
+/// dropped (by name), none where a part has no name or is used.
+std::vector<std::string> dropUnusedDescriptorParts(llvm::Function *&f);
 
 } // namespace kv
 
