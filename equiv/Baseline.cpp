@@ -304,18 +304,10 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
           cex.replayed = true;
           for (unsigned p = 0; p < enc.params.size(); ++p)
             if (enc.params[p] && !enc.params[p]->is_array())
-              cex.scalars.push_back({enc.paramNames[p], [&] {
-                                       llvm::APInt v = numeralOf(
-                                           m.eval(*enc.params[p], true),
-                                           enc.params[p]->get_sort().bv_size());
-                                       return enc.paramUnsigned[p]
-                                                  ? (int64_t)v.getZExtValue()
-                                                  : v.getSExtValue();
-                                     }()});
-          for (unsigned p = 0; p < enc.params.size(); ++p)
-            if (enc.params[p] && !enc.params[p]->is_array() &&
-                enc.paramUnsigned[p])
-              cex.unsignedScalars.insert(enc.paramNames[p]);
+              cex.addScalar(enc.paramNames[p],
+                            numeralOf(m.eval(*enc.params[p], true),
+                                      enc.params[p]->get_sort().bv_size()),
+                            enc.paramUnsigned[p]);
           for (auto &[key, v] : read)
             cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
                 v.getSExtValue();

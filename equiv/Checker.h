@@ -9,6 +9,7 @@
 
 #include "kv/KVDialect.h"
 #include "smt-encode/Executor.h"
+#include "llvm/ADT/APInt.h"
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -49,6 +50,9 @@ struct Counterexample {
   /// the bits of an unsigned one, named in unsignedScalars).
   std::vector<std::pair<std::string, int64_t>> scalars;
   std::set<std::string> unsignedScalars;
+  /// Records scalar \p name with value \p v (its bits, for an unsigned one).
+  void addScalar(const std::string &name, const llvm::APInt &v,
+                 bool isUnsigned);
   /// Input cells that matter, per global array (element index -> value).
   std::map<std::string, std::map<int64_t, int64_t>> arrays;
   std::string mismatchArray;

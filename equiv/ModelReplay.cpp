@@ -163,12 +163,7 @@ bool firstMismatch(
         Type t = ks.op.getBlock().getArgument(i).getType();
         llvm::APInt v =
             numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
-        cex.scalars.push_back(
-            {enc.paramNames[i], enc.paramUnsigned[i]
-                                    ? (int64_t)v.getZExtValue()
-                                    : v.getSExtValue()});
-        if (enc.paramUnsigned[i])
-          cex.unsignedScalars.insert(enc.paramNames[i]);
+        cex.addScalar(enc.paramNames[i], v, enc.paramUnsigned[i]);
       }
     unsigned shown = 0;
     for (auto &[key, v] : inputsRead)

@@ -301,13 +301,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
             cex.blockDim[i] = cfg.block[i];
           }
           for (auto &[a, v] : scalars)
-            cex.scalars.push_back(
-                {before.getArgName(a).str(), enc.paramUnsigned[a]
-                                                 ? (int64_t)v.getZExtValue()
-                                                 : v.getSExtValue()});
-          for (auto &[a, v] : scalars)
-            if (enc.paramUnsigned[a])
-              cex.unsignedScalars.insert(before.getArgName(a).str());
+            cex.addScalar(before.getArgName(a).str(), v, enc.paramUnsigned[a]);
           for (auto &[key, v] : read)
             cex.arrays[before.getArgName(key.first).str()]
                       [(int64_t)key.second] = v.getSExtValue();

@@ -82,6 +82,14 @@ std::string scalarText(int64_t v, bool isUnsigned) {
   return isUnsigned ? std::to_string(uint64_t(v)) : std::to_string(v);
 }
 
+void Counterexample::addScalar(const std::string &name, const APInt &v,
+                               bool isUnsigned) {
+  scalars.push_back(
+      {name, isUnsigned ? (int64_t)v.getZExtValue() : v.getSExtValue()});
+  if (isUnsigned)
+    unsignedScalars.insert(name);
+}
+
 static json::Value scalarJSON(int64_t v, bool isUnsigned) {
   return isUnsigned ? json::Value(uint64_t(v)) : json::Value(v);
 }

@@ -102,26 +102,30 @@ z3::check_result Query::solve(const z3::expr &cond,
   // make the products linear, a model there is found at once (and is
   // small, so readable).
   bool unrefined = false;
-  bool atSample = false;
+  // The query with the sample point's values pinned (the launch's only, or
+  // the scalars' too) for at most \p cap: true with `model` set when sat.
+  auto satAtSample = [&](bool launchOnly, std::chrono::seconds cap) {
+    const auto &[vars, vals] = enc.samplePoint();
+    if (vars.empty())
+      return false;
+    std::vector<Encoder::LaunchVar> launch = enc.launchVars();
+    s->push();
+    for (unsigned i = 0; i < vars.size(); ++i)
+      if (!launchOnly || launch[i].dim >= 0)
+        s->add(vars[i] == vals[i]);
+    s->setRemaining(Portfolio::capped(remainingMs, cap));
+    bool sat = s->checkRefined(enc.abstracted) == z3::sat;
+    if (sat)
+      model = s->get_model();
+    s->pop();
+    s->setRemaining(remainingMs);
+    return sat;
+  };
   // The launch pinned (its products then linear), the scalars free: a loop
   // that may wrap around usually does at any launch for some n, found at
   // once where the whole query may run out of its budget.
-  if (sampleLaunchFirst) {
-    const auto &[vars, vals] = enc.samplePoint();
-    if (!vars.empty()) {
-      std::vector<Encoder::LaunchVar> launch = enc.launchVars();
-      s->push();
-      for (unsigned i = 0; i < vars.size(); ++i)
-        if (launch[i].dim >= 0)
-          s->add(vars[i] == vals[i]);
-      s->setRemaining(Portfolio::capped(remainingMs, std::chrono::seconds(1)));
-      atSample = s->checkRefined(enc.abstracted) == z3::sat;
-      if (atSample)
-        model = s->get_model();
-      s->pop();
-      s->setRemaining(remainingMs);
-    }
-  }
+  bool atSample =
+      sampleLaunchFirst && satAtSample(true, std::chrono::seconds(1));
   z3::check_result r =
       atSample ? z3::sat
                : s->checkRefined(enc.abstracted, [&](const z3::model &m) {
@@ -131,18 +135,7 @@ z3::check_result Query::solve(const z3::expr &cond,
                    return false;
                  });
   if (r == z3::sat && unrefined) {
-    const auto &[vars, vals] = enc.samplePoint();
-    if (!vars.empty()) {
-      s->push();
-      for (unsigned i = 0; i < vars.size(); ++i)
-        s->add(vars[i] == vals[i]);
-      s->setRemaining(Portfolio::capped(remainingMs, std::chrono::seconds(2)));
-      atSample = s->checkRefined(enc.abstracted) == z3::sat;
-      if (atSample)
-        model = s->get_model();
-      s->pop();
-      s->setRemaining(remainingMs);
-    }
+    atSample = satAtSample(false, std::chrono::seconds(2));
     if (!atSample)
       r = s->checkRefined(enc.abstracted);
   }
