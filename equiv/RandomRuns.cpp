@@ -43,15 +43,6 @@ struct Draws {
 } // namespace
 
 namespace {
-/// One context per thread for evaluating facts at concrete values: making a
-/// fresh one costs 15 ms, more than a small kernel's random runs, and
-/// whether a ground term simplifies to true does not depend on what the
-/// context held before. Nothing is solved in it.
-z3::context &evaluationContext() {
-  thread_local z3::context ctx;
-  return ctx;
-}
-
 /// \p k's launch values and scalars with the facts every launch run must
 /// satisfy (the launch limits and the assumptions), to be evaluated at
 /// concrete values (in the thread's evaluation context), or solved (in a

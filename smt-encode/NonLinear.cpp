@@ -172,9 +172,18 @@ void Encoder::pinDetermined() {
       }
     }
     std::vector<z3::model> models;
-    z3::solver s(ctx);
-    s.add(facts);
+    // Made only when a value is not shown free by the plain launches: a
+    // solver's first assertion costs several milliseconds.
+    std::optional<z3::solver> solver;
+    auto solverFor = [&]() -> z3::solver & {
+      if (!solver) {
+        solver.emplace(ctx);
+        solver->add(facts);
+      }
+      return *solver;
+    };
     if (candidates.empty()) {
+      z3::solver &s = solverFor();
       // A check cut short by the deadline throws, so that its answer is not
       // cached.
       checkDeadline();
@@ -201,6 +210,7 @@ void Encoder::pinDetermined() {
         free = !z3::eq(models[m].eval(*vars[i], true), val);
       if (free)
         continue;
+      z3::solver &s = solverFor();
       s.push();
       s.add(*vars[i] != val);
       checkDeadline();

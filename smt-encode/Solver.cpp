@@ -43,12 +43,18 @@ public:
   std::unique_ptr<z3::context> take() {
     std::unique_lock<std::mutex> lock(mutex);
     startLocked();
+    // One on the way is nearer than a new one.
+    if (ready.empty() && making)
+      made.wait(lock, [this] { return !ready.empty() || !making; });
     if (!ready.empty()) {
       std::unique_ptr<z3::context> c = std::move(ready.back());
       ready.pop_back();
       wake.notify_one();
       return c;
     }
+    // A miss: keep one more ready from now on.
+    target = std::min(target + 1, maxReady);
+    wake.notify_one();
     lock.unlock();
     return std::make_unique<z3::context>();
   }
@@ -97,11 +103,12 @@ private:
     std::unique_lock<std::mutex> lock(mutex);
     while (true) {
       wake.wait(lock, [this] {
-        return stop || !spent.empty() || ready.size() < readyCount;
+        return stop || !spent.empty() || ready.size() < target;
       });
       if (stop)
         return;
-      if (!spent.empty()) {
+      // Making first: a validation may be waiting for it.
+      if (ready.size() >= target) {
         std::unique_ptr<z3::context> c = std::move(spent.back());
         spent.pop_back();
         lock.unlock();
@@ -109,17 +116,24 @@ private:
         lock.lock();
         continue;
       }
+      making = true;
       lock.unlock();
       auto c = std::make_unique<z3::context>();
       lock.lock();
+      making = false;
       ready.push_back(std::move(c));
+      made.notify_all();
     }
   }
 
-  /// A validation holds an encoder's context and a check's two at once.
-  static constexpr size_t readyCount = 3;
+  /// A validation holds an encoder's context and a check's two at once: up
+  /// to three are kept ready, one to start with (a small pair needs one;
+  /// each context made and never used is 17 MB to fault in and free).
+  static constexpr size_t maxReady = 3;
+  size_t target = 1;
+  bool making = false;
   std::mutex mutex;
-  std::condition_variable wake;
+  std::condition_variable wake, made;
   std::vector<std::unique_ptr<z3::context>> ready, spent;
   bool stop = false;
   std::thread worker;
@@ -131,6 +145,11 @@ ContextLease::ContextLease() : ctx(ContextFactory::get().take()) {}
 void ContextLease::prepare() { ContextFactory::get().start(); }
 
 ContextLease::~ContextLease() { ContextFactory::get().give(std::move(ctx)); }
+
+z3::context &evaluationContext() {
+  thread_local z3::context *ctx = ContextFactory::get().take().release();
+  return *ctx;
+}
 
 z3::check_result Portfolio::check() {
   stats::Scoped timer("solver");

@@ -47,6 +47,13 @@ private:
   std::unique_ptr<z3::context> ctx;
 };
 
+/// The calling thread's context for evaluating ground terms (assumptions at
+/// concrete launches and scalars), in which nothing is ever solved: whether
+/// a ground term simplifies to true does not depend on what the context
+/// held before. Taken from the contexts made ahead, kept for the thread's
+/// life, and never deleted (that would cost every compile's exit 4 ms).
+z3::context &evaluationContext();
+
 /// Two strategies that fail on different queries: Z3's default solver for
 /// bit-vectors, and equation solving first (launch assumptions such as
 /// blockDim.x == blockDim.y then make the two kernels' terms coincide).
