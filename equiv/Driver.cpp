@@ -500,6 +500,7 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   RunLimits limits;
   limits.budgetMs = opts.runFirst;
   limits.maxSteps = uint64_t(1) << 20;
+  limits.tiers = opts.runFirstTiers;
   std::optional<Counterexample> cex =
       findByRunning(pair->before, pair->after, co, runs, disagreement, limits);
   pair->before.erase();
@@ -700,8 +701,11 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   bool budgetLeft =
       !timeout || Clock::now() - start < std::chrono::seconds(timeout);
   // (Not over the reals, where the runs' IEEE results prove nothing.)
-  if (!launch && v.result.verdict == Verdict::Unknown && budgetLeft &&
-      !co.realFloats) {
+  // An unsupported proof, where the larger launches were not run before it.
+  bool unrun = v.result.verdict == Verdict::Unsupported && opts.runFirst &&
+               opts.runFirstTiers < 2;
+  if (!launch && (v.result.verdict == Verdict::Unknown || unrun) &&
+      budgetLeft && !co.realFloats) {
     std::vector<std::string> splitOn;
     KernelOp signature;
     CheckResult failure;
@@ -719,17 +723,18 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
         v.foundBy = "running both kernels on pseudo-random inputs (" +
                     std::to_string(runs) + (runs == 1 ? " run" : " runs") +
                     " on launches the assumptions admit), after the "
-                    "proof ended unknown: " +
-                    v.result.reason;
+                    "proof ended " +
+                    verdictName(v.result.verdict) + ": " + v.result.reason;
         v.result.verdict = Verdict::NotEquivalent;
         v.result.reason = "the kernels write different values to '" +
                           cex->mismatchArray + "'";
         v.result.counterexample = std::move(cex);
         return total(std::move(v));
       }
-      if (!disagreement.empty())
+      // An unsupported verdict keeps its construct as the reason.
+      if (!unrun && !disagreement.empty())
         v.result.reason = disagreement;
-      else if (runs)
+      else if (!unrun && runs)
         v.result.reason += "; " + std::to_string(runs) +
                            " runs on pseudo-random inputs found no difference";
     } else if (signature) {
