@@ -476,7 +476,9 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
 
 std::optional<Validation> Driver::runFirst(const CheckOptions &co,
                                            const LowerPairFn &lower,
-                                           const CaseCheckFn &check) {
+                                           const CaseCheckFn &check,
+                                           unsigned tiers,
+                                           const std::string &when) {
   stats::Scoped timer("run-first");
   std::vector<std::string> splitOn;
   KernelOp signature;
@@ -500,7 +502,7 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   RunLimits limits;
   limits.budgetMs = opts.runFirst;
   limits.maxSteps = uint64_t(1) << 20;
-  limits.tiers = opts.runFirstTiers;
+  limits.tiers = tiers;
   std::optional<Counterexample> cex =
       findByRunning(pair->before, pair->after, co, runs, disagreement, limits);
   pair->before.erase();
@@ -570,8 +572,7 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   v.result.counterexample = std::move(cex);
   v.foundBy = "running both kernels on pseudo-random inputs (" +
               std::to_string(runs) + (runs == 1 ? " run" : " runs") +
-              " on small launches the assumptions admit), before any "
-              "solver query";
+              " on small launches the assumptions admit), " + when;
   return v;
 }
 
@@ -632,7 +633,7 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   // to pick a launch that replays.
   if (!launch && !co.realFloats && opts.runFirst)
     if (std::optional<Validation> found =
-            runFirst(co, lowerWith(opts.unroll), check))
+            runFirst(co, lowerWith(opts.unroll), check, opts.runFirstTiers))
       return total(std::move(*found));
   Clock::time_point checkStart = Clock::now();
   auto prove = [&]() {
@@ -701,11 +702,19 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   bool budgetLeft =
       !timeout || Clock::now() - start < std::chrono::seconds(timeout);
   // (Not over the reals, where the runs' IEEE results prove nothing.)
-  // An unsupported proof, where the larger launches were not run before it.
-  bool unrun = v.result.verdict == Verdict::Unsupported && opts.runFirst &&
-               opts.runFirstTiers < 2;
-  if (!launch && (v.result.verdict == Verdict::Unknown || unrun) &&
-      budgetLeft && !co.realFloats) {
+  // An unsupported proof, where the larger launches did not run before it:
+  // they run now, with the safety checks and model conditions that make a
+  // difference of the models the kernels' own (an uncounted loop's model
+  // is not the loop).
+  if (!launch && v.result.verdict == Verdict::Unsupported && opts.runFirst &&
+      opts.runFirstTiers < 2 && budgetLeft && !co.realFloats)
+    if (std::optional<Validation> found =
+            runFirst(co, lowerWith(opts.unroll), check, /*tiers=*/2,
+                     "after the proof ended unsupported: " + v.result.reason))
+      if (found->result.verdict != Verdict::Unknown)
+        return total(std::move(*found));
+  if (!launch && v.result.verdict == Verdict::Unknown && budgetLeft &&
+      !co.realFloats) {
     std::vector<std::string> splitOn;
     KernelOp signature;
     CheckResult failure;
@@ -723,18 +732,17 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
         v.foundBy = "running both kernels on pseudo-random inputs (" +
                     std::to_string(runs) + (runs == 1 ? " run" : " runs") +
                     " on launches the assumptions admit), after the "
-                    "proof ended " +
-                    verdictName(v.result.verdict) + ": " + v.result.reason;
+                    "proof ended unknown: " +
+                    v.result.reason;
         v.result.verdict = Verdict::NotEquivalent;
         v.result.reason = "the kernels write different values to '" +
                           cex->mismatchArray + "'";
         v.result.counterexample = std::move(cex);
         return total(std::move(v));
       }
-      // An unsupported verdict keeps its construct as the reason.
-      if (!unrun && !disagreement.empty())
+      if (!disagreement.empty())
         v.result.reason = disagreement;
-      else if (!unrun && runs)
+      else if (runs)
         v.result.reason += "; " + std::to_string(runs) +
                            " runs on pseudo-random inputs found no difference";
     } else if (signature) {

@@ -101,12 +101,13 @@ private:
                                        bool exact = false);
   using CaseCheckFn =
       std::function<CheckResult(KernelOp, KernelOp, const CheckOptions &)>;
-  /// Run both kernels before any proof (--run-first): a not-equivalent
-  /// verdict when they differ and the safety checks pass (or a defect
-  /// they find), nothing otherwise.
-  std::optional<Validation> runFirst(const CheckOptions &co,
-                                     const LowerPairFn &lower,
-                                     const CaseCheckFn &check);
+  /// Run both kernels on \p tiers of launches (--run-first): a
+  /// not-equivalent verdict when they differ and the safety checks pass (or
+  /// a defect they find), nothing otherwise. \p when ends its "found by".
+  std::optional<Validation>
+  runFirst(const CheckOptions &co, const LowerPairFn &lower,
+           const CaseCheckFn &check, unsigned tiers,
+           const std::string &when = "before any solver query");
   std::optional<std::vector<std::string>> planHunt(unsigned bound);
   std::optional<unsigned> exactBound(const CheckOptions &co);
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
