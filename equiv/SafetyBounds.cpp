@@ -16,12 +16,17 @@ bool SafetyCheck::checkBounds() {
   // Each condition belongs to its query's context: \p conds is declared
   // after the query, so that it goes before the query's context does.
   using Conds = std::vector<std::pair<const Access *, z3::expr>>;
+  // The accesses checked: those to a shared array of a fixed size.
+  auto fixedShared = [&](const Access &a) {
+    auto sh =
+        dyn_cast<SharedArrayType>(k.getBlock().getArgument(a.arg).getType());
+    return sh && sh.getSize() > 0 ? sh : SharedArrayType();
+  };
   auto outOfBounds = [&](Query &x, Conds &conds) {
     z3::expr any = x.ctx.bool_val(false);
     for (const Access &a : accesses) {
-      auto sh = dyn_cast<SharedArrayType>(
-          k.getBlock().getArgument(a.arg).getType());
-      if (!sh || sh.getSize() <= 0)
+      SharedArrayType sh = fixedShared(a);
+      if (!sh)
         continue;
       z3::expr c = x.access(a.op, *x.t1) &&
                    z3::uge(x.index(a.index, *x.t1),
@@ -34,11 +39,8 @@ bool SafetyCheck::checkBounds() {
   };
   // Nothing to check without an access to a fixed-size shared array: no
   // query, and no solver context (15 ms to make).
-  if (llvm::none_of(accesses, [&](const Access &a) {
-        auto sh = dyn_cast<SharedArrayType>(
-            k.getBlock().getArgument(a.arg).getType());
-        return sh && sh.getSize() > 0;
-      }))
+  if (llvm::none_of(accesses,
+                    [&](const Access &a) { return bool(fixedShared(a)); }))
     return true;
   if (dataDependentAccess()) {
     // Reads as interval states first (no read chains): `unsat` is a proof.
