@@ -13,6 +13,7 @@
 //   regroup   the sum regrouping proofs in detail
 //   rlimit    the resource count of each portfolio check
 //   substats  one line per side query: name, outcome, ms, resource count
+//   compile   the clang runs that compile .cu inputs (precompiled headers)
 //
 //===----------------------------------------------------------------------===//
 #ifndef KV_SMT_DEBUG_H

@@ -15,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
@@ -252,13 +253,16 @@ sdkHeaderPCH(const std::vector<std::string> &args, StringRef sdk,
   if (sys::fs::create_directories(flags.cacheDir))
     return std::nullopt;
   // An empty header: the compile of it includes the wrapper implicitly.
+  // Created once and never truncated: every PCH records its modification
+  // time, and clang rejects a PCH whose source changed since, so rewriting
+  // it for one set of flags would make the PCHs of all others stale.
   SmallString<128> src(flags.cacheDir), tmp;
   sys::path::append(src, "empty.cuh");
-  {
-    std::error_code ec;
-    raw_fd_ostream os(src, ec);
-    if (ec)
+  if (!sys::fs::exists(src)) {
+    int fd;
+    if (sys::fs::openFileForWrite(src, fd, sys::fs::CD_OpenAlways))
       return std::nullopt;
+    sys::Process::SafelyCloseFileDescriptor(fd);
   }
   if (sys::fs::createUniqueFile(pch + "-%%%%%%%%", tmp))
     return std::nullopt;
@@ -341,13 +345,31 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
   // With the SDK's headers precompiled; any failure is retried without
   // them, so that a stale or rejected PCH costs time, never a verdict, and
   // the diagnostics shown are those of a plain compile.
-  if (std::optional<std::string> pch =
-          sdk ? sdkHeaderPCH(args, *sdk, flags) : std::nullopt)
-    if (run({"-Xclang", "-include-pch", "-Xclang", *pch}, execErr) == 0)
+  std::optional<std::string> pch =
+      sdk ? sdkHeaderPCH(args, *sdk, flags) : std::nullopt;
+  bool pchRejected = false;
+  if (pch) {
+    int rc = run({"-Xclang", "-include-pch", "-Xclang", *pch}, execErr);
+    KV_DEBUG("compile", errs() << "kvalidate: compile " << file << " with "
+                               << *pch << ": "
+                               << (rc == 0 ? "ok" : "failed") << "\n");
+    if (rc == 0)
       return true;
+    // Clang names the PCH when it rejects it (a header changed since it
+    // was built, or the file is not a PCH).
+    pchRejected = StringRef(readFile(errPath)).contains(*pch);
+  }
   int rc = run({}, execErr);
-  if (rc == 0)
+  KV_DEBUG("compile", errs() << "kvalidate: compile " << file
+                             << " without precompiled headers: "
+                             << (rc == 0 ? "ok" : "failed") << "\n");
+  if (rc == 0) {
+    // A rejected PCH is removed, so that the next run builds a fresh one
+    // instead of paying for two compiles each time.
+    if (pchRejected)
+      sys::fs::remove(*pch);
     return true;
+  }
   std::string diags = StringRef(readFile(errPath)).rtrim().str();
   err = "cannot compile " + file.str() + ":";
   if (rc < 0)
