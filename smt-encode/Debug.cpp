@@ -1,9 +1,12 @@
 //===- Debug.cpp - kvalidate's debugging aids -----------------------------===//
 
 #include "smt-encode/Debug.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
 #include <mutex>
 
 using namespace llvm;
@@ -13,7 +16,9 @@ static cl::list<std::string>
                cl::desc("Debug output of these kinds on stderr (checker, "
                         "encoder, lockstep, safety, regroup, rlimit, "
                         "substats, runs, totals, import (gpu-dialect modules "
-                        "as LLVM IR), all)"),
+                        "as LLVM IR), compile, strategies (not in all: it "
+                        "solves each query four more times), all); also "
+                        "from $KV_DEBUG"),
                cl::value_desc("KIND[,KIND]"));
 static cl::opt<std::string>
     DumpPrefix("kv-dump-smt", cl::ReallyHidden,
@@ -23,10 +28,21 @@ static cl::opt<std::string>
 namespace kv {
 
 bool debugEnabled(StringRef kind) {
+  auto selects = [&](StringRef k) {
+    return k == kind || (k == "all" && kind != "strategies");
+  };
   for (const std::string &k : DebugKinds)
-    if (k == kind || k == "all")
+    if (selects(k))
       return true;
-  return false;
+  // $KV_DEBUG as well: it reaches every kvalidate and clang a test suite
+  // or a build runs (lit passes it on).
+  static const SmallVector<std::string> fromEnv = [] {
+    SmallVector<StringRef> parts;
+    if (const char *v = getenv("KV_DEBUG"))
+      StringRef(v).split(parts, ',', -1, /*KeepEmpty=*/false);
+    return SmallVector<std::string>(parts.begin(), parts.end());
+  }();
+  return any_of(fromEnv, selects);
 }
 
 std::string dumpPath(StringRef kind, StringRef tag) {

@@ -1,10 +1,11 @@
 //===- Debug.h - kvalidate's debugging aids ---------------------*- C++ -*-===//
 //
 // Debug output of one kind is on with the hidden option
-// --kv-debug=KIND[,KIND...] (-mllvm -kv-debug=... in clang, "all" for every
-// kind); queries are written as SMT-LIB files with --kv-dump-smt=PREFIX.
-// (LLVM_DEBUG and -debug-only would be the usual way, but Debian's LLVM is
-// built without assertions, where both compile to nothing.) Kinds in use:
+// --kv-debug=KIND[,KIND...] (-mllvm -kv-debug=... in clang, or $KV_DEBUG;
+// "all" for every kind but strategies); queries are written as SMT-LIB files
+// with --kv-dump-smt=PREFIX. (LLVM_DEBUG and -debug-only would be the usual
+// way, but Debian's LLVM is built without assertions, where both compile to
+// nothing.) Kinds in use:
 //   checker   the per-array queries: models, refinement rounds
 //   driver    the driver's attempts (--unroll-exact's bounds)
 //   encoder   read chains, regrouped sums, side-query outcomes
@@ -13,6 +14,7 @@
 //   regroup   the sum regrouping proofs in detail
 //   rlimit    the resource count of each portfolio check
 //   substats  one line per side query: name, outcome, ms, resource count
+//   strategies each main query again with four solver strategies alone
 //   compile   the clang runs that compile .cu inputs (precompiled headers)
 //
 //===----------------------------------------------------------------------===//

@@ -151,6 +151,46 @@ z3::context &evaluationContext() {
   return *ctx;
 }
 
+/// --kv-debug=strategies: the query once more with each of four
+/// strategies alone, one after the other (at most 60 s each), and one line
+/// of their times on stderr: what utils/solver-configs.py tabulates to
+/// choose the portfolio's strategies.
+void Portfolio::compareStrategies() {
+  std::string line = "strategies:";
+  for (int cfg = 0; cfg < 4; ++cfg) {
+    ContextLease lease;
+    z3::context &c = lease;
+    z3::solver s = cfg % 2 == 0
+                       ? z3::solver(c)
+                       : (z3::tactic(c, "simplify") &
+                          z3::tactic(c, "solve-eqs") & z3::tactic(c, "smt"))
+                             .mk_solver();
+    z3::params p(c);
+    p.set("timeout", 60000u);
+    if (cfg >= 2)
+      p.set("smt.relevancy", 0u);
+    s.set(p);
+    for (unsigned i = 0; i < asserts.size(); ++i)
+      s.add(z3::expr(c, Z3_translate(ctx, asserts[i], c)));
+    auto t0 = std::chrono::steady_clock::now();
+    z3::check_result r = z3::unknown;
+    try {
+      r = s.check();
+    } catch (z3::exception &) {
+    }
+    long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count();
+    static const char *const names[] = {"default", "eqs", "default-r0",
+                                        "eqs-r0"};
+    line += std::string(" ") + names[cfg] + "=" + std::to_string(ms) +
+            (r == z3::sat     ? "s"
+             : r == z3::unsat ? "u"
+                              : "?");
+  }
+  llvm::errs() << line << "\n";
+}
+
 z3::check_result Portfolio::check() {
   stats::Scoped timer("solver");
   unsigned left = remainingMs(); // 0: no deadline
@@ -165,23 +205,28 @@ z3::check_result Portfolio::check() {
                    z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
                       .mk_solver();
   unsigned seed = settings.seed;
-  if (left || rlimit || seed) {
-    z3::params p1(ctx1), p2(ctx2);
-    if (seed) {
-      p1.set("random_seed", seed);
-      p2.set("random_seed", seed);
-    }
-    if (left) {
-      p1.set("timeout", left);
-      p2.set("timeout", left);
-    }
-    if (rlimit) {
-      p1.set("rlimit", rlimit);
-      p2.set("rlimit", rlimit);
-    }
-    s1.set(p1);
-    s2.set(p2);
+  z3::params p1(ctx1), p2(ctx2);
+  // The second strategy also gives every atom to the theories at once
+  // (relevancy 0) instead of only those the Boolean search makes relevant:
+  // on the checker's queries (bit-vector sums and index terms, arrays read
+  // at few indices) that is 2.6 times faster in all over 193 queries of the
+  // long lane, and up to 50 times on one, while Z3's default stays in the
+  // race for the queries where it loses (utils/solver-configs.py).
+  p2.set("smt.relevancy", 0u);
+  if (seed) {
+    p1.set("random_seed", seed);
+    p2.set("random_seed", seed);
   }
+  if (left) {
+    p1.set("timeout", left);
+    p2.set("timeout", left);
+  }
+  if (rlimit) {
+    p1.set("rlimit", rlimit);
+    p2.set("rlimit", rlimit);
+  }
+  s1.set(p1);
+  s2.set(p2);
   for (unsigned i = 0; i < asserts.size(); ++i) {
     s1.add(z3::expr(ctx1, Z3_translate(ctx, asserts[i], ctx1)));
     s2.add(z3::expr(ctx2, Z3_translate(ctx, asserts[i], ctx2)));
@@ -232,6 +277,7 @@ z3::check_result Portfolio::check() {
     };
     llvm::errs() << "rlimit count: " << count(s1) << " / " << count(s2) << "\n";
   });
+  KV_DEBUG("strategies", compareStrategies());
   model.reset();
   // The winner's interrupt can land in the other context just after its
   // check returned `sat`; it then cancels taking the model, on loaded

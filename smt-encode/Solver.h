@@ -105,8 +105,9 @@ public:
     frames.pop_back();
   }
 
-  /// Both strategies at once, each in its own context and thread; the first
-  /// decisive answer wins and interrupts the other.
+  /// Both strategies at once (Z3's default solver; simplify, solve-eqs and
+  /// the SMT core with relevancy 0), each in its own context and thread; the
+  /// first decisive answer wins and interrupts the other.
   z3::check_result check();
   /// check() with lazy refinement of abstracted terms (application, precise
   /// term): the precise definition of every application the model gets
@@ -131,6 +132,8 @@ public:
   }
 
 private:
+  void compareStrategies();
+
   z3::context &ctx;
   z3::expr_vector asserts;
   std::vector<z3::expr> lazy;

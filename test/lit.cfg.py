@@ -101,6 +101,10 @@ config.substitutions.append(("%z3-lifetime-check", z3_lifetime_check))
 if os.environ.get("KV_Z3_LIFETIME_CHECK", "0") not in ("", "0"):
     config.environment["LD_PRELOAD"] = z3_lifetime_check
     config.environment["KV_NO_CONTEXT_FACTORY"] = "1"
+# $KV_DEBUG (smt-encode/Debug.h) reaches the tools the tests run: for
+# example KV_DEBUG=strategies with lit -a, for utils/solver-configs.py.
+if os.environ.get("KV_DEBUG"):
+    config.environment["KV_DEBUG"] = os.environ["KV_DEBUG"]
 config.substitutions.append((
     "%mlir-plugin",
     os.path.join(os.path.dirname(config.kv_plugin), "libkvalidate-mlir.so")))
