@@ -197,8 +197,23 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       for (size_t i = 0; i < vals.size(); ++i) {
         Values cand = vals;
         cand[i] = draws.in(range[i].first, range[i].second);
-        if (holds(cand))
+        if (holds(cand)) {
           vals = cand;
+          continue;
+        }
+        // Assumptions that tie two values (blockDim.x == blockDim.y, a
+        // square matrix's n == m) reject every value drawn for one alone:
+        // the value is tried for each other one as well.
+        for (size_t j = 0; j < vals.size(); ++j) {
+          if (j == i || cand[i] < range[j].first || cand[i] > range[j].second)
+            continue;
+          Values tied = cand;
+          tied[j] = cand[i];
+          if (holds(tied)) {
+            vals = tied;
+            break;
+          }
+        }
       }
       if (!seen.insert(vals).second)
         continue;
