@@ -151,6 +151,16 @@ z3::context &evaluationContext() {
   return *ctx;
 }
 
+/// The portfolio's strategies: Z3's default solver, or equation solving
+/// first (simplify, solve-eqs, then the SMT core).
+static z3::solver makeStrategy(z3::context &c, bool eqs) {
+  if (!eqs)
+    return z3::solver(c);
+  return (z3::tactic(c, "simplify") & z3::tactic(c, "solve-eqs") &
+          z3::tactic(c, "smt"))
+      .mk_solver();
+}
+
 /// --kv-debug=strategies: the query once more with each of four
 /// strategies alone, one after the other (at most 60 s each), and one line
 /// of their times on stderr: what utils/solver-configs.py tabulates to
@@ -160,11 +170,7 @@ void Portfolio::compareStrategies() {
   for (int cfg = 0; cfg < 4; ++cfg) {
     ContextLease lease;
     z3::context &c = lease;
-    z3::solver s = cfg % 2 == 0
-                       ? z3::solver(c)
-                       : (z3::tactic(c, "simplify") &
-                          z3::tactic(c, "solve-eqs") & z3::tactic(c, "smt"))
-                             .mk_solver();
+    z3::solver s = makeStrategy(c, /*eqs=*/cfg % 2 == 1);
     z3::params p(c);
     p.set("timeout", 60000u);
     if (cfg >= 2)
@@ -200,10 +206,8 @@ z3::check_result Portfolio::check() {
   // in between. Fresh ones: see ContextFactory.
   ContextLease lease1, lease2;
   z3::context &ctx1 = lease1, &ctx2 = lease2;
-  z3::solver s1(ctx1);
-  z3::solver s2 = (z3::tactic(ctx2, "simplify") &
-                   z3::tactic(ctx2, "solve-eqs") & z3::tactic(ctx2, "smt"))
-                      .mk_solver();
+  z3::solver s1 = makeStrategy(ctx1, /*eqs=*/false);
+  z3::solver s2 = makeStrategy(ctx2, /*eqs=*/true);
   unsigned seed = settings.seed;
   z3::params p1(ctx1), p2(ctx2);
   // The second strategy also gives every atom to the theories at once
