@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace kv {
@@ -146,6 +147,10 @@ void ContextLease::prepare() { ContextFactory::get().start(); }
 
 ContextLease::~ContextLease() { ContextFactory::get().give(std::move(ctx)); }
 
+/// How long Z3's default solver waits for the second strategy's answer
+/// before it starts too (Portfolio::check).
+static constexpr std::chrono::milliseconds defaultDelay{200};
+
 z3::context &evaluationContext() {
   thread_local z3::context *ctx = ContextFactory::get().take().release();
   return *ctx;
@@ -200,54 +205,48 @@ void Portfolio::compareStrategies() {
 z3::check_result Portfolio::check() {
   stats::Scoped timer("solver");
   unsigned left = remainingMs(); // 0: no deadline
-  // Both solvers get contexts of their own, not the encoder's: an interrupt
-  // that lands just after a check returned stays pending in its context
-  // until the next check there, and would cancel the encoder's simplifying
-  // in between. Fresh ones: see ContextFactory.
-  ContextLease lease1, lease2;
-  z3::context &ctx1 = lease1, &ctx2 = lease2;
-  z3::solver s1 = makeStrategy(ctx1, /*eqs=*/false);
-  z3::solver s2 = makeStrategy(ctx2, /*eqs=*/true);
-  unsigned seed = settings.seed;
-  z3::params p1(ctx1), p2(ctx2);
-  // The second strategy also gives every atom to the theories at once
-  // (relevancy 0) instead of only those the Boolean search makes relevant:
-  // on the checker's queries (bit-vector sums and index terms, arrays read
-  // at few indices) that is 2.6 times faster in all over 193 queries of the
-  // long lane, and up to 50 times on one, while Z3's default stays in the
-  // race for the queries where it loses (utils/solver-configs.py).
-  p2.set("smt.relevancy", 0u);
-  if (seed) {
-    p1.set("random_seed", seed);
-    p2.set("random_seed", seed);
-  }
-  if (left) {
-    p1.set("timeout", left);
-    p2.set("timeout", left);
-  }
-  if (rlimit) {
-    p1.set("rlimit", rlimit);
-    p2.set("rlimit", rlimit);
-  }
-  s1.set(p1);
-  s2.set(p2);
-  for (unsigned i = 0; i < asserts.size(); ++i) {
-    s1.add(z3::expr(ctx1, Z3_translate(ctx, asserts[i], ctx1)));
-    s2.add(z3::expr(ctx2, Z3_translate(ctx, asserts[i], ctx2)));
-  }
-  // An interrupt that arrives before the other check starts is lost, so
-  // the winner keeps interrupting until the loser has returned.
-  std::atomic<bool> mainDone{false}, otherDone{false};
-  auto stop = [](z3::context &c, std::atomic<bool> &until) {
-    while (!until.load()) {
-      c.interrupt();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  };
   // --solver=default or =eqs runs one strategy alone (to reproduce what
   // the race can return).
   bool run1 = settings.only != "eqs";
   bool run2 = settings.only != "default";
+  // Both solvers get contexts of their own, not the encoder's: an interrupt
+  // that lands just after a check returned stays pending in its context
+  // until the next check there, and would cancel the encoder's simplifying
+  // in between. Fresh ones: see ContextFactory. The second strategy's
+  // context is taken here; the default's only when it runs (below).
+  ContextLease lease2;
+  std::optional<ContextLease> lease1;
+  z3::context &ctx2 = lease2;
+  z3::solver s2 = makeStrategy(ctx2, /*eqs=*/true);
+  unsigned seed = settings.seed;
+  auto configure = [&](z3::context &c, z3::solver &s, bool relevancy0) {
+    z3::params p(c);
+    // The second strategy also gives every atom to the theories at once
+    // (relevancy 0) instead of only those the Boolean search makes
+    // relevant: on the checker's queries (bit-vector sums and index terms,
+    // arrays read at few indices) that is 2.6 times faster in all over 193
+    // queries of the long lane, and up to 50 times on one, while Z3's
+    // default stays in the race for the queries where it loses
+    // (utils/solver-configs.py).
+    if (relevancy0)
+      p.set("smt.relevancy", 0u);
+    if (seed)
+      p.set("random_seed", seed);
+    if (left)
+      p.set("timeout", left);
+    if (rlimit)
+      p.set("rlimit", rlimit);
+    s.set(p);
+    for (unsigned i = 0; i < asserts.size(); ++i)
+      s.add(z3::expr(c, Z3_translate(ctx, asserts[i], c)));
+  };
+  configure(ctx2, s2, /*relevancy0=*/true);
+  // An interrupt that arrives before the other check starts is lost, so
+  // the winner keeps interrupting until the loser has returned.
+  std::atomic<bool> mainDone{false}, otherDone{false};
+  std::atomic<z3::context *> ctx1{nullptr};
+  std::mutex doneMutex;
+  std::condition_variable doneCv;
   z3::check_result r2 = z3::unknown;
   std::thread other([&] {
     try {
@@ -256,20 +255,48 @@ z3::check_result Portfolio::check() {
     } catch (z3::exception &) {
       r2 = z3::unknown;
     }
-    otherDone = true;
+    {
+      std::lock_guard<std::mutex> lock(doneMutex);
+      otherDone = true;
+    }
+    doneCv.notify_all();
     if (r2 != z3::unknown)
-      stop(ctx1, mainDone);
+      while (!mainDone.load()) {
+        if (z3::context *c = ctx1.load())
+          c->interrupt();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
   });
+  // The default solver starts a moment later: the second strategy answers
+  // most queries within it (a few ms to 200 ms; 171 of the 193 slow ones
+  // first), and a solver that is not started costs no CPU and no context.
+  // Under a parallel test run or build every core is busy, and the race's
+  // second thread took CPU from the other jobs; when the query is hard the
+  // delay is small against its time.
+  if (run1 && run2) {
+    std::unique_lock<std::mutex> lock(doneMutex);
+    doneCv.wait_for(lock, defaultDelay, [&] { return otherDone.load(); });
+  }
   z3::check_result r1 = z3::unknown;
-  try {
-    if (run1)
-      r1 = s1.check();
-  } catch (z3::exception &) {
-    r1 = z3::unknown;
+  std::optional<z3::solver> s1;
+  if (run1 && !(otherDone.load() && r2 != z3::unknown)) {
+    lease1.emplace();
+    z3::context &c1 = *lease1;
+    s1.emplace(makeStrategy(c1, /*eqs=*/false));
+    configure(c1, *s1, /*relevancy0=*/false);
+    ctx1 = &c1;
+    try {
+      r1 = s1->check();
+    } catch (z3::exception &) {
+      r1 = z3::unknown;
+    }
   }
   mainDone = true;
   if (r1 != z3::unknown)
-    stop(ctx2, otherDone);
+    while (!otherDone.load()) {
+      ctx2.interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   other.join();
   KV_DEBUG("rlimit", {
     auto count = [](z3::solver &s) {
@@ -279,7 +306,8 @@ z3::check_result Portfolio::check() {
           return st.uint_value(i);
       return 0u;
     };
-    llvm::errs() << "rlimit count: " << count(s1) << " / " << count(s2) << "\n";
+    llvm::errs() << "rlimit count: " << (s1 ? count(*s1) : 0u) << " / "
+                 << count(s2) << "\n";
   });
   KV_DEBUG("strategies", compareStrategies());
   model.reset();
@@ -302,7 +330,7 @@ z3::check_result Portfolio::check() {
     return false;
   };
   if (r1 != z3::unknown) {
-    if (r1 == z3::sat && !take(s1, ctx1) &&
+    if (r1 == z3::sat && !take(*s1, *lease1) &&
         !(r2 == z3::sat && take(s2, ctx2))) {
       reason = "canceled";
       return z3::unknown;
@@ -316,7 +344,7 @@ z3::check_result Portfolio::check() {
     }
     return r2;
   }
-  reason = s1.reason_unknown();
+  reason = s1 ? s1->reason_unknown() : s2.reason_unknown();
   return z3::unknown;
 }
 z3::check_result Portfolio::checkRefined(

@@ -58,6 +58,8 @@ z3::context &evaluationContext();
 /// bit-vectors, and equation solving first (launch assumptions such as
 /// blockDim.x == blockDim.y then make the two kernels' terms coincide).
 /// They run in parallel, so that neither one's bad case decides the time.
+/// The default one starts a moment later: most queries are answered before,
+/// and a solver that never starts costs no CPU.
 class Portfolio {
 public:
   /// A budget of \p ms from now, within \p global's (0 from global: none).
@@ -105,9 +107,10 @@ public:
     frames.pop_back();
   }
 
-  /// Both strategies at once (Z3's default solver; simplify, solve-eqs and
-  /// the SMT core with relevancy 0), each in its own context and thread; the
-  /// first decisive answer wins and interrupts the other.
+  /// Both strategies (simplify, solve-eqs and the SMT core with relevancy
+  /// 0; Z3's default solver, started 200 ms later unless the first has
+  /// answered by then), each in its own context and thread; the first
+  /// decisive answer wins and interrupts the other.
   z3::check_result check();
   /// check() with lazy refinement of abstracted terms (application, precise
   /// term): the precise definition of every application the model gets
