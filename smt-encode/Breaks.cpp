@@ -253,7 +253,9 @@ void Encoder::alignBreakLoops() {
         alignment[fx[i]] = FoldAlignment{fc, ff[i], ks[1], 1, {}};
         foldName[ff[i]] = foldName[fx[i]] = fc;
       }
-      if (proveBreakAlignment(*ks[0], f, ff, *ks[1], x, fx)) {
+      if (cachedLoopProof(x, f, breakProofCode, [&] {
+            return proveBreakAlignment(*ks[0], f, ff, *ks[1], x, fx);
+          })) {
         taken.insert(f);
         ++alignedBreaks;
         break;
@@ -270,7 +272,9 @@ void Encoder::alignBreakLoops() {
                             [&](BreakOp b) { return rotates(b, brs, mode); }))
             continue;
           rotated[f] = RotatedLoop{x, ks[1], mode};
-          if (proveRotation(*ks[0], f, ff, *ks[1], x, fx, mode)) {
+          if (cachedLoopProof(x, f, breakProofCode + 1 + mode, [&] {
+                return proveRotation(*ks[0], f, ff, *ks[1], x, fx, mode);
+              })) {
             rotatedOk = true;
             break;
           }
@@ -296,6 +300,18 @@ void Encoder::alignBreakLoops() {
       }
     }
   }
+}
+
+bool Encoder::cachedLoopProof(Operation *x, Operation *f, unsigned code,
+                              llvm::function_ref<bool()> prove) {
+  if (!alignCache)
+    return prove();
+  auto key = std::make_tuple(x, f, code);
+  if (auto c = alignCache->find(key); c != alignCache->end())
+    return c->second;
+  bool proved = prove();
+  (*alignCache)[key] = proved;
+  return proved;
 }
 
 bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
@@ -422,10 +438,12 @@ bool Encoder::mapState(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
         !isa<CarryOp, FoldOp, LastOp>(op))
       cands.push_back(op->getResult(0));
   });
-  for (Value v : cands) {
+  for (auto [i, v] : llvm::enumerate(cands)) {
     std::string cls = "brk.mapped" + std::to_string(fresh++);
     breakClass[f] = breakClass[x] = cls;
-    if (proveMapped(k1, f, ff, k2, x, fx, v)) {
+    if (cachedLoopProof(x, f, breakProofCode + 16 + i, [&, v = v] {
+          return proveMapped(k1, f, ff, k2, x, fx, v);
+        })) {
       mapped[ff] = MappedFold{&k2, v, x};
       return true;
     }

@@ -592,6 +592,10 @@ private:
   /// Aligns the loops with breaks of `bounded` with those of `trusted`
   /// (from alignFolds).
   void alignBreakLoops();
+  /// The result of \p prove for after loop \p x, before loop \p f and a
+  /// proof kind \p code (alignCache), proved once per kernel pair.
+  bool cachedLoopProof(mlir::Operation *x, mlir::Operation *f, unsigned code,
+                       llvm::function_ref<bool()> prove);
   bool proveBreakAlignment(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
                            KernelModel &k2, IterOp x, std::vector<FoldOp> fx);
   /// The exits of \p it's loop that rotation moves (\p selected) or the

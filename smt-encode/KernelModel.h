@@ -107,9 +107,14 @@ using RegroupCache = std::map<
     std::tuple<mlir::Operation *, mlir::Operation *, mlir::Operation *>, bool>;
 
 /// Fold alignments proved for a kernel pair (after fold, before fold,
-/// scale): they hold for every thread, so the pair's queries share them.
+/// scale), and the proofs that align loops with breaks (after loop, before
+/// loop, a code of breakProofCode and up): they hold for every thread, so
+/// the pair's queries share them.
 using AlignCache =
     std::map<std::tuple<mlir::Operation *, mlir::Operation *, unsigned>, bool>;
+/// AlignCache's first code of a loop-with-breaks proof (fold scales are
+/// smaller).
+constexpr unsigned breakProofCode = 1u << 16;
 
 } // namespace kv
 
