@@ -364,6 +364,15 @@ public:
   /// precise overflow check (a multiplier per instance).
   z3::expr_vector indexLemmas(const z3::expr_vector &assertions,
                               bool exactFits = false);
+  /// A term e == a * h + b of indexLemmas; `factored` where a * h is no
+  /// subterm of e (factoredSums).
+  struct IndexTerm {
+    z3::expr e, a, h, b;
+    bool factored = false;
+  };
+  std::vector<std::pair<unsigned, IndexTerm>>
+  factoredSums(const z3::expr &e,
+               llvm::function_ref<bool(const z3::expr &)> isProduct);
 
   /// A read hook for proofs that hold for any memory: array `arg` after
   /// `interval` is the uninterpreted function `name`.arg@interval of the

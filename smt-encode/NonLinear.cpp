@@ -355,11 +355,68 @@ z3::expr Encoder::globalIndexFacts(const Thread &t) {
   return z3::implies(inRange(t), f);
 }
 
+/// The rows a sum \p e is in beyond its binary p + b form: for each
+/// non-numeral factor h of which \p e (its bvadd tree flattened) adds two
+/// or more multiples (a product with h, or h itself), the term e = A * h +
+/// B with A the sum of the multipliers and B the sum of the other addends.
+std::vector<std::pair<unsigned, Encoder::IndexTerm>>
+Encoder::factoredSums(const z3::expr &e,
+                      llvm::function_ref<bool(const z3::expr &)> isProduct) {
+  std::vector<z3::expr> addends, work{e};
+  while (!work.empty() && addends.size() <= 16) {
+    z3::expr x = work.back();
+    work.pop_back();
+    if (x.is_app() && x.decl().decl_kind() == Z3_OP_BADD)
+      for (unsigned i = 0; i < x.num_args(); ++i)
+        work.push_back(x.arg(i));
+    else
+      addends.push_back(x);
+  }
+  std::vector<std::pair<unsigned, IndexTerm>> out;
+  if (addends.size() < 2 || addends.size() > 16 || !work.empty())
+    return out;
+  // Factor candidates: the non-numeral factors of the products.
+  std::vector<z3::expr> factors;
+  for (const z3::expr &x : addends)
+    if (isProduct(x))
+      for (unsigned f = 0; f < 2; ++f)
+        if (!x.arg(f).is_numeral() &&
+            llvm::none_of(factors, [&](const z3::expr &g) {
+              return z3::eq(g, x.arg(f));
+            }))
+          factors.push_back(x.arg(f));
+  unsigned w = e.get_sort().bv_size();
+  for (const z3::expr &h : factors) {
+    std::optional<z3::expr> a, b;
+    unsigned multiples = 0;
+    auto add = [](std::optional<z3::expr> &sum, const z3::expr &x) {
+      sum = sum ? *sum + x : x;
+    };
+    for (const z3::expr &x : addends) {
+      if (z3::eq(x, h)) {
+        add(a, ctx.bv_val(1, w));
+        ++multiples;
+      } else if (isProduct(x) && z3::eq(x.arg(1), h)) {
+        add(a, x.arg(0));
+        ++multiples;
+      } else if (isProduct(x) && z3::eq(x.arg(0), h)) {
+        add(a, x.arg(1));
+        ++multiples;
+      } else {
+        add(b, x);
+      }
+    }
+    if (multiples < 2)
+      continue; // the binary form's term, or none
+    out.push_back({h.id(), IndexTerm{e, *a, h, b ? *b : ctx.bv_val(0, w),
+                                     /*factored=*/true}});
+  }
+  return out;
+}
+
 z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
                                      bool exactFits) {
-  struct Term {
-    z3::expr e, a, h, b;
-  };
+  using Term = IndexTerm;
   auto isProduct = [](const z3::expr &e) {
     if (!e.is_app() || e.num_args() != 2)
       return false;
@@ -381,21 +438,29 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
       continue;
     for (unsigned i = 0; i < e.num_args(); ++i)
       work.push_back(e.arg(i));
-    if (e.decl().decl_kind() != Z3_OP_BADD || e.num_args() != 2)
+    if (e.decl().decl_kind() != Z3_OP_BADD)
       continue;
-    for (unsigned m = 0; m < 2; ++m) {
-      z3::expr p = e.arg(m);
-      if (!isProduct(p))
-        continue;
-      for (unsigned f = 0; f < 2; ++f)
-        if (!p.arg(f).is_numeral())
-          byFactor[p.arg(f).id()].push_back(
-              {e, p.arg(1 - f), p.arg(f), e.arg(1 - m)});
-    }
+    if (e.num_args() == 2)
+      for (unsigned m = 0; m < 2; ++m) {
+        z3::expr p = e.arg(m);
+        if (!isProduct(p))
+          continue;
+        for (unsigned f = 0; f < 2; ++f)
+          if (!p.arg(f).is_numeral())
+            byFactor[p.arg(f).id()].push_back(
+                {e, p.arg(1 - f), p.arg(f), e.arg(1 - m)});
+      }
+    // A sum with several multiples of one factor h, nested or n-ary, is
+    // one row too: col + 2 * h with col = (4 * x) * h + y is
+    // (4 * x + 2) * h + y (distributivity holds modulo 2^w, so the lemma
+    // holds of exact products). The term's a and b are sums of their own.
+    for (auto &[h, t] : factoredSums(e, isProduct))
+      byFactor[h].push_back(t);
   }
   z3::expr_vector out(ctx);
   // a * h + b < 2^w when b < h and a, h have at most w/2 bits, one of them
-  // w/2 - 1: then (a + 1) * h <= 2^(w-1).
+  // w/2 - 1: then (a + 1) * h <= 2^(w-1). Likewise where a < 2^i and h <
+  // 2^(w-i): (a + 1) * h < 2^w.
   auto fitsUnsigned = [&](const Term &t) {
     unsigned w = t.e.get_sort().bv_size();
     z3::expr c = ctx.bool_val(false);
@@ -405,6 +470,19 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
       z3::expr small = ctx.bv_val(uint64_t(1) << (half - 1), w);
       c = (z3::ult(t.a, small) && z3::ult(t.h, big)) ||
           (z3::ult(t.a, big) && z3::ult(t.h, small));
+      // 64-bit indices of int values scaled by small factors (a column 4 *
+      // x + 3 of an int x against an int height: 33 bits and 31), and a
+      // factored term's a, a sum of multipliers: a and h of w bits between
+      // them, one or two more on either side, give (a + 1) * h < 2^w
+      // still. (Only there: on 32-bit indices the disjuncts slowed the
+      // tiled transpose's race query past its budget.)
+      for (unsigned d = 1; (w == 64 || t.factored) && d <= 2 && d + 1 < half;
+           ++d) {
+        z3::expr lo = ctx.bv_val(uint64_t(1) << (half - d), w);
+        z3::expr hi = ctx.bv_val(uint64_t(1) << (half + d), w);
+        c = c || (z3::ult(t.a, hi) && z3::ult(t.h, lo)) ||
+            (z3::ult(t.a, lo) && z3::ult(t.h, hi));
+      }
     }
     if (exactFits) {
       // With abstracted products, the product and its overflow check are
@@ -424,6 +502,8 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   // Or exact in signed arithmetic (the before kernel's nsw products):
   // a*h + b with 0 <= b < h determines a and b, negative a included.
   auto fitsSigned = [&](const Term &t) {
+    if (t.factored) // no product subterm to state the sum's bounds on
+      return ctx.bool_val(false);
     z3::expr zero = ctx.bv_val(0, t.b.get_sort().bv_size());
     z3::expr p = t.e.arg(0).id() == t.b.id() ? t.e.arg(1) : t.e.arg(0);
     return t.b >= zero && t.b < t.h && nowrapMulApp(t.a, t.h) &&

@@ -121,6 +121,41 @@ TEST_F(IndexLemmasTest, DigitsAreDeterminedWithoutMultiplying) {
   EXPECT_EQ(s.check(), z3::unsat);
 }
 
+// A sum with several multiples of h is one row: out[col + 2 * h] with col
+// = (4 * x) * h + y is (4 * x + 2) * h + y, so it cannot meet another
+// column's out[(4 * x') * h + y'] (64-bit indices of int values: 4 * x + 2
+// needs 33 bits, h 31).
+TEST_F(IndexLemmasTest, MultiplesOfOneFactorAreOneRow) {
+  std::unique_ptr<kv::Encoder> holder = encoder(32);
+  kv::Encoder &enc = *holder;
+  auto bv = [&](const char *name) { return z3.bv_const(name, 64); };
+  z3::expr h = bv("h"), x1 = bv("x1"), y1 = bv("y1"), x2 = bv("x2"),
+           y2 = bv("y2");
+  z3::expr four = z3.bv_val(4, 64), two = z3.bv_val(2, 64);
+  z3::expr e1 = enc.productApp(four * x1, h) + y1 + h * two;
+  z3::expr e2 = enc.productApp(four * x2, h) + y2;
+  z3::expr_vector terms(z3);
+  terms.push_back(e1 == e2);
+  z3::expr_vector lemmas = enc.indexLemmas(terms);
+  z3::expr lim = z3.bv_val(uint64_t(1) << 31, 64);
+  z3::expr bounds = z3::ult(h, lim) && z3::ult(x1, lim) && z3::ult(x2, lim) &&
+                    z3::ult(y1, h) && z3::ult(y2, h);
+  z3::solver s(z3);
+  s.add(lemmas);
+  s.add(e1 == e2 && bounds);
+  EXPECT_EQ(s.check(), z3::unsat);
+  // The lemmas hold of exact products: values where the two meet, with y1
+  // not below h (h = 3, y1 = 4: 0 + 4 + 6 == 0 + 10), stay allowed.
+  z3::solver exact(z3);
+  exact.add(lemmas);
+  for (auto &[app, precise] : enc.abstracted)
+    exact.add(app == precise);
+  exact.add(e1 == e2 && h == z3.bv_val(3, 64) && x1 == z3.bv_val(0, 64) &&
+            y1 == z3.bv_val(4, 64) && x2 == z3.bv_val(0, 64) &&
+            y2 == z3.bv_val(10, 64));
+  EXPECT_EQ(exact.check(), z3::sat);
+}
+
 // signedMulFits is exact on constants, where Z3 4.8.12's own bvsmul_noovfl
 // folds -1 * 2 to "overflows", and the solver agrees once it has
 // substituted the operands' values.
