@@ -370,16 +370,28 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
     // A tightening probe that fails usually fails at the largest launch:
     // running there takes milliseconds where the solver's search for it
     // takes seconds (and may run out of the probe's budget).
-    if (k < opts.unrollExact &&
-        (modelConditionFailsByRunning(pair->before, mo) ||
-         modelConditionFailsByRunning(pair->after, mo))) {
+    bool failsByRunning = modelConditionFailsByRunning(pair->before, mo) ||
+                          modelConditionFailsByRunning(pair->after, mo);
+    if (k < opts.unrollExact && failsByRunning) {
       KV_DEBUG("driver", llvm::errs()
                              << "unroll-exact " << k << ": fails by running\n");
       pair->before.erase();
       pair->after.erase();
       return 0;
     }
-    CheckResult r = checkEquivalence(pair->before, pair->after, mo);
+    // The first probe is the bound itself: a run that breaks it (a loop
+    // over a scalar count, most often) leaves the solver a short budget
+    // rather than none, as the launch run may break an in-kernel
+    // assumption only in iterations past the bound, which the unrolled
+    // model does not run. (Undecided, the probe costs 2 s, not 10.)
+    CheckOptions po = mo;
+    if (failsByRunning) {
+      po.timeoutSecs = po.timeoutSecs ? std::min(po.timeoutSecs, 2u) : 2u;
+      KV_DEBUG("driver", llvm::errs() << "unroll-exact " << k
+                                      << ": broken by running; the solver's "
+                                         "probe gets 2 s\n");
+    }
+    CheckResult r = checkEquivalence(pair->before, pair->after, po);
     pair->before.erase();
     pair->after.erase();
     // A bound kept only as an assumption (not proved in the budget) is no

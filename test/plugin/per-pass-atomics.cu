@@ -10,6 +10,15 @@
 // RUN:   | FileCheck %s --implicit-check-not=crashed
 // CHECK-DAG: kernel 'strided_histogram': unsupported: {{.*}}in a loop with a symbolic trip count
 // CHECK-DAG: kernel 'count_positive': equivalent
+//
+// The histogram's loop runs count / (gridDim.x * blockDim.x) times: the
+// probe for a bound on it (64 iterations) is broken by running a large
+// count, and the solver's probe then gets 2 s, not 10.
+// RUN: %expect-exit 2 %kvalidate --hunt=0 --run-first=0 --kv-debug=driver \
+// RUN:   %s:strided_histogram %s:strided_histogram 2> %t.err | FileCheck %s --check-prefix=PROBE
+// RUN: FileCheck %s --check-prefix=PROBE-DEBUG < %t.err
+// PROBE: verdict: unsupported
+// PROBE-DEBUG: unroll-exact 64: broken by running; the solver's probe gets 2 s
 
 __global__ void strided_histogram(unsigned *bins, const unsigned char *pixels,
                                   int count) {
