@@ -459,8 +459,7 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   }
   z3::expr_vector out(ctx);
   // a * h + b < 2^w when b < h and a, h have at most w/2 bits, one of them
-  // w/2 - 1: then (a + 1) * h <= 2^(w-1). Likewise where a < 2^i and h <
-  // 2^(w-i): (a + 1) * h < 2^w.
+  // w/2 - 1: then (a + 1) * h <= 2^(w-1).
   auto fitsUnsigned = [&](const Term &t) {
     unsigned w = t.e.get_sort().bv_size();
     z3::expr c = ctx.bool_val(false);
@@ -470,19 +469,6 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
       z3::expr small = ctx.bv_val(uint64_t(1) << (half - 1), w);
       c = (z3::ult(t.a, small) && z3::ult(t.h, big)) ||
           (z3::ult(t.a, big) && z3::ult(t.h, small));
-      // 64-bit indices of int values scaled by small factors (a column 4 *
-      // x + 3 of an int x against an int height: 33 bits and 31), and a
-      // factored term's a, a sum of multipliers: a and h of w bits between
-      // them, one or two more on either side, give (a + 1) * h < 2^w
-      // still. (Only there: on 32-bit indices the disjuncts slowed the
-      // tiled transpose's race query past its budget.)
-      for (unsigned d = 1; (w == 64 || t.factored) && d <= 2 && d + 1 < half;
-           ++d) {
-        z3::expr lo = ctx.bv_val(uint64_t(1) << (half - d), w);
-        z3::expr hi = ctx.bv_val(uint64_t(1) << (half + d), w);
-        c = c || (z3::ult(t.a, hi) && z3::ult(t.h, lo)) ||
-            (z3::ult(t.a, lo) && z3::ult(t.h, hi));
-      }
     }
     if (exactFits) {
       // With abstracted products, the product and its overflow check are

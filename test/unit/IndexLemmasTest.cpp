@@ -123,8 +123,8 @@ TEST_F(IndexLemmasTest, DigitsAreDeterminedWithoutMultiplying) {
 
 // A sum with several multiples of h is one row: out[col + 2 * h] with col
 // = (4 * x) * h + y is (4 * x + 2) * h + y, so it cannot meet another
-// column's out[(4 * x') * h + y'] (64-bit indices of int values: 4 * x + 2
-// needs 33 bits, h 31).
+// column's out[(4 * x') * h + y'] (x below 2^29, h below 2^31: a fit by
+// bounds).
 TEST_F(IndexLemmasTest, MultiplesOfOneFactorAreOneRow) {
   std::unique_ptr<kv::Encoder> holder = encoder(32);
   kv::Encoder &enc = *holder;
@@ -137,8 +137,9 @@ TEST_F(IndexLemmasTest, MultiplesOfOneFactorAreOneRow) {
   z3::expr_vector terms(z3);
   terms.push_back(e1 == e2);
   z3::expr_vector lemmas = enc.indexLemmas(terms);
-  z3::expr lim = z3.bv_val(uint64_t(1) << 31, 64);
-  z3::expr bounds = z3::ult(h, lim) && z3::ult(x1, lim) && z3::ult(x2, lim) &&
+  z3::expr lim = z3.bv_val(uint64_t(1) << 31, 64),
+           xlim = z3.bv_val(uint64_t(1) << 29, 64);
+  z3::expr bounds = z3::ult(h, lim) && z3::ult(x1, xlim) && z3::ult(x2, xlim) &&
                     z3::ult(y1, h) && z3::ult(y2, h);
   z3::solver s(z3);
   s.add(lemmas);
