@@ -364,15 +364,6 @@ public:
   /// precise overflow check (a multiplier per instance).
   z3::expr_vector indexLemmas(const z3::expr_vector &assertions,
                               bool exactFits = false);
-  /// A term e == a * h + b of indexLemmas; `factored` where a * h is no
-  /// subterm of e (factoredSums).
-  struct IndexTerm {
-    z3::expr e, a, h, b;
-    bool factored = false;
-  };
-  std::vector<std::pair<unsigned, IndexTerm>>
-  factoredSums(const z3::expr &e,
-               llvm::function_ref<bool(const z3::expr &)> isProduct);
 
   /// A read hook for proofs that hold for any memory: array `arg` after
   /// `interval` is the uninterpreted function `name`.arg@interval of the
@@ -602,7 +593,8 @@ private:
   /// (from alignFolds).
   void alignBreakLoops();
   /// The result of \p prove for after loop \p x, before loop \p f and a
-  /// proof kind \p code (alignCache), proved once per kernel pair.
+  /// proof kind \p code (a fold's scale, or breakProofCode and up), proved
+  /// once per kernel pair (alignCache).
   bool cachedLoopProof(mlir::Operation *x, mlir::Operation *f, unsigned code,
                        llvm::function_ref<bool()> prove);
   bool proveBreakAlignment(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,

@@ -355,15 +355,9 @@ void Encoder::alignFolds() {
         if (rootNew)
           alignment[f] = FoldAlignment{cls, f, ks[0], 1, {}};
         alignment[x] = FoldAlignment{cls, f, ks[1], u, from};
-        auto key = std::make_tuple(x.getOperation(), f.getOperation(), u);
-        std::optional<bool> cached;
-        if (alignCache)
-          if (auto c = alignCache->find(key); c != alignCache->end())
-            cached = c->second;
-        bool proved = cached ? *cached : proveSegment(*ks[0], f, *ks[1], x, u);
-        if (alignCache)
-          (*alignCache)[key] = proved;
-        if (proved) {
+        if (cachedLoopProof(x, f, u, [&] {
+              return proveSegment(*ks[0], f, *ks[1], x, u);
+            })) {
           if (rootNew)
             ++alignedFolds;
           done = true;

@@ -355,13 +355,23 @@ z3::expr Encoder::globalIndexFacts(const Thread &t) {
   return z3::implies(inRange(t), f);
 }
 
+namespace {
+
+/// A term e == a * h + b of indexLemmas; `factored` where a * h is no
+/// subterm of e (factoredSums).
+struct IndexTerm {
+  z3::expr e, a, h, b;
+  bool factored = false;
+};
+
 /// The rows a sum \p e is in beyond its binary p + b form: for each
 /// non-numeral factor h of which \p e (its bvadd tree flattened) adds two
 /// or more multiples (a product with h, or h itself), the term e = A * h +
 /// B with A the sum of the multipliers and B the sum of the other addends.
-std::vector<std::pair<unsigned, Encoder::IndexTerm>>
-Encoder::factoredSums(const z3::expr &e,
-                      llvm::function_ref<bool(const z3::expr &)> isProduct) {
+std::vector<std::pair<unsigned, IndexTerm>>
+factoredSums(const z3::expr &e,
+             llvm::function_ref<bool(const z3::expr &)> isProduct) {
+  z3::context &ctx = e.ctx();
   std::vector<z3::expr> addends, work{e};
   while (!work.empty() && addends.size() <= 16) {
     z3::expr x = work.back();
@@ -413,6 +423,8 @@ Encoder::factoredSums(const z3::expr &e,
   }
   return out;
 }
+
+} // namespace
 
 z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
                                      bool exactFits) {
