@@ -348,11 +348,17 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   };
   z3::expr_vector q(ctx);
   z3::expr zero = ctx.bv_val(0, g.width);
-  // The single loop's term at a 64-bit iteration number, 0 beyond 2^31.
-  auto term = [&](const z3::expr &x) {
+  // The single loop's term at a 64-bit iteration number, 0 beyond 2^31;
+  // its iteration's facts go to \p pre, which only the goals that read the
+  // term assume (the hypotheses of every term in every goal would make
+  // each of a 16-term group's 18 queries as hard as the largest).
+  auto term = [&](const z3::expr &x, z3::expr_vector &pre) {
     z3::expr in = z3::ult(x, ctx.bv_val(uint64_t(1) << 31, 64));
-    q.push_back(z3::implies(in, at(one, x.extract(30, 0), one.pre)));
+    pre.push_back(z3::implies(in, at(one, x.extract(30, 0), one.pre)));
     return z3::ite(in, at(one, x.extract(30, 0), one.body), zero);
+  };
+  auto assuming = [&](const z3::expr_vector &pre, const z3::expr &goal) {
+    return pre.empty() ? goal : z3::implies(z3::mk_and(pre), goal);
   };
   auto wide = [&](const z3::expr &x) { return z3::zext(x, 33); };
   z3::expr j = ctx.bv_const(("regroup" + n + ".j").c_str(), 31);
@@ -365,25 +371,31 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   // C3 first: it fails fast where the remainder is not this one.
   std::optional<z3::expr> goal3;
   if (g.parts.size() == g.group) {
-    for (unsigned c = 0; c < g.group; ++c)
-      goals.push_back(z3::implies(z3::ult(j, m),
-                                  at(g, j, g.parts[c]) ==
-                                      term(u * wide(j) + ctx.bv_val(c, 64))));
+    for (unsigned c = 0; c < g.group; ++c) {
+      z3::expr_vector pre(ctx);
+      z3::expr t = term(u * wide(j) + ctx.bv_val(c, 64), pre);
+      goals.push_back(
+          assuming(pre, z3::implies(z3::ult(j, m), at(g, j, g.parts[c]) == t)));
+    }
   } else {
+    z3::expr_vector pre(ctx);
     z3::expr group = zero;
     for (unsigned c = 0; c < g.group; ++c)
-      group = group + term(u * wide(j) + ctx.bv_val(c, 64));
-    goals.push_back(z3::implies(z3::ult(j, m), at(g, j, g.body) == group));
+      group = group + term(u * wide(j) + ctx.bv_val(c, 64), pre);
+    goals.push_back(
+        assuming(pre, z3::implies(z3::ult(j, m), at(g, j, g.body) == group)));
   }
   goals.push_back(z3::implies(z3::uge(j, m), at(g, j, g.body) == zero));
   // C3: the remainder adds the terms from UM on; without one, there are
   // none (tried first: it fails fast where a remainder is needed); with a
   // straight-line tail, none from UM + U - 1 on.
+  z3::expr_vector pre3(ctx);
   if (rest)
-    goal3 = at(*rest, i, rest->body) == term(u * wide(m) + wide(i));
+    goal3 = at(*rest, i, rest->body) == term(u * wide(m) + wide(i), pre3);
   else
-    goal3 = term(u * wide(m) + ctx.bv_val(tail ? g.group - 1 : 0, 64) +
-                 wide(i)) == zero;
+    goal3 = term(u * wide(m) + ctx.bv_val(tail ? g.group - 1 : 0, 64) + wide(i),
+                 pre3) == zero;
+  goal3 = assuming(pre3, *goal3);
   q.push_back(facts);
   q.push_back(inRange(t));
   q.push_back(globalIndexFacts(t));
