@@ -37,9 +37,6 @@ using namespace mlir;
 
 namespace kv {
 
-namespace {
-
-/// Human-readable reason when the parameter lists cannot be matched.
 std::string matchParams(KernelOp a, KernelOp b) {
   auto params = [](KernelOp k) {
     std::vector<BlockArgument> v;
@@ -64,8 +61,6 @@ std::string matchParams(KernelOp a, KernelOp b) {
   }
   return "";
 }
-
-} // namespace
 
 /// \p k printed without its symbol name: equal for kernels that lower to
 /// the same model.

@@ -63,6 +63,11 @@ struct Counterexample {
   /// What ran: the kernels' LLVM IR (the kv models' runs confirmed by it),
   /// or the kv models alone and why.
   std::string replayedOn;
+  /// Both kernels' LLVM IR ran, and neither run had a data race, a barrier
+  /// some threads missed or a shared access out of bounds: each kernel's
+  /// result on this input is its only one, so the difference stands
+  /// without the static safety checks.
+  bool runsChecked = false;
 };
 
 /// A scalar of a counterexample as text: an unsigned parameter's bits as
@@ -153,6 +158,10 @@ struct CheckResult {
 /// Whether \p a and \p b are one model (printed alike but for their names):
 /// a kernel against itself, or a pass that changed nothing the model sees.
 bool sameModel(KernelOp a, KernelOp b);
+
+/// Why the parameter lists of \p a and \p b cannot be matched ("" when
+/// they can).
+std::string matchParams(KernelOp a, KernelOp b);
 
 /// Check that \p before and \p after write the same values to every global
 /// array cell for every launch configuration and input. The kernels' scalar

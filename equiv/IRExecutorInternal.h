@@ -51,7 +51,18 @@ struct Obj {
   struct Cell {
     uint64_t v = 0;
     bool written = false;
+    /// Who accessed the cell in barrier interval `epoch` (a thread of the
+    /// block, Many or None), and which blocks did in the whole launch:
+    /// the run's own race check.
+    uint64_t epoch = 0;
+    int64_t writer = None, reader = None, blockWriter = None,
+            blockReader = None;
+    static constexpr int64_t None = -1, Many = -2;
   };
+  /// Cells of a sparse __shared__ array (0: not known).
+  uint64_t length = 0;
+  /// A dense object every thread of a block (or launch) sees.
+  bool common = false;
   std::unordered_map<int64_t, Cell> cells;
 };
 
@@ -187,6 +198,23 @@ private:
   const Instruction *cur = nullptr;
   bool failed = false, assumeViolated = false, tooMuchWork = false;
   std::string error;
+  /// The run's race check: the barrier interval (numbered across blocks),
+  /// the running thread (linear, in its block) and block, and the first
+  /// reason the run is not known to be free of races ("" while it is).
+  uint64_t epoch = 1;
+  int64_t curThread = 0, curBlock = 0;
+  std::string unchecked;
+  void notClean(const Twine &why) {
+    if (unchecked.empty()) {
+      unchecked = why.str();
+      if (cur)
+        if (const DebugLoc &loc = cur->getDebugLoc())
+          unchecked += " (" + loc->getFilename().str() + ":" +
+                       std::to_string(loc.getLine()) + ")";
+    }
+  }
+  /// Records an access of thread curThread to \p c of \p o.
+  void access(Obj &o, int64_t e, Obj::Cell &c, bool write);
 };
 
 } // namespace irexec

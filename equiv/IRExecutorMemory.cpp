@@ -139,13 +139,17 @@ int32_t IRRunner::objectOf(const GlobalVariable &gv) {
     ob.arr = *arr;
     ob.elem = in.elemBytes[*arr];
     ob.shared = shared;
+    if (shared)
+      ob.length = dl.getTypeAllocSize(gv.getValueType()) / ob.elem;
     std::copy(bid, bid + 3, ob.bid);
     o = (int32_t)objs.size() - 1;
   } else if (shared) {
     // Uninitialized shared memory reads as 0, as `kvalidate replay` has it.
     o = newDense(dl.getTypeAllocSize(gv.getValueType()));
+    objs[o].common = true;
   } else if (gv.hasInitializer()) {
     o = newDense(dl.getTypeAllocSize(gv.getValueType()), gv.isConstant());
+    objs[o].common = true;
     if (!constantBytes(gv.getInitializer(), o, 0))
       return -1;
   } else {
@@ -184,16 +188,50 @@ bool IRRunner::readBytes(Val p, uint64_t n, uint8_t *out) {
     return true;
   }
   if (off % (int64_t)o.elem == 0 && n == o.elem) {
-    uint64_t v = cell(o, off / (int64_t)o.elem).v;
+    int64_t e = off / (int64_t)o.elem;
+    Obj::Cell &c = cell(o, e);
+    access(o, e, c, /*write=*/false);
     for (uint64_t i = 0; i < n; ++i)
-      out[i] = (v >> (8 * i)) & 0xff;
+      out[i] = (c.v >> (8 * i)) & 0xff;
     return true;
   }
   for (uint64_t i = 0; i < n; ++i) {
     int64_t b = off + (int64_t)i, e = floorDiv(b, o.elem);
-    out[i] = (cell(o, e).v >> (8 * (b - e * o.elem))) & 0xff;
+    Obj::Cell &c = cell(o, e);
+    access(o, e, c, /*write=*/false);
+    out[i] = (c.v >> (8 * (b - e * o.elem))) & 0xff;
   }
   return true;
+}
+
+void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write) {
+  using Cell = Obj::Cell;
+  if (o.shared && (!o.length || e < 0 || (uint64_t)e >= o.length))
+    notClean(o.length ? "a __shared__ access out of bounds"
+                      : "a __shared__ array of unknown size");
+  if (c.epoch != epoch) {
+    c.epoch = epoch;
+    c.writer = c.reader = Cell::None;
+  }
+  auto other = [](int64_t who, int64_t me) {
+    return who != Cell::None && who != me;
+  };
+  auto mark = [](int64_t &who, int64_t me) {
+    who = who == Cell::None || who == me ? me : Cell::Many;
+  };
+  // Within an interval, threads of one block; across the launch, blocks
+  // (which no barrier orders). Equal values written twice count too: the
+  // static check, which tolerates them, decides such runs.
+  if (other(c.writer, curThread) || (write && other(c.reader, curThread)))
+    notClean("two threads of a barrier interval access one cell, one of "
+             "them writing");
+  mark(write ? c.writer : c.reader, curThread);
+  if (o.shared)
+    return;
+  if (other(c.blockWriter, curBlock) ||
+      (write && other(c.blockReader, curBlock)))
+    notClean("two blocks access one cell, one of them writing");
+  mark(write ? c.blockWriter : c.blockReader, curBlock);
 }
 
 bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
@@ -208,6 +246,8 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
     if (off < 0 || (uint64_t)off + n > o.bytes.size())
       return fail("access outside an object of " + Twine(o.bytes.size()) +
                   " bytes (offset " + Twine(off) + ")");
+    if (o.common)
+      notClean("a write to memory the model has no array for");
     std::copy_n(src, n, o.bytes.begin() + off);
     // Bytes that held a pointer no longer do.
     o.ptrs.erase(o.ptrs.lower_bound(off - 7), o.ptrs.lower_bound(off + n));
@@ -217,7 +257,9 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
     uint64_t v = 0;
     for (uint64_t i = 0; i < n; ++i)
       v |= (uint64_t)src[i] << (8 * i);
-    Obj::Cell &c = o.cells[off / (int64_t)o.elem];
+    int64_t e = off / (int64_t)o.elem;
+    Obj::Cell &c = o.cells[e];
+    access(o, e, c, /*write=*/true);
     c.v = v;
     c.written = true;
     return true;
@@ -226,6 +268,7 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
     int64_t b = off + (int64_t)i, e = floorDiv(b, o.elem);
     unsigned sh = 8 * (b - e * o.elem);
     Obj::Cell &c = cell(o, e);
+    access(o, e, c, /*write=*/true);
     c.v = (c.v & ~(0xffull << sh)) | ((uint64_t)src[i] << sh);
     c.written = true;
   }

@@ -202,6 +202,7 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
   Side sides[] = {{opts.beforeIR, before, inB, rb, "before"},
                   {opts.afterIR, after, inA, ra, "after"}};
   std::string notRun;
+  bool clean = true;
   for (Side &s : sides) {
     if (!s.ir)
       continue;
@@ -233,6 +234,12 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
         notRun = std::string("the LLVM IR of the ") + s.label +
                  " kernel did not run: " + ir.error;
       continue;
+    }
+    if (!ir.unchecked.empty()) {
+      clean = false;
+      if (debugEnabled("runs"))
+        llvm::errs() << "runs: the " << s.label << " kernel's IR run is not "
+                     << "known to be race free: " << ir.unchecked << "\n";
     }
     // Every cell either run wrote, as both leave it: the two sorted maps
     // walked side by side.
@@ -294,9 +301,10 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
   }
   if (!notRun.empty())
     cex.replayedOn = "the kv models; " + notRun;
-  else if (opts.beforeIR && opts.afterIR)
+  else if (opts.beforeIR && opts.afterIR) {
     cex.replayedOn = "the LLVM IR of both kernels";
-  else
+    cex.runsChecked = clean;
+  } else
     cex.replayedOn = std::string("the LLVM IR of the ") +
                      (opts.beforeIR ? "before kernel and the kv model of the "
                                       "after kernel"

@@ -268,11 +268,15 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
         // --kv-debug=runs: what became of each launch drawn.
         auto note = [&](const std::string &what) {
-          if (debugEnabled("runs"))
-            llvm::errs() << "runs: block (" << cfg.block[0] << ","
-                         << cfg.block[1] << "," << cfg.block[2] << "), grid ("
-                         << cfg.grid[0] << "," << cfg.grid[1] << ","
-                         << cfg.grid[2] << "): " << what << "\n";
+          if (!debugEnabled("runs"))
+            return;
+          llvm::errs() << "runs: block (" << cfg.block[0] << "," << cfg.block[1]
+                       << "," << cfg.block[2] << "), grid (" << cfg.grid[0]
+                       << "," << cfg.grid[1] << "," << cfg.grid[2] << ")";
+          for (auto &[a, v] : scalars)
+            llvm::errs() << ", " << before.getArgName(a) << " = "
+                         << v.getSExtValue();
+          llvm::errs() << ": " << what << "\n";
         };
         if (!rb.ok || rb.assumeViolated) {
           note("before kernel: " +

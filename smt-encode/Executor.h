@@ -58,6 +58,14 @@ struct ExecResult {
   bool assumeViolated = false;
   /// The run stopped at its instruction limit.
   bool tooMuchWork = false;
+  /// LLVM IR runs (executeIR) only: why this run is not known to be free of
+  /// data races, barrier divergence and out-of-bounds shared accesses;
+  /// empty when it is (no two threads of a barrier interval, and no two
+  /// blocks, accessed one cell with a write among the accesses; every
+  /// thread of a block waited at each barrier; shared indices in bounds).
+  /// Such a run is the kernel's only result on its launch and inputs,
+  /// whatever the schedule.
+  std::string unchecked = "not checked for races";
   /// Final content of every global array cell written, per argument number.
   std::map<unsigned, std::map<uint64_t, llvm::APInt>> written;
 };
