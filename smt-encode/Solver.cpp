@@ -4,6 +4,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -376,7 +377,7 @@ z3::check_result Portfolio::checkRefined(
     }
     // The facts a model breaks first, alone: they are cheap to add, and
     // often enough to refute the query without a multiplier's bits.
-    unsigned added = 0, facts = 0;
+    unsigned added = 0, facts = 0, ahead = 0;
     for (size_t i = 0; i < lazy.size(); ++i) {
       if (asserted[i] ||
           (factRounds < 3 && !model->eval(lazy[i], true).is_false()))
@@ -385,9 +386,24 @@ z3::check_result Portfolio::checkRefined(
       asserted[i] = true;
       ++facts;
     }
+    // No fact broken, and the products would get exact: the facts not
+    // asserted yet go first, where they are few. A multiplier's bits make
+    // every later round slow; the facts alone refute many queries (the
+    // row/column lemma of a tiled transpose's race query: 1 s instead of
+    // 4 s), and where they do not, the next round makes products exact.
+    if (!facts && !productRounds) {
+      size_t left = llvm::count(asserted, false);
+      for (size_t i = 0; i < lazy.size() && left <= 256; ++i) {
+        if (asserted[i])
+          continue;
+        add(lazy[i]);
+        asserted[i] = true;
+        ++ahead;
+      }
+    }
     if (facts)
       ++factRounds;
-    for (size_t i = 0; i < abstracted.size() && !facts; ++i) {
+    for (size_t i = 0; i < abstracted.size() && !facts && !ahead; ++i) {
       auto &[app, precise] = abstracted[i];
       // After a few rounds, every application is made exact: models that
       // get one new product wrong per round would otherwise take as many
@@ -403,9 +419,9 @@ z3::check_result Portfolio::checkRefined(
     if (added)
       ++productRounds;
     if (debug)
-      kvDebugf("refinement round %u: %u precise products, %u lemmas\n", round,
-               added, facts);
-    added += facts;
+      kvDebugf("refinement round %u: %u precise products, %u lemmas%s\n", round,
+               added, facts + ahead, ahead ? " (all left)" : "");
+    added += facts + ahead;
     if (!added)
       break;
     if (round == 50) {
