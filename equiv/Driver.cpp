@@ -513,7 +513,10 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   std::string disagreement;
   RunLimits limits;
   limits.budgetMs = opts.runFirst;
-  limits.maxSteps = uint64_t(1) << 20;
+  // Per run: an unrolled model runs every op of every copy, guards false
+  // or not (matmul with --unroll=16 and one tile: about 1M kv ops on 256
+  // threads, some 50 ms).
+  limits.maxSteps = uint64_t(1) << 22;
   limits.tiers = tiers;
   std::optional<Counterexample> cex =
       findByRunning(pair->before, pair->after, co, runs, disagreement, limits);
