@@ -12,7 +12,9 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -31,7 +33,7 @@ unsigned perThreadRlimit = 30000000;
 } // namespace
 
 bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
-                              const Thread &w) {
+                              const z3::expr_vector &lemmas, const Thread &w) {
   z3::context &ctx = enc.ctx;
   uint64_t dims[3];
   for (int i = 0; i < 3; ++i) {
@@ -57,10 +59,23 @@ bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
           from.push_back(w.tid[i]);
           to.push_back(ctx.bv_val(c[i], w.tid[i].get_sort().bv_size()));
         }
-        z3::goal g(ctx);
-        for (z3::expr e : all)
-          g.add(e.substitute(from, to));
-        z3::apply_result ar = prep(g);
+        // Without the index lemmas first: with the thread's ids numerals,
+        // most cases simplify to false without them, and simplifying
+        // thousands of lemmas per thread cost most of the time.
+        auto simplified = [&](bool withLemmas) {
+          z3::goal g(ctx);
+          for (z3::expr e : all)
+            g.add(e.substitute(from, to));
+          if (withLemmas)
+            for (z3::expr e : lemmas)
+              g.add(e.substitute(from, to));
+          return prep(g);
+        };
+        z3::apply_result ar = simplified(false);
+        if (!lemmas.empty() &&
+            !llvm::all_of(llvm::seq(0u, ar.size()),
+                          [&](unsigned i) { return ar[i].is_decided_unsat(); }))
+          ar = simplified(true);
         for (unsigned i = 0; i < ar.size(); ++i) {
           if (ar[i].is_decided_unsat())
             continue;
@@ -187,10 +202,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     all.push_back(enc.facts);
     for (const z3::expr &e : enc.side)
       all.push_back(e);
-    for (const z3::expr &e : lemmas)
-      all.push_back(e);
     all.push_back(differ);
-    if (proveByThread(enc, all, *enc.anchors[0]))
+    if (proveByThread(enc, all, lemmas, *enc.anchors[0]))
       return true;
   }
   // A model of the abstracted query (products uninterpreted) is replayed

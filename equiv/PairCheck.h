@@ -65,8 +65,10 @@ struct PairCheck {
   /// tree against its steps) become equal terms, where one query over all
   /// ids bit-blasts adders. False if an instance is not refuted (the full
   /// query then decides).
+  /// The query is \p all and \p lemmas (index lemmas, which join a
+  /// thread's instance only where it is not refuted without them).
   bool proveByThread(Encoder &enc, const z3::expr_vector &all,
-                     const Thread &w);
+                     const z3::expr_vector &lemmas, const Thread &w);
 
   /// AtomicTotals: an array that both kernels update only atomically, of
   /// one kind: what one block adds to a cell, compared (equal for every
