@@ -58,7 +58,12 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
     llvm::Instruction *inst = ce->getAsInstruction();
     const llvm::Instruction *site = curInst;
     Location siteLoc = loc;
-    State tmp = s;
+    // A state of its own with the operands alone: a constant expression
+    // reads no memory, and a copy of the whole state (every private store
+    // so far) per shared-array access made -O0 kernels' lowering quadratic.
+    State tmp;
+    tmp.guard = s.guard;
+    tmp.dead = s.dead;
     for (unsigned i = 0; i < inst->getNumOperands(); ++i)
       tmp.vals[inst->getOperand(i)] = eval(inst->getOperand(i), s);
     exec(*inst, tmp);
