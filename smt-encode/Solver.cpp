@@ -391,9 +391,8 @@ z3::check_result Portfolio::checkRefined(
     // every later round slow; the facts alone refute many queries (the
     // row/column lemma of a tiled transpose's race query: 1 s instead of
     // 4 s), and where they do not, the next round makes products exact.
-    if (!facts && !productRounds) {
-      size_t left = llvm::count(asserted, false);
-      for (size_t i = 0; i < lazy.size() && left <= 256; ++i) {
+    if (!facts && !productRounds && llvm::count(asserted, false) <= 256) {
+      for (size_t i = 0; i < lazy.size(); ++i) {
         if (asserted[i])
           continue;
         add(lazy[i]);
