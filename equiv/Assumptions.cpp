@@ -329,6 +329,7 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(a + " (--assume)");
   KernelModel kb(before, "");
   bool noOverflow = false, noUnreachable = false;
+  std::vector<std::string> traps;
   for (KernelOp k : {before, after})
     k.walk([&](AssumeOp a) {
       if (IntegerAttr n = a.getBoundAttr()) {
@@ -352,6 +353,12 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
           d && (isa<NoWrapOp>(d) || llvm::any_of(d->getOperands(), [](Value v) {
                   return v.getDefiningOp<NoWrapOp>() != nullptr;
                 }));
+      if (!overflow && a->hasAttr("trap")) {
+        std::string at = safety::locationOf(a);
+        if (!llvm::is_contained(traps, at))
+          traps.push_back(at);
+        continue;
+      }
       (overflow ? noOverflow : noUnreachable) = true;
       continue;
     }
@@ -368,6 +375,10 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(
         "the before kernel has no signed integer overflow (undefined "
         "behaviour in C++)");
+  for (const std::string &at : traps)
+    result.assumptions.push_back(
+        "the before kernel reaches no trap or failed assertion at " + at +
+        " (such a launch ends with an error, not a result)");
   if (noUnreachable)
     result.assumptions.push_back(
         "the before kernel reaches no __builtin_unreachable() (undefined "

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/Checker.h"
 #include "equiv/Assumptions.h"
+#include "equiv/IRExecutor.h"
 #include "equiv/Lockstep.h"
 #include "equiv/PairCheck.h"
 #include "equiv/Safety.h"
@@ -182,6 +183,9 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
               SolverSettings{opts.solver, opts.seed},
               /*quiet=*/opts.modelConditionsOnly))
         continue;
+      // A defect fails a build: it must show on the kernel's own run.
+      confirmDefect(k, k == before ? opts.beforeIR : opts.afterIR, opts.bits,
+                    result, pc.remainingMs());
       if (!result.possibleDefect)
         return finish();
       if (unconfirmed.empty())

@@ -68,6 +68,9 @@ struct Counterexample {
   /// result on this input is its only one, so the difference stands
   /// without the static safety checks.
   bool runsChecked = false;
+  /// The after kernel reaches a trap, a failed assertion or undefined
+  /// behaviour on this input, where the before kernel does not.
+  bool afterFails = false;
 };
 
 /// A scalar of a counterexample as text: an unsigned parameter's bits as
@@ -90,6 +93,9 @@ struct Defect {
     std::string access;   // "write", "read", "reaches the barrier", ...
   };
   std::vector<Site> sites;
+  /// How a run of the kernel's own code showed the defect (empty: not
+  /// confirmed, which a reported defect always is).
+  std::string confirmed;
 };
 
 struct CheckOptions {

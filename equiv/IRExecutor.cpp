@@ -10,6 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/IRExecutorInternal.h"
+#include "passes/LowerToKV.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -293,6 +296,11 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
       if (!(arg(0).bits & 1))
         assumeViolated = true;
       return true;
+    case Intrinsic::trap:
+      // The launch fails: not an input the kernel is defined on (the
+      // lowering takes the paths to a trap as not taken).
+      assumeViolated = true;
+      return true;
     case Intrinsic::smax:
       return set(Val{APIntOps::smax(ap(0), ap(1)).getZExtValue()});
     case Intrinsic::smin:
@@ -313,6 +321,21 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
       return set(Val{ap(0).reverseBits().getZExtValue()});
     case Intrinsic::bswap:
       return set(Val{ap(0).byteSwap().getZExtValue()});
+    case Intrinsic::nvvm_mul24_i:
+    case Intrinsic::nvvm_mul24_ui:
+    case Intrinsic::nvvm_sad_i:
+    case Intrinsic::nvvm_sad_ui:
+    case Intrinsic::nvvm_prmt: {
+      SmallVector<APInt, 3> ops;
+      for (unsigned i = 0; i < c.arg_size(); ++i)
+        ops.push_back(ap(i));
+      std::string why;
+      std::optional<APInt> r = executor::nativeApply(
+          ("__nv_" + ptxIntegerName(id)).str(), ops, w, why);
+      if (!r)
+        return fail("cannot run '" + callee->getName() + "'");
+      return set(Val{r->getZExtValue()});
+    }
     case Intrinsic::fshl:
     case Intrinsic::fshr: {
       APInt hi = ap(0), lo = ap(1);
@@ -325,6 +348,11 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     default:
       break;
     }
+  }
+  if (callee->getName() == "__assertfail") {
+    // A failed assert: the launch fails, as at a trap.
+    assumeViolated = true;
+    return true;
   }
   if (callee->isDeclaration() || callee->isIntrinsic()) {
     // Math intrinsics and PTX conversions, computed as the kv executor
@@ -498,6 +526,10 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     // Atomics order their own updates only: the run's race check does not
     // tell them from plain accesses, and leaves such runs to the static one.
     notClean("an atomic update");
+    // Its load and store are one update: two updates of one kind do not
+    // race (RunDefect), an update and a plain access do.
+    curRmw = (int)rmw.getOperation();
+    auto plain = make_scope_exit([&] { curRmw = -1; });
     if (failed || !load(t, ty, p, old))
       return next();
     unsigned w = ty->getIntegerBitWidth();
@@ -722,9 +754,37 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
                   ts, [](const ThreadState &t) { return t.stack.empty(); });
           for (uint64_t l = 1; together && l < perBlock; ++l)
             together = where(ts[l]) == where(ts[0]);
-          if (!together)
+          if (!together) {
             notClean("a barrier that not every thread of the block "
                      "reaches at once");
+            // A thread at a barrier, and one elsewhere (at another
+            // barrier, or done).
+            uint64_t at0 = 0;
+            while (at0 < perBlock && at[at0] != Stop::Barrier)
+              ++at0;
+            uint64_t off = 0;
+            while (off < perBlock &&
+                   (at[off] == Stop::Barrier && !ts[off].stack.empty() &&
+                    where(ts[off]) == where(ts[at0])))
+              ++off;
+            auto instAt = [&](const ThreadState &t) -> const Instruction * {
+              if (t.stack.empty())
+                return nullptr;
+              const Frame &f = t.stack.back();
+              return f.pc == f.bb->end() ? nullptr : &*f.pc;
+            };
+            if (at0 < perBlock && off < perBlock) {
+              RunDefect d;
+              d.kind = RunDefect::Divergence;
+              d.first = siteOf(curBlock, (int64_t)at0, instAt(ts[at0]), false);
+              d.second = siteOf(curBlock, (int64_t)off, instAt(ts[off]), false);
+              d.what = ts[off].stack.empty() || ts[off].done
+                           ? "a barrier some threads of the block reach and "
+                             "others, which end, do not"
+                           : "threads of one block wait at different barriers";
+              noteDefect(std::move(d));
+            }
+          }
           ++epoch;
           for (Stop &s : at)
             if (s == Stop::Barrier)
@@ -759,7 +819,9 @@ ExecResult executeIR(const llvm::Function &kernel, const LaunchConfig &cfg,
                      const IRInputs &in, uint64_t maxThreads,
                      uint64_t maxSteps) {
   IRRunner runner(kernel, cfg, in, maxSteps);
-  return runner.run(maxThreads);
+  ExecResult r = runner.run(maxThreads);
+  r.defects = runner.runDefects();
+  return r;
 }
 
 } // namespace kv

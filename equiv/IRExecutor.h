@@ -61,6 +61,23 @@ ExecResult executeIR(const llvm::Function &kernel, const LaunchConfig &cfg,
                      const IRInputs &in, uint64_t maxThreads,
                      uint64_t maxSteps = 0);
 
+/// The IR executor's inputs for kernel \p ir, whose kv model is \p op:
+/// \p from's values, the model's element sizes and __shared__/__device__
+/// arrays.
+IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
+                     const ExecInputs &from);
+
+/// Runs the kernel whose defect \p result reports (a race, divergence or
+/// out-of-bounds verdict of the static checks, on kernel \p k with LLVM IR
+/// \p ir) at the defect's launch and scalars, with zero and with
+/// pseudo-random inputs. The verdict stands where a run shows a defect of
+/// its kind (on the same array, for races and bounds): the defect then
+/// names the cell and threads of the run, and `confirmed` says how it was
+/// seen. Otherwise it becomes `unknown`, a possible defect, with the
+/// reason. \p remainingMs bounds the runs (0: no limit).
+void confirmDefect(KernelOp k, const llvm::Function *ir, unsigned bits,
+                   CheckResult &result, unsigned remainingMs);
+
 /// Runs the LLVM IR of \p before and \p after (opts.beforeIR/afterIR, where
 /// set) on the launch \p cfg and the inputs the kv runs \p rb and \p ra
 /// read (\p inB, \p inA), and compares every cell. Sets cex.replayedOn.

@@ -57,6 +57,15 @@ struct Obj {
     uint64_t epoch = 0;
     int64_t writer = None, reader = None, blockWriter = None,
             blockReader = None;
+    /// Where the first of them did, and the thread of the first block:
+    /// the sites of a race the run shows.
+    const Instruction *writerAt = nullptr, *readerAt = nullptr,
+                      *blockWriterAt = nullptr, *blockReaderAt = nullptr;
+    int64_t writerTid = 0, readerTid = 0, blockWriterTid = 0,
+            blockReaderTid = 0, blockWriterBlk = 0, blockReaderBlk = 0;
+    /// The atomic operation of each first access (-1: a plain access).
+    int8_t writerRmw = -1, readerRmw = -1, blockWriterRmw = -1,
+           blockReaderRmw = -1;
     static constexpr int64_t None = -1, Many = -2;
   };
   /// Cells of a sparse __shared__ array (0: not known).
@@ -126,6 +135,8 @@ public:
         dl(kernel.getParent()->getDataLayout()) {}
 
   ExecResult run(uint64_t maxThreads);
+  /// The defects the run showed, whether it completed or not.
+  const std::vector<RunDefect> &runDefects() const { return defects; }
 
 private:
   enum class Stop { Go, Barrier, Shuffle, Done, Error };
@@ -182,6 +193,16 @@ private:
   /// Records the shuffle \p c of \p t (which then waits for its warp).
   bool parkShuffle(ThreadState &t, const CallBase &c, Intrinsic::ID id);
   bool parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id);
+  /// A warp operation of thread \p lane (linear, at `cur`) the run cannot
+  /// complete: a divergence defect \p what, and the run fails with \p why.
+  bool warpDefect(uint64_t lane, const char *what, const Twine &why) {
+    RunDefect d;
+    d.kind = RunDefect::Divergence;
+    d.first = siteOf(curBlock, (int64_t)lane, cur, false);
+    d.what = what;
+    noteDefect(std::move(d));
+    return fail(why);
+  }
   /// Completes the shuffles the threads of a block wait at, warp by warp.
   bool completeShuffles(std::vector<ThreadState> &ts);
 
@@ -213,8 +234,18 @@ private:
                        std::to_string(loc.getLine()) + ")";
     }
   }
-  /// Records an access of thread curThread to \p c of \p o.
-  void access(Obj &o, int64_t e, Obj::Cell &c, bool write);
+  /// The atomicrmw operation running (-1: none).
+  int curRmw = -1;
+  /// Records an access of thread curThread to \p c of \p o; \p same: a
+  /// write of the value the cell holds.
+  void access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same = false);
+  /// The run's defects (ExecResult::defects), one per kind and array.
+  std::vector<RunDefect> defects;
+  void noteDefect(RunDefect d);
+  /// Thread \p tid (linear in its block) of block \p blk (linear), at
+  /// \p at.
+  RunDefect::Site siteOf(int64_t blk, int64_t tid, const Instruction *at,
+                         bool write) const;
 };
 
 } // namespace irexec

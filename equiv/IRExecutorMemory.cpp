@@ -204,34 +204,128 @@ bool IRRunner::readBytes(Val p, uint64_t n, uint8_t *out) {
   return true;
 }
 
-void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write) {
+RunDefect::Site IRRunner::siteOf(int64_t blk, int64_t tid,
+                                 const Instruction *at, bool write) const {
+  RunDefect::Site s;
+  uint64_t b = (uint64_t)blk, t = (uint64_t)tid;
+  for (int d = 0; d < 3; ++d) {
+    s.block[d] = b % cfg.grid[d];
+    b /= cfg.grid[d];
+    s.thread[d] = t % cfg.block[d];
+    t /= cfg.block[d];
+  }
+  s.write = write;
+  if (at)
+    if (const DebugLoc &loc = at->getDebugLoc())
+      s.location = loc->getFilename().str() + ":" +
+                   std::to_string(loc.getLine()) + ":" +
+                   std::to_string(loc.getCol());
+  return s;
+}
+
+void IRRunner::noteDefect(RunDefect d) {
+  // One per kind and array; a race of different values replaces one of
+  // equal values (which the static check tolerates).
+  for (RunDefect &x : defects)
+    if (x.kind == d.kind && x.arg == d.arg) {
+      if (x.sameValue && !d.sameValue)
+        x = std::move(d);
+      return;
+    }
+  if (defects.size() < 16)
+    defects.push_back(std::move(d));
+}
+
+void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
   using Cell = Obj::Cell;
-  if (o.shared && (!o.length || e < 0 || (uint64_t)e >= o.length))
+  if (o.shared && (!o.length || e < 0 || (uint64_t)e >= o.length)) {
     notClean(o.length ? "a __shared__ access out of bounds"
                       : "a __shared__ array of unknown size");
+    if (o.length) {
+      RunDefect d;
+      d.kind = RunDefect::OutOfBounds;
+      d.arg = (int)o.arr;
+      d.cell = e;
+      d.first = siteOf(curBlock, curThread, cur, write);
+      d.what = "a __shared__ index out of bounds";
+      noteDefect(std::move(d));
+    }
+  }
   if (c.epoch != epoch) {
     c.epoch = epoch;
     c.writer = c.reader = Cell::None;
+    c.writerAt = c.readerAt = nullptr;
   }
   auto other = [](int64_t who, int64_t me) {
     return who != Cell::None && who != me;
   };
-  auto mark = [](int64_t &who, int64_t me) {
+  auto mark = [&](int64_t &who, const Instruction *&at, int64_t &first,
+                  int8_t &rmw, int64_t me) {
+    if (who == Cell::None) {
+      at = cur;
+      first = me;
+      rmw = (int8_t)curRmw;
+    }
     who = who == Cell::None || who == me ? me : Cell::Many;
+  };
+  // A race between the access and an earlier one: \p wrote says whether
+  // that one was a write. Many accessors: the first one's site stands for
+  // one of them (another thread than this one accessed the cell).
+  auto race = [&](int64_t blk, int64_t tid, const Instruction *at, bool wrote,
+                  int8_t rmw, const char *what) {
+    // Two atomic updates of one kind are ordered by the hardware.
+    if (curRmw >= 0 && rmw == curRmw)
+      return;
+    RunDefect d;
+    d.kind = RunDefect::Race;
+    d.arg = (int)o.arr;
+    d.cell = e;
+    d.first = siteOf(blk, tid, at, wrote);
+    d.second = siteOf(curBlock, curThread, cur, write);
+    d.sameValue = wrote && write && same;
+    d.what = what;
+    noteDefect(std::move(d));
   };
   // Within an interval, threads of one block; across the launch, blocks
   // (which no barrier orders). Equal values written twice count too: the
   // static check, which tolerates them, decides such runs.
-  if (other(c.writer, curThread) || (write && other(c.reader, curThread)))
+  if (other(c.writer, curThread) || (write && other(c.reader, curThread))) {
     notClean("two threads of a barrier interval access one cell, one of "
              "them writing");
-  mark(write ? c.writer : c.reader, curThread);
+    // The first accessor's site, where that is another thread (with
+    // several, the one that is this thread does not count).
+    bool byWriter = other(c.writer, curThread);
+    int64_t who = byWriter ? c.writerTid : c.readerTid;
+    if (who != curThread)
+      race(curBlock, who, byWriter ? c.writerAt : c.readerAt, byWriter,
+           byWriter ? c.writerRmw : c.readerRmw,
+           "two threads of a block access one cell in one barrier interval");
+  }
+  if (write)
+    mark(c.writer, c.writerAt, c.writerTid, c.writerRmw, curThread);
+  else
+    mark(c.reader, c.readerAt, c.readerTid, c.readerRmw, curThread);
   if (o.shared)
     return;
   if (other(c.blockWriter, curBlock) ||
-      (write && other(c.blockReader, curBlock)))
+      (write && other(c.blockReader, curBlock))) {
     notClean("two blocks access one cell, one of them writing");
-  mark(write ? c.blockWriter : c.blockReader, curBlock);
+    bool byWriter = other(c.blockWriter, curBlock);
+    int64_t blk = byWriter ? c.blockWriterBlk : c.blockReaderBlk;
+    if (blk != curBlock)
+      race(blk, byWriter ? c.blockWriterTid : c.blockReaderTid,
+           byWriter ? c.blockWriterAt : c.blockReaderAt, byWriter,
+           byWriter ? c.blockWriterRmw : c.blockReaderRmw,
+           "threads of two blocks access one cell");
+  }
+  int64_t &bw = write ? c.blockWriter : c.blockReader;
+  if (bw == Cell::None) {
+    (write ? c.blockWriterTid : c.blockReaderTid) = curThread;
+    (write ? c.blockWriterBlk : c.blockReaderBlk) = curBlock;
+    (write ? c.blockWriterAt : c.blockReaderAt) = cur;
+    (write ? c.blockWriterRmw : c.blockReaderRmw) = (int8_t)curRmw;
+  }
+  bw = bw == Cell::None || bw == curBlock ? curBlock : Cell::Many;
 }
 
 bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
@@ -259,7 +353,7 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
       v |= (uint64_t)src[i] << (8 * i);
     int64_t e = off / (int64_t)o.elem;
     Obj::Cell &c = o.cells[e];
-    access(o, e, c, /*write=*/true);
+    access(o, e, c, /*write=*/true, /*same=*/c.written && c.v == v);
     c.v = v;
     c.written = true;
     return true;
@@ -268,7 +362,8 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
     int64_t b = off + (int64_t)i, e = floorDiv(b, o.elem);
     unsigned sh = 8 * (b - e * o.elem);
     Obj::Cell &c = cell(o, e);
-    access(o, e, c, /*write=*/true);
+    access(o, e, c, /*write=*/true,
+           /*same=*/c.written && ((c.v >> sh) & 0xff) == src[i]);
     c.v = (c.v & ~(0xffull << sh)) | ((uint64_t)src[i] << sh);
     c.written = true;
   }

@@ -102,19 +102,28 @@ bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
     if (t.shuffle.vote != Intrinsic::not_intrinsic) {
       cur = t.shuffle.call;
       if (!((t.shuffle.mask >> (l & 31)) & 1))
-        return fail("the mask of a vote leaves out lane " + Twine(l & 31));
+        return warpDefect(l,
+                          "vote whose mask leaves out the lane that "
+                          "executes it",
+                          "the mask of a vote leaves out lane " +
+                              Twine(l & 31));
       continue;
     }
     cur = t.shuffle.call;
     const ThreadState::Shuffle &sh = t.shuffle;
     uint64_t lane = l & 31, src = (l & ~uint64_t(31)) | sh.srcLane;
     if (!((sh.mask >> lane) & 1) || !((sh.mask >> sh.srcLane) & 1))
-      return fail("the mask of a shuffle leaves out lane " +
-                  Twine(((sh.mask >> lane) & 1) ? sh.srcLane : lane));
+      return warpDefect(l, "shuffle from a lane outside its mask",
+                        "the mask of a shuffle leaves out lane " +
+                            Twine(((sh.mask >> lane) & 1) ? sh.srcLane : lane));
     if (src >= perBlock || ts[src].shuffle.call != sh.call)
-      return fail("a shuffle reads lane " + Twine(sh.srcLane) +
-                  (src >= perBlock ? ", which is not in the block"
-                                   : ", which does not execute it"));
+      return warpDefect(l,
+                        src >= perBlock
+                            ? "shuffle from a lane beyond the block"
+                            : "shuffle from a lane that does not execute it",
+                        "a shuffle reads lane " + Twine(sh.srcLane) +
+                            (src >= perBlock ? ", which is not in the block"
+                                             : ", which does not execute it"));
   }
   // All read first: a thread's result is another's operand.
   std::vector<Val> results(perBlock);

@@ -177,6 +177,34 @@ bool firstMismatch(
 
 } // namespace
 
+IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
+                     const ExecInputs &from) {
+  Block &blk = op.getBlock();
+  IRInputs in;
+  in.scalar = from.scalar;
+  in.initial = from.initial;
+  in.sharedInitial = from.sharedInitial;
+  std::map<std::string, unsigned> globalArgs;
+  for (unsigned i = 0; i < blk.getNumArguments(); ++i) {
+    Type t = blk.getArgument(i).getType();
+    unsigned bytes = 0;
+    if (isa<GlobalArrayType, SharedArrayType>(t))
+      bytes = getArrayElementType(t).getIntOrFloatBitWidth() / 8;
+    in.elemBytes.push_back(bytes);
+    if (bytes && i >= ir.arg_size())
+      globalArgs[op.getArgName(i).str()] = i;
+  }
+  in.globalArray =
+      [globalArgs = std::move(globalArgs)](
+          const llvm::GlobalVariable &gv) -> std::optional<unsigned> {
+    auto it = globalArgs.find(globalArrayName(gv.getName()));
+    if (it == globalArgs.end())
+      return std::nullopt;
+    return it->second;
+  };
+  return in;
+}
+
 std::optional<std::string>
 confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
             const LaunchConfig &cfg, const ExecInputs &inB,
@@ -206,28 +234,7 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
   for (Side &s : sides) {
     if (!s.ir)
       continue;
-    Block &blk = s.op.getBlock();
-    IRInputs in;
-    in.scalar = s.in.scalar;
-    in.initial = s.in.initial;
-    in.sharedInitial = s.in.sharedInitial;
-    std::map<std::string, unsigned> globalArgs;
-    for (unsigned i = 0; i < blk.getNumArguments(); ++i) {
-      Type t = blk.getArgument(i).getType();
-      unsigned bytes = 0;
-      if (isa<GlobalArrayType, SharedArrayType>(t))
-        bytes = getArrayElementType(t).getIntOrFloatBitWidth() / 8;
-      in.elemBytes.push_back(bytes);
-      if (bytes && i >= s.ir->arg_size())
-        globalArgs[s.op.getArgName(i).str()] = i;
-    }
-    in.globalArray =
-        [&](const llvm::GlobalVariable &gv) -> std::optional<unsigned> {
-      auto it = globalArgs.find(globalArrayName(gv.getName()));
-      if (it == globalArgs.end())
-        return std::nullopt;
-      return it->second;
-    };
+    IRInputs in = irInputsFor(s.op, *s.ir, s.in);
     ExecResult ir = executeIR(*s.ir, cfg, in, maxThreads, maxSteps);
     if (!ir.ok) {
       if (notRun.empty())
@@ -240,6 +247,13 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
       if (debugEnabled("runs"))
         llvm::errs() << "runs: the " << s.label << " kernel's IR run is not "
                      << "known to be race free: " << ir.unchecked << "\n";
+    }
+    // The after kernel fails (a trap, a failed assert, undefined behaviour)
+    // on an input where the before kernel is defined, and its model says so
+    // too: that is the difference, whatever the cells hold.
+    if (s.op == after && ir.assumeViolated && s.kvRun.assumeViolated) {
+      cex.afterFails = true;
+      continue;
     }
     // Every cell either run wrote, as both leave it: the two sorted maps
     // walked side by side.

@@ -51,6 +51,9 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
     os << "    (" << hidden << " more input cells; --json lists all)\n";
   os << "    mismatch: " << cex.mismatchArray << "[" << cex.mismatchIndex
      << "]: before = " << cex.before << ", after = " << cex.after << "\n";
+  if (cex.afterFails)
+    os << "    the after kernel reaches a trap, a failed assertion or "
+          "undefined behaviour on this input; the before kernel does not\n";
   if (!cex.replayedOn.empty())
     os << "    replayed on: " << cex.replayedOn << "\n";
 }
@@ -62,6 +65,8 @@ void printText(raw_ostream &os, const Validation &v, const PairNames &names) {
     os << "  reason: " << r.reason << "\n";
   if (!v.foundBy.empty())
     os << "  found by: " << v.foundBy << "\n";
+  if (r.defect && !r.defect->confirmed.empty())
+    os << "  confirmed: " << r.defect->confirmed << "\n";
   if (!r.method.empty())
     os << "  proof: " << r.method << "\n";
   os << "  before: " << names.before << "\n";
@@ -108,16 +113,19 @@ static json::Value counterexampleJSON(const Counterexample &cex) {
       cellObj[std::to_string(index)] = v;
     arrays[array] = std::move(cellObj);
   }
-  return json::Object{{"gridDim", dimsJSON(cex.gridDim)},
-                      {"blockDim", dimsJSON(cex.blockDim)},
-                      {"scalars", std::move(scalars)},
-                      {"arrays", std::move(arrays)},
-                      {"mismatch", json::Object{{"array", cex.mismatchArray},
-                                                {"index", cex.mismatchIndex},
-                                                {"before", cex.before},
-                                                {"after", cex.after}}},
-                      {"replayed", cex.replayed},
-                      {"replayed_on", cex.replayedOn}};
+  json::Object obj{{"gridDim", dimsJSON(cex.gridDim)},
+                   {"blockDim", dimsJSON(cex.blockDim)},
+                   {"scalars", std::move(scalars)},
+                   {"arrays", std::move(arrays)},
+                   {"mismatch", json::Object{{"array", cex.mismatchArray},
+                                             {"index", cex.mismatchIndex},
+                                             {"before", cex.before},
+                                             {"after", cex.after}}},
+                   {"replayed", cex.replayed},
+                   {"replayed_on", cex.replayedOn}};
+  if (cex.afterFails)
+    obj["after_fails"] = true;
+  return obj;
 }
 
 static json::Value defectJSON(const Defect &d) {
@@ -140,6 +148,8 @@ static json::Value defectJSON(const Defect &d) {
     defect["array"] = d.array;
     defect["index"] = d.index;
   }
+  if (!d.confirmed.empty())
+    defect["confirmed"] = d.confirmed;
   return defect;
 }
 

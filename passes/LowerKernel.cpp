@@ -221,6 +221,34 @@ Value Lowerer::libdeviceInteger(llvm::StringRef name,
       return b.createOrFold<arith::MinUIOp>(loc, l, r);
     if (name == "umax" || name == "ullmax")
       return b.createOrFold<arith::MaxUIOp>(loc, l, r);
+    auto shr = [&](Value v, int64_t n, bool sgn) -> Value {
+      Value c = cst(v.getType(), n);
+      if (sgn)
+        return b.createOrFold<arith::ShRSIOp>(loc, v, c);
+      return b.createOrFold<arith::ShRUIOp>(loc, v, c);
+    };
+    if (name == "mul24" || name == "umul24") {
+      // PTX mul24.lo: the low 32 bits of the product of the operands' low
+      // 24 bits, sign- or zero-extended.
+      bool sgn = name == "mul24";
+      auto low24 = [&](Value v) {
+        return shr(b.createOrFold<arith::ShLIOp>(loc, v, cst(v.getType(), 8)),
+                   8, sgn);
+      };
+      return b.createOrFold<arith::MulIOp>(loc, low24(l), low24(r));
+    }
+    if (name == "hadd" || name == "uhadd" || name == "rhadd" ||
+        name == "urhadd") {
+      // (a + b) >> 1 (rounded up for rhadd) without overflow.
+      bool sgn = name == "hadd" || name == "rhadd";
+      Value x = b.createOrFold<arith::XOrIOp>(loc, l, r);
+      Value half = shr(x, 1, sgn);
+      if (name.contains("rhadd"))
+        return b.createOrFold<arith::SubIOp>(
+            loc, b.createOrFold<arith::OrIOp>(loc, l, r), half);
+      return b.createOrFold<arith::AddIOp>(
+          loc, b.createOrFold<arith::AndIOp>(loc, l, r), half);
+    }
     bool isSigned = name == "mulhi" || name == "mul64hi";
     if (isSigned || name == "umulhi" || name == "umul64hi") {
       // The high half of the double-width product.
@@ -237,6 +265,57 @@ Value Lowerer::libdeviceInteger(llvm::StringRef name,
       return b.createOrFold<arith::TruncIOp>(loc, t, hi);
     }
     return nullptr;
+  }
+  if (ops.size() == 3 && (name == "sad" || name == "usad")) {
+    // |x - y| + z, the difference of x and y taken signed (sad) or
+    // unsigned (usad); |x - y| fits the width as an unsigned number.
+    Value x = ops[0], y = ops[1], z = ops[2];
+    Value gt = b.createOrFold<arith::CmpIOp>(
+        loc,
+        name == "sad" ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt,
+        x, y);
+    Value d = select(gt, b.createOrFold<arith::SubIOp>(loc, x, y),
+                     b.createOrFold<arith::SubIOp>(loc, y, x));
+    return b.createOrFold<arith::AddIOp>(loc, d, z);
+  }
+  if (ops.size() == 3 && (name == "prmt" || name == "byte_perm") &&
+      llvm::all_of(ops, [](Value v) { return v.getType().isInteger(32); })) {
+    // PTX prmt.b32 (default mode): result byte n is byte (s >> 4n) & 7 of
+    // {b, a}, replaced by its sign where bit 3 of the selector is set;
+    // __byte_perm keeps the low three bits of each selector.
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value sel = ops[2];
+    if (name == "byte_perm")
+      sel = b.createOrFold<arith::AndIOp>(loc, sel, cst(i32, 0x7777));
+    Value both = b.createOrFold<arith::OrIOp>(
+        loc,
+        b.createOrFold<arith::ShLIOp>(
+            loc, b.createOrFold<arith::ExtUIOp>(loc, i64, ops[1]),
+            cst(i64, 32)),
+        b.createOrFold<arith::ExtUIOp>(loc, i64, ops[0]));
+    auto band = [&](Value v, int64_t m) {
+      return b.createOrFold<arith::AndIOp>(loc, v, cst(v.getType(), m));
+    };
+    Value out = cst(i32, 0);
+    for (unsigned n = 0; n < 4; ++n) {
+      Value nib =
+          band(b.createOrFold<arith::ShRUIOp>(loc, sel, cst(i32, 4 * n)), 0xf);
+      Value bytePos = b.createOrFold<arith::ShLIOp>(
+          loc, b.createOrFold<arith::ExtUIOp>(loc, i64, band(nib, 7)),
+          cst(i64, 3));
+      Value byte = b.createOrFold<arith::TruncIOp>(
+          loc, i32,
+          band(b.createOrFold<arith::ShRUIOp>(loc, both, bytePos), 0xff));
+      Value signBit = b.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::ne, band(byte, 0x80), cst(i32, 0));
+      Value replicate = b.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::ne, band(nib, 8), cst(i32, 0));
+      byte =
+          select(replicate, select(signBit, cst(i32, 0xff), cst(i32, 0)), byte);
+      out = b.createOrFold<arith::OrIOp>(
+          loc, out, b.createOrFold<arith::ShLIOp>(loc, byte, cst(i32, 8 * n)));
+    }
+    return out;
   }
   if (ops.size() != 1)
     return nullptr;
@@ -339,6 +418,19 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
   llvm::StringRef name = callee->getName();
   auto setS = [&](Value v) { s.vals[&call] = scalar(v); };
+  // A trap or a failed assert ends the launch with an error: the paths that
+  // reach one are not launches the kernel computes a result for, like
+  // `unreachable` (`assert(n % 32 == 0)` is a precondition).
+  if (name == "llvm.trap" || name == "__assertfail") {
+    if (!isFalse(s.guard)) {
+      auto a = AssumeOp::create(b, loc, notI1(s.guard), /*bound=*/nullptr,
+                                /*ub=*/true);
+      a->setAttr("trap", b.getUnitAttr());
+    }
+    s.dead = true;
+    trapped = true;
+    return;
+  }
   // A pure function of its operands: one uninterpreted operation.
   auto uninterpreted = [&] {
     llvm::SmallVector<Value> ops;
@@ -434,6 +526,22 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       if (!isTrue(implied))
         AssumeOp::create(b, loc, implied);
       return;
+    }
+    case llvm::Intrinsic::nvvm_mul24_i:
+    case llvm::Intrinsic::nvvm_mul24_ui:
+    case llvm::Intrinsic::nvvm_sad_i:
+    case llvm::Intrinsic::nvvm_sad_ui:
+    case llvm::Intrinsic::nvvm_prmt: {
+      // PTX integer operations libdevice's bodies leave after -O2 inlines
+      // them: the same definitions as their __nv_ functions.
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      if (failed)
+        return;
+      if (Value v = libdeviceInteger(ptxIntegerName(id), ops))
+        return setS(v);
+      return fail("intrinsic '" + name + "'");
     }
     case llvm::Intrinsic::smax:
     case llvm::Intrinsic::smin:
@@ -544,12 +652,18 @@ SymVal Lowerer::callFunction(const llvm::Function &callee,
   // entered once per iteration.
   auto savedVisits = std::move(visits);
   visits.clear();
+  bool trappedBefore = trapped;
+  trapped = false;
   runBlocks(&callee.getEntryBlock(), s, nullptr);
   visits = std::move(savedVisits);
   curInst = site;
   callStack.pop_back();
   --depth;
-  if (s.dead && !failed)
+  // A helper that always traps (clang's __assert_fail): the caller's path
+  // ends there too, excluded like the trap's own.
+  bool calleeTrapped = trapped;
+  trapped = trappedBefore || calleeTrapped;
+  if (s.dead && !failed && !calleeTrapped)
     fail("call to '" + sourceName(callee.getName()) +
          "' never returns normally");
   return s.ret;

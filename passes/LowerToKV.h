@@ -13,6 +13,7 @@
 
 #include "kv/KVDialect.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -108,6 +109,26 @@ std::string globalArrayName(llvm::StringRef mangled);
 
 /// Whether \p f is a CUDA kernel (ptx_kernel calling convention).
 bool isKernel(const llvm::Function &f);
+
+/// The libdevice name of a PTX integer intrinsic whose result PTX defines
+/// bit for bit (sad, mul24, prmt), as the lowering and both executors model
+/// it; empty for the others.
+inline llvm::StringRef ptxIntegerName(llvm::Intrinsic::ID id) {
+  switch (id) {
+  case llvm::Intrinsic::nvvm_mul24_i:
+    return "mul24";
+  case llvm::Intrinsic::nvvm_mul24_ui:
+    return "umul24";
+  case llvm::Intrinsic::nvvm_sad_i:
+    return "sad";
+  case llvm::Intrinsic::nvvm_sad_ui:
+    return "usad";
+  case llvm::Intrinsic::nvvm_prmt:
+    return "prmt";
+  default:
+    return "";
+  }
+}
 
 } // namespace kv
 

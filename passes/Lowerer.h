@@ -717,6 +717,8 @@ private:
   /// libdevice's integer functions (__nv_max, __nv_popc, __nv_mulhi, ...)
   /// by their definition; null for the others.
   Value libdeviceInteger(llvm::StringRef name, llvm::ArrayRef<Value> ops);
+  /// A path ended at a trap or failed assert since the innermost call began.
+  bool trapped = false;
   SymVal loadFrom(const SymVal &p, llvm::Type *ty, State &s);
   /// The scalars of aggregate type \p t with their byte offsets.
   llvm::SmallVector<std::pair<uint64_t, llvm::Type *>>

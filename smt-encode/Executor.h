@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kv {
 
@@ -50,6 +51,30 @@ struct ExecInputs {
       apply;
 };
 
+/// A defect one run showed: two threads on one cell of an array with a write
+/// among them in one barrier interval (or in two blocks), a barrier some
+/// threads of a block reach and others not, a warp operation whose mask or
+/// source lane is wrong, or a __shared__ index out of bounds.
+struct RunDefect {
+  enum Kind { Race, Divergence, OutOfBounds } kind = Race;
+  /// The kv array and cell (Race, OutOfBounds); -1 for none.
+  int arg = -1;
+  int64_t cell = 0;
+  /// The two accesses of a race, the earlier first; a divergence's thread
+  /// at the barrier first. Only the first is set for OutOfBounds.
+  struct Site {
+    uint64_t block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
+    bool write = false;
+    std::string location; // file:line:col, or empty
+  };
+  Site first, second;
+  /// A write-write race where both threads wrote the same value (a race
+  /// the static check tolerates).
+  bool sameValue = false;
+  /// In words, without the sites: "a barrier not every thread reaches".
+  std::string what;
+};
+
 struct ExecResult {
   bool ok = false;
   /// Why execution failed (unknown operation, too many threads, ...).
@@ -66,6 +91,9 @@ struct ExecResult {
   /// Such a run is the kernel's only result on its launch and inputs,
   /// whatever the schedule.
   std::string unchecked = "not checked for races";
+  /// LLVM IR runs only: the defects the run showed (the first few, one per
+  /// kind and array), whether the run then completed or not.
+  std::vector<RunDefect> defects;
   /// Final content of every global array cell written, per argument number.
   std::map<unsigned, std::map<uint64_t, llvm::APInt>> written;
 };

@@ -309,11 +309,49 @@ static std::optional<APInt> libdeviceInteger(llvm::StringRef name,
       return sized(llvm::APIntOps::umin(a[0], a[1]));
     if (name == "umax" || name == "ullmax")
       return sized(llvm::APIntOps::umax(a[0], a[1]));
+    if (name == "mul24" || name == "umul24") {
+      // The low bits of the product of the low 24 bits of each operand.
+      unsigned w = a[0].getBitWidth();
+      auto low24 = [&](const APInt &v) {
+        APInt t = v.trunc(std::min(w, 24u));
+        return name == "mul24" ? t.sext(w) : t.zext(w);
+      };
+      return sized(low24(a[0]) * low24(a[1]));
+    }
+    if (name == "hadd" || name == "uhadd" || name == "rhadd" ||
+        name == "urhadd") {
+      bool sgn = name == "hadd" || name == "rhadd";
+      APInt x = a[0] ^ a[1];
+      APInt half = sgn ? x.ashr(1) : x.lshr(1);
+      return sized(name.contains("rhadd") ? (a[0] | a[1]) - half
+                                          : (a[0] & a[1]) + half);
+    }
     if (name == "mulhi" || name == "mul64hi")
       return sized(llvm::APIntOps::mulhs(a[0], a[1]));
     if (name == "umulhi" || name == "umul64hi")
       return sized(llvm::APIntOps::mulhu(a[0], a[1]));
     return std::nullopt;
+  }
+  if (a.size() == 3 && (name == "sad" || name == "usad") &&
+      a[0].getBitWidth() == a[1].getBitWidth() &&
+      a[1].getBitWidth() == a[2].getBitWidth()) {
+    bool gt = name == "sad" ? a[0].sgt(a[1]) : a[0].ugt(a[1]);
+    return sized((gt ? a[0] - a[1] : a[1] - a[0]) + a[2]);
+  }
+  if (a.size() == 3 && (name == "prmt" || name == "byte_perm") &&
+      llvm::all_of(a, [](const APInt &v) { return v.getBitWidth() == 32; })) {
+    // PTX prmt.b32, default mode; __byte_perm keeps 3 bits per selector.
+    uint64_t both = (a[1].getZExtValue() << 32) | a[0].getZExtValue();
+    uint64_t sel = a[2].getZExtValue() & (name == "byte_perm" ? 0x7777 : ~0u);
+    uint64_t r = 0;
+    for (unsigned n = 0; n < 4; ++n) {
+      uint64_t nib = (sel >> (4 * n)) & 0xf;
+      uint64_t byte = (both >> (8 * (nib & 7))) & 0xff;
+      if (nib & 8)
+        byte = (byte & 0x80) ? 0xff : 0;
+      r |= byte << (8 * n);
+    }
+    return sized(APInt(32, r));
   }
   if (a.size() != 1)
     return std::nullopt;

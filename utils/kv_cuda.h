@@ -146,6 +146,15 @@ KV_NV(int, mulhi, int, int)
 KV_NV(unsigned, umulhi, unsigned, unsigned)
 KV_NV(long long, mul64hi, long long, long long)
 KV_NV(unsigned long long, umul64hi, unsigned long long, unsigned long long)
+KV_NV(int, mul24, int, int)
+KV_NV(unsigned, umul24, unsigned, unsigned)
+KV_NV(int, hadd, int, int)
+KV_NV(unsigned, uhadd, unsigned, unsigned)
+KV_NV(int, rhadd, int, int)
+KV_NV(unsigned, urhadd, unsigned, unsigned)
+KV_NV(unsigned, sad, int, int, unsigned)
+KV_NV(unsigned, usad, unsigned, unsigned, unsigned)
+KV_NV(unsigned, byte_perm, unsigned, unsigned, unsigned)
 #undef KV_NV
 }
 KV_DEV int min(int a, int b) { return __nv_min(a, b); }
@@ -185,6 +194,28 @@ KV_DEV unsigned long long __umul64hi(unsigned long long a,
                                      unsigned long long b) {
   return __nv_umul64hi(a, b);
 }
+KV_DEV int __mul24(int a, int b) { return __nv_mul24(a, b); }
+KV_DEV unsigned __umul24(unsigned a, unsigned b) { return __nv_umul24(a, b); }
+KV_DEV int __hadd(int a, int b) { return __nv_hadd(a, b); }
+KV_DEV unsigned __uhadd(unsigned a, unsigned b) { return __nv_uhadd(a, b); }
+KV_DEV int __rhadd(int a, int b) { return __nv_rhadd(a, b); }
+KV_DEV unsigned __urhadd(unsigned a, unsigned b) { return __nv_urhadd(a, b); }
+KV_DEV unsigned __sad(int a, int b, unsigned c) { return __nv_sad(a, b, c); }
+KV_DEV unsigned __usad(unsigned a, unsigned b, unsigned c) {
+  return __nv_usad(a, b, c);
+}
+KV_DEV unsigned __byte_perm(unsigned a, unsigned b, unsigned s) {
+  return __nv_byte_perm(a, b, s);
+}
+// Assertions and traps end the kernel: kvalidate takes the conditions that
+// reach them as the kernel's preconditions.
+extern "C" __device__ void __assertfail(const char *, const char *, unsigned,
+                                        const char *, unsigned long);
+KV_DEV void __assert_fail(const char *msg, const char *file, unsigned line,
+                          const char *fn) {
+  __assertfail(msg, file, line, fn, sizeof(char));
+}
+KV_DEV void __trap() { __builtin_trap(); }
 
 #undef KV_DEV
 

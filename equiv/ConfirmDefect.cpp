@@ -1,0 +1,191 @@
+//===- ConfirmDefect.cpp - a defect verdict seen on the kernel's own run --===//
+//
+// The safety checks find races, divergent barriers and out-of-bounds shared
+// accesses in the kv model, with uninterpreted operations and
+// over-approximated reads. A defect verdict fails a build, so it must be the
+// kernel's: the kernel's LLVM IR runs at the defect's launch and scalars,
+// and the IR executor's own race, barrier and bounds bookkeeping must show a
+// defect of the same kind. What no run shows is a possible defect, `unknown`.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/IRExecutor.h"
+#include "smt-encode/Encoder.h"
+#include "smt-encode/Stats.h"
+
+#include "llvm/IR/Function.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace kv {
+
+namespace safety {
+std::string describe(const Defect &d);
+} // namespace safety
+
+namespace {
+
+/// The launch's threads, saturated.
+uint64_t threadsOf(const Defect &d) {
+  uint64_t n = 1;
+  for (const uint64_t *v : {d.gridDim, d.blockDim})
+    for (int i = 0; i < 3; ++i)
+      if (__builtin_mul_overflow(n, v[i], &n))
+        return ~0ull;
+  return n;
+}
+
+std::string coordsOf(const uint64_t v[3]) {
+  return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+         std::to_string(v[2]) + ")";
+}
+
+/// Whether run defect \p r shows static defect \p d (verdict \p v) of
+/// kernel \p k.
+bool shows(KernelOp k, Verdict v, const Defect &d, const RunDefect &r) {
+  auto sameArray = [&] {
+    return r.arg >= 0 && (unsigned)r.arg < k.getBlock().getNumArguments() &&
+           k.getArgName(r.arg) == d.array;
+  };
+  switch (v) {
+  case Verdict::Race:
+    // Equal values written twice are no race to the static check either.
+    return r.kind == RunDefect::Race && !r.sameValue && sameArray();
+  case Verdict::OutOfBounds:
+    return r.kind == RunDefect::OutOfBounds && sameArray();
+  case Verdict::Divergence:
+    return r.kind == RunDefect::Divergence;
+  default:
+    return false;
+  }
+}
+
+/// \p d rewritten to what run defect \p r shows, where it names a race's
+/// other cell or threads.
+void adopt(Defect &d, const RunDefect &r) {
+  if (r.kind != RunDefect::Race || d.index == r.cell)
+    return;
+  d.index = r.cell;
+  if (r.first.write && r.second.write)
+    d.kind = "write-write race (different values)";
+  else if (d.kind.find("atomic") == std::string::npos)
+    d.kind = "read-write race";
+  d.sites.clear();
+  // The writer first, as the static check names them.
+  const RunDefect::Site *a = &r.first, *b = &r.second;
+  if (!a->write && b->write)
+    std::swap(a, b);
+  for (const RunDefect::Site *s : {a, b}) {
+    Defect::Site x;
+    std::copy(s->block, s->block + 3, x.block);
+    std::copy(s->thread, s->thread + 3, x.thread);
+    x.location = s->location.empty() ? "an unknown location" : s->location;
+    x.access = s->write ? "writes" : "reads";
+    d.sites.push_back(std::move(x));
+  }
+}
+
+} // namespace
+
+void confirmDefect(KernelOp k, const llvm::Function *ir, unsigned bits,
+                   CheckResult &result, unsigned remainingMs) {
+  if (!result.defect || (result.verdict != Verdict::Race &&
+                         result.verdict != Verdict::Divergence &&
+                         result.verdict != Verdict::OutOfBounds))
+    return;
+  stats::Scoped timer("replay");
+  Defect &d = *result.defect;
+  auto notConfirmed = [&](const std::string &why) {
+    result.verdict = Verdict::Unknown;
+    result.possibleDefect = true;
+    result.reason =
+        "possible " + safety::describe(d) + "; not confirmed: " + why;
+    result.defect.reset();
+  };
+  if (!ir)
+    return notConfirmed("there is no LLVM IR of the " + d.kernel +
+                        " kernel to run it on");
+  // Runs of up to a few million threads take seconds; past that the
+  // defect stays possible rather than stall the build.
+  constexpr uint64_t maxThreads = 1u << 22;
+  constexpr uint64_t maxSteps = 400u << 20;
+  if (threadsOf(d) > maxThreads)
+    return notConfirmed("its launch has more than " +
+                        std::to_string(maxThreads) +
+                        " threads, too many to run");
+
+  Block &blk = k.getBlock();
+  std::map<unsigned, llvm::APInt> scalars;
+  for (unsigned i = 0; i < blk.getNumArguments(); ++i) {
+    auto it = llvm::find_if(
+        d.scalars, [&](auto &s) { return s.first == k.getArgName(i); });
+    if (it == d.scalars.end())
+      continue;
+    if (auto t = dyn_cast<IntegerType>(blk.getArgument(i).getType()))
+      scalars.emplace(i, llvm::APInt(t.getWidth(), (uint64_t)it->second,
+                                     /*isSigned=*/true));
+  }
+  auto widthOf = [&](unsigned a) {
+    return getArrayElementType(blk.getArgument(a).getType())
+        .getIntOrFloatBitWidth();
+  };
+  LaunchConfig cfg;
+  std::copy(d.gridDim, d.gridDim + 3, cfg.grid);
+  std::copy(d.blockDim, d.blockDim + 3, cfg.block);
+
+  auto start = std::chrono::steady_clock::now();
+  std::string why;
+  // Zero inputs first (a race on indices alone shows there), then
+  // pseudo-random ones (a guard that reads the arrays).
+  for (unsigned seed : {0u, 1u}) {
+    if (seed && remainingMs &&
+        std::chrono::steady_clock::now() - start >
+            std::chrono::milliseconds(remainingMs))
+      break;
+    ExecInputs in;
+    in.bits = bits;
+    in.scalar = [&](unsigned a) {
+      auto it = scalars.find(a);
+      if (it != scalars.end())
+        return it->second;
+      Type t = blk.getArgument(a).getType();
+      return llvm::APInt(t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 32, 0);
+    };
+    in.initial = [&](unsigned a, uint64_t idx) {
+      return seed ? executor::pseudoRandomCell(widthOf(a), a, idx, seed,
+                                               /*floats=*/false)
+                  : llvm::APInt(widthOf(a), 0);
+    };
+    in.sharedInitial = [&](unsigned a, const uint64_t *, uint64_t) {
+      return llvm::APInt(widthOf(a), 0);
+    };
+    ExecResult r =
+        executeIR(*ir, cfg, irInputsFor(k, *ir, in), maxThreads, maxSteps);
+    // An input the kernel's own assumptions exclude shows nothing.
+    if (r.ok && r.assumeViolated) {
+      why = "the inputs tried violate the kernel's own assumptions";
+      continue;
+    }
+    for (const RunDefect &x : r.defects)
+      if (shows(k, result.verdict, d, x)) {
+        adopt(d, x);
+        d.confirmed = "the " + d.kernel + " kernel's LLVM IR ran at this " +
+                      "launch (gridDim " + coordsOf(d.gridDim) + ", blockDim " +
+                      coordsOf(d.blockDim) + ", " +
+                      (seed ? "pseudo-random" : "zero") +
+                      " inputs) and showed it: " + x.what;
+        result.reason = safety::describe(d);
+        return;
+      }
+    if (!r.ok && why.empty())
+      why = "the " + d.kernel + " kernel's LLVM IR did not run at this " +
+            "launch: " + r.error;
+  }
+  if (why.empty())
+    why = "the " + d.kernel + " kernel's LLVM IR ran at this launch with " +
+          "zero and pseudo-random inputs and showed no such defect";
+  notConfirmed(why);
+}
+
+} // namespace kv
