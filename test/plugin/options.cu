@@ -24,11 +24,12 @@
 // RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=DIMS
 // DIMS: kernel 'copy': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}blockDim.x <= 128 (--assume); gridDim.y == 1 (--assume)
 //
-// A malformed assumption is a warning per kernel; the compile goes on.
+// A malformed assumption is an error verdict per kernel, a remark under the
+// default policy; the compile goes on.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-assume='blockDim.x <=' %s -o %t.s 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: warning: kvalidate: kernel 'copy': error: cannot parse --assume='blockDim.x <=': column {{[0-9]+}}: expression expected
-// BAD: warning: kvalidate: kernel 'scale2': error: cannot parse --assume='blockDim.x <='
+// BAD: remark: kvalidate: kernel 'copy': error: cannot parse --assume='blockDim.x <=': column {{[0-9]+}}: expression expected
+// BAD: remark: kvalidate: kernel 'scale2': error: cannot parse --assume='blockDim.x <='
 // RUN: FileCheck %s --check-prefix=PTX < %t.s
 // PTX: .visible .entry _Z4copyPiPKii(
 

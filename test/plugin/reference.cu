@@ -9,8 +9,8 @@
 // RUN: FileCheck %s < %t/diag
 // CHECK-DAG: reference.cu:[[@LINE+28]]:17: remark: kvalidate: kernel 'sum_pairs_swapped' against its reference 'sum_pairs': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: reference.cu:[[@LINE+34]]:17: error: kvalidate: kernel 'sum_pairs_wrong' against its reference 'sum_pairs': not-equivalent: {{.*}} (replayed on the LLVM IR of both kernels)
-// CHECK-DAG: warning: kvalidate: kernel 'orphan' against its reference 'no_such_kernel': error: KV_EQUIVALENT_TO names 'no_such_kernel', which is not a kernel defined in this file
-// CHECK-DAG: warning: kvalidate: kernel 'bad_assume' against its reference 'sum_pairs': error: {{.*}}m{{.*}}
+// CHECK-DAG: remark: kvalidate: kernel 'orphan' against its reference 'no_such_kernel': error: KV_EQUIVALENT_TO names 'no_such_kernel', which is not a kernel defined in this file
+// CHECK-DAG: remark: kvalidate: kernel 'bad_assume' against its reference 'sum_pairs': error: {{.*}}m{{.*}}
 // CHECK-DAG: remark: kvalidate: kernel 'reverse_block_shared' against its reference 'reverse_block': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}blockDim.x <= 256 (--assume)
 // Each kernel's own -O2 pipeline is still checked.
 // CHECK-DAG: remark: kvalidate: kernel 'sum_pairs_wrong': equivalent
