@@ -504,6 +504,34 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
   return S;
 }
 
+/// One warning per device module for each -kvalidate-kernel that selects
+/// none of its kernels, with the kernels it has: a misspelt name would
+/// otherwise validate nothing and say nothing. A warning of clang's group
+/// backend-plugin: the configuration is wrong, not the code.
+void warnUnmatchedKernels(const Module &M) {
+  if (OnlyKernels.empty())
+    return;
+  std::string Have;
+  for (const Function &F : M)
+    if (!F.isDeclaration() && kv::isKernel(F))
+      Have += (Have.empty() ? "" : ", ") + kv::sourceName(F.getName());
+  for (const std::string &K : OnlyKernels) {
+    bool Found = any_of(M, [&](const Function &F) {
+      return !F.isDeclaration() && kv::isKernel(F) &&
+             (F.getName() == K || kv::sourceName(F.getName()) == K);
+    });
+    if (Found)
+      continue;
+    M.getContext().diagnose(DiagnosticInfoGeneric(
+        "kvalidate: -kvalidate-kernel=" + K + " names no kernel of " +
+            M.getSourceFileName() + " (" +
+            (Have.empty() ? std::string("it has none")
+                          : "its kernels: " + Have) +
+            ")",
+        DS_Warning));
+  }
+}
+
 /// The kernel of \p M that \p Name names as kvalidate's FILE:KERNEL does:
 /// its source name, its mangled name, or its source name without template
 /// arguments if only one kernel has that.
@@ -721,6 +749,7 @@ struct StartPass : PassInfoMixin<StartPass> {
         snapshots().erase(It);
       }
     }
+    warnUnmatchedKernels(M);
     std::unique_ptr<Snapshot> S;
     if (!runGuarded([&] { S = takeSnapshot(M, *Opts); })) {
       // The partial snapshot is leaked: its destructors may not be safe.

@@ -13,6 +13,15 @@
 // ONLY: remark: kvalidate: kernel 'scale2': equivalent
 // ONLY-NOT: kernel 'copy'
 //
+// A -kvalidate-kernel that names no kernel of the module is one warning
+// (clang's group backend-plugin) with the kernels it has, not silence.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-kernel=nosuch \
+// RUN:   -mllvm -kvalidate-kernel=copy %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSUCH
+// NOSUCH-COUNT-1: warning: kvalidate: -kvalidate-kernel=nosuch names no kernel of {{.*}}options.cu (its kernels: copy, scale2) [-Wbackend-plugin]
+// NOSUCH-NOT: nosuch
+// NOSUCH: remark: kvalidate: kernel 'copy': equivalent
+// NOSUCH-NOT: nosuch
+//
 // -kvalidate-bits=N: the width shows in the assumptions.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-bits=16 %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BITS
