@@ -22,6 +22,16 @@
 // NOSUCH: remark: kvalidate: kernel 'copy': equivalent
 // NOSUCH-NOT: nosuch
 //
+// An assumption nested 20,000 levels deep (parentheses or unary operators)
+// is one error for the compile, not a stack overflow in clang.
+// RUN: python3 -c "print('-mllvm -kvalidate-assume=' + '(' * 20000 + 'n>0' + ')' * 20000)" > %t.parens.rsp
+// RUN: not %clang-cuda -O2 -S -fpass-plugin=%plugin @%t.parens.rsp %s -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEEP --implicit-check-not=kernel
+// RUN: python3 -c "print('-mllvm -kvalidate-assume=' + '!' * 20000 + 'n')" > %t.nots.rsp
+// RUN: not %clang-cuda -O2 -S -fpass-plugin=%plugin @%t.nots.rsp %s -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEEP --implicit-check-not=kernel
+// DEEP: error: kvalidate: invalid option: -kvalidate-assume: assumption nested too deeply (more than 256 levels); nothing is validated
+//
 // -kvalidate-bits=N: the width shows in the assumptions.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-bits=16 %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BITS

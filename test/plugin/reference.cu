@@ -72,3 +72,10 @@ __global__ void reverse_block_shared(const int *in, int *out) {
   __syncthreads();
   out[b + threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
 }
+
+// An annotation's assumption nested 20,000 levels deep is an error verdict
+// for the pair, not a stack overflow in clang.
+// RUN: python3 -c "q = chr(34); d = 20000; print('#include <kvalidate.h>'); print('__global__ void ref(int *o) { o[threadIdx.x] = 1; }'); print('KV_EQUIVALENT_TO(ref, ' + q + '(' * d + 'blockDim.x > 0' + ')' * d + q + ')'); print('__global__ void deep(int *o) { o[threadIdx.x] = 1; }')" > %t/deep.cu
+// RUN: %clang-cuda -I %kv-include -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate %t/deep.cu -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEEP
+// DEEP: remark: kvalidate: kernel 'deep' against its reference 'ref': error: cannot parse --assume='((({{.*}}...': column {{[0-9]+}}: assumption nested too deeply (more than 256 levels)
