@@ -22,10 +22,9 @@ TEST(VerdictCacheTest, HmacShortKey) {
 // RFC 4231, test case 6: a key longer than the block is hashed first.
 TEST(VerdictCacheTest, HmacLongKey) {
   std::string key(131, '\xaa');
-  EXPECT_EQ(
-      kv::hmacSha256Hex(key,
-                        "Test Using Larger Than Block-Size Key - Hash Key First"),
-      "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(kv::hmacSha256Hex(
+                key, "Test Using Larger Than Block-Size Key - Hash Key First"),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
 TEST(VerdictCacheTest, Locations) {
