@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/Assumptions.h"
+#include "equiv/Options.h"
 #include "equiv/Safety.h"
 #include "equiv/SafetyCheck.h"
 #include "smt-encode/Encoder.h"
@@ -49,6 +50,17 @@ private:
   llvm::StringRef text;
   size_t pos = 0;
   std::string msg;
+  /// Open parentheses and unary operators: the recursion's depth.
+  unsigned depth = 0;
+
+  /// Enter one level of nesting; past MaxAssumptionDepth an error, before
+  /// the recursion overflows the stack.
+  bool enter() {
+    if (++depth <= MaxAssumptionDepth)
+      return true;
+    err(assumptionTooDeepMessage());
+    return false;
+  }
 
   unsigned width() { return modelWidth(32, enc.bits); }
   /// Terms of type unsigned int in C (blockDim, gridDim and arithmetic on
@@ -109,21 +121,33 @@ private:
     }
     char c = text[pos];
     if (eat("(")) {
+      if (!enter())
+        return std::nullopt;
       auto e = parseBinary(0);
+      --depth;
       if (!eat(")"))
         err("')' expected");
       return e;
     }
     if (eat("!")) {
+      if (!enter())
+        return std::nullopt;
       auto e = parsePrimary();
+      --depth;
       return e ? std::optional<z3::expr>(!toBool(*e)) : std::nullopt;
     }
     if (eat("-")) {
+      if (!enter())
+        return std::nullopt;
       auto e = parsePrimary();
+      --depth;
       return e ? std::optional<z3::expr>(-toBv(*e)) : std::nullopt;
     }
     if (eat("~")) {
+      if (!enter())
+        return std::nullopt;
       auto e = parsePrimary();
+      --depth;
       return e ? std::optional<z3::expr>(~toBv(*e)) : std::nullopt;
     }
     if (isdigit((unsigned char)c)) {
@@ -279,7 +303,9 @@ std::optional<z3::expr> parseAssumptions(Encoder &enc,
     AssumeParser parser(enc, a);
     auto e = parser.parse(err);
     if (!e) {
-      err = "cannot parse --assume='" + a + "': " + err;
+      // A long assumption (one nested too deeply) is not quoted whole.
+      std::string quoted = a.size() > 80 ? a.substr(0, 60) + "..." : a;
+      err = "cannot parse --assume='" + quoted + "': " + err;
       return std::nullopt;
     }
     f = f && *e;

@@ -27,6 +27,16 @@ struct Options {
 #include "equiv/Options.def"
 };
 
+/// How deeply an assumption may nest parentheses and unary operators: the
+/// parser recurses once per level, and 20,000 levels overflow the stack of
+/// the process (clang's, in the plugin).
+constexpr unsigned MaxAssumptionDepth = 256;
+/// The message for an assumption nested more deeply than that.
+std::string assumptionTooDeepMessage();
+/// How deeply \p text nests parentheses and unary operators, as the
+/// assumption parser counts its levels (without parsing the rest).
+unsigned assumptionDepth(llvm::StringRef text);
+
 /// Reads option values given as text, checks them, and keeps the first
 /// error. \p dash is how this front door spells an option ("--" for the
 /// command line, "-kvalidate-" for the plugin), for the messages.
@@ -41,6 +51,10 @@ public:
                 unsigned min, unsigned max, llvm::StringRef range);
   void readChoice(std::string &out, llvm::StringRef name, llvm::StringRef text,
                   llvm::StringRef choices);
+  /// Assumptions (--assume) that would be too deep to parse are an error of
+  /// the options, before any kernel is read.
+  void checkAssumptions(llvm::StringRef name,
+                        const std::vector<std::string> &texts);
 
   /// The first invalid value, as "--bits must be an integer between 4 and
   /// 64, got '3'".

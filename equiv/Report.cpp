@@ -275,12 +275,14 @@ json::Object toCacheEntry(const CachedVerdict &c) {
                       {"fields", json::Object(c.fields)}};
 }
 
+bool cacheable(Verdict v) { return levelOf(v, FailOn::Never) == Level::Note; }
+
 std::optional<CachedVerdict> fromCacheEntry(const json::Object &entry) {
   std::optional<StringRef> name = entry.getString("verdict");
   std::optional<StringRef> message = entry.getString("message");
   const json::Object *fields = entry.getObject("fields");
   std::optional<Verdict> v = name ? verdictFromName(*name) : std::nullopt;
-  if (!v || !message || !fields)
+  if (!v || !cacheable(*v) || !message || !fields)
     return std::nullopt;
   return CachedVerdict{*v, message->str(), *fields};
 }

@@ -52,7 +52,11 @@ struct CachedVerdict {
   llvm::json::Object fields;
 };
 llvm::json::Object toCacheEntry(const CachedVerdict &c);
-/// The entry read back; none if it is not one.
+/// Whether the cache keeps verdict \p v: proofs only. Any other verdict is
+/// found again, so that a cache entry alone never fails a build: a
+/// not-equivalent comes with a counterexample replayed on the IR.
+bool cacheable(Verdict v);
+/// The entry read back; none if it is not one, or not a proof.
 std::optional<CachedVerdict> fromCacheEntry(const llvm::json::Object &entry);
 
 } // namespace kv

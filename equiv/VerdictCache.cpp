@@ -9,6 +9,8 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
+
 #include <dlfcn.h>
 
 #ifdef KV_HAVE_HIREDIS
@@ -41,20 +43,79 @@ static std::string buildIdentity() {
   return id;
 }
 
-std::string VerdictCache::key(ArrayRef<std::string> parts) {
+static std::string sha256Hex(StringRef s) {
+  return toHex(SHA256::hash(arrayRefFromStringRef(s)), /*LowerCase=*/true);
+}
+
+std::string hmacSha256Hex(StringRef key, StringRef message) {
+  // RFC 2104 over SHA-256, whose blocks are 64 bytes: a longer key is
+  // hashed first, a shorter one padded with zeros.
+  constexpr size_t Block = 64;
+  std::string k = key.str();
+  if (k.size() > Block) {
+    std::array<uint8_t, 32> d = SHA256::hash(arrayRefFromStringRef(key));
+    k.assign(d.begin(), d.end());
+  }
+  k.resize(Block, '\0');
+  std::string inner(Block, '\0'), outer(Block, '\0');
+  for (size_t i = 0; i < Block; ++i) {
+    inner[i] = k[i] ^ 0x36;
+    outer[i] = k[i] ^ 0x5c;
+  }
+  SHA256 in;
+  in.update(inner);
+  in.update(message);
+  std::array<uint8_t, 32> innerDigest = in.final();
+  SHA256 out;
+  out.update(outer);
+  out.update(innerDigest);
+  return toHex(out.final(), /*LowerCase=*/true);
+}
+
+VerdictCache::Key VerdictCache::key(ArrayRef<std::string> parts) {
   SHA256 h;
   auto add = [&](StringRef s) {
     // Length-prefixed, so that parts cannot run into each other.
     h.update(std::to_string(s.size()) + ":");
     h.update(s);
   };
+  Key k;
+  json::Array digests;
   add(buildIdentity());
-  for (const std::string &p : parts)
+  for (const std::string &p : parts) {
     add(p);
-  return toHex(h.final(), /*LowerCase=*/true);
+    digests.push_back(sha256Hex(p));
+  }
+  k.id = toHex(h.final(), /*LowerCase=*/true);
+  k.material = json::Object{{"kvalidate", versionString()},
+                            {"build", buildIdentity()},
+                            {"parts", std::move(digests)}};
+  return k;
 }
 
-VerdictCache::VerdictCache(std::string where) {
+std::string VerdictCache::checkLocation(StringRef where) {
+  size_t sep = where.find("://");
+  if (sep == StringRef::npos)
+    return "";
+  StringRef scheme = where.take_front(sep);
+  if (scheme != "redis")
+    return "'" + where.str() + "' is not a directory or a Redis: scheme '" +
+           scheme.str() + "://' is not supported (only redis://HOST:PORT)";
+  StringRef rest = where.drop_front(sep + 3);
+  auto [host, portText] = rest.rsplit(':');
+  if (!rest.contains(':'))
+    portText = "6379";
+  unsigned port = 0;
+  if (host.empty())
+    return "'" + where.str() + "' names no host (expected redis://HOST:PORT)";
+  if (portText.getAsInteger(10, port) || port == 0 || port > 65535)
+    return "'" + where.str() + "' has a bad port '" + portText.str() +
+           "' (expected redis://HOST:PORT, PORT in 1..65535)";
+  return "";
+}
+
+VerdictCache::VerdictCache(std::string where, std::string secret)
+    : secret(std::move(secret)) {
   StringRef spec(where);
   if (!spec.consume_front("redis://")) {
     dir = std::move(where);
@@ -92,13 +153,19 @@ VerdictCache::~VerdictCache() {
 #endif
 }
 
-std::string VerdictCache::pathOf(StringRef key) const {
+std::string VerdictCache::pathOf(StringRef id) const {
   SmallString<256> p(dir);
-  sys::path::append(p, key.take_front(2), key.drop_front(2) + ".json");
+  sys::path::append(p, id.take_front(2), id.drop_front(2) + ".json");
   return p.str().str();
 }
 
-std::optional<json::Object> VerdictCache::lookup(StringRef key) const {
+// An entry is an envelope around its content, kept as text so that the
+// checksum and the signature are over the exact bytes written:
+//   {"format":2,"payload":"<JSON text>","sha256":"<hex>","hmac-sha256":"<hex>"}
+// The payload holds the key's id and material besides the verdict.
+static constexpr int EntryFormat = 2;
+
+std::optional<json::Object> VerdictCache::lookup(const Key &key) const {
   if (!enabled())
     return std::nullopt;
   std::string text;
@@ -106,7 +173,7 @@ std::optional<json::Object> VerdictCache::lookup(StringRef key) const {
 #ifdef KV_HAVE_HIREDIS
     auto *r = static_cast<redisReply *>(
         redisCommand(static_cast<redisContext *>(redis), "GET kvalidate:%b",
-                     key.data(), key.size()));
+                     key.id.data(), key.id.size()));
     if (r && r->type == REDIS_REPLY_STRING)
       text.assign(r->str, r->len);
     if (r)
@@ -114,38 +181,68 @@ std::optional<json::Object> VerdictCache::lookup(StringRef key) const {
 #endif
   } else {
     ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
-        MemoryBuffer::getFile(pathOf(key));
+        MemoryBuffer::getFile(pathOf(key.id));
     if (buf)
       text = (*buf)->getBuffer().str();
   }
   if (text.empty())
     return std::nullopt;
-  Expected<json::Value> v = json::parse(text);
-  if (!v) {
-    consumeError(v.takeError());
+  auto parse = [](StringRef t) -> std::optional<json::Object> {
+    Expected<json::Value> v = json::parse(t);
+    if (!v) {
+      consumeError(v.takeError());
+      return std::nullopt;
+    }
+    if (json::Object *o = v->getAsObject())
+      return std::move(*o);
     return std::nullopt;
+  };
+  std::optional<json::Object> envelope = parse(text);
+  if (!envelope || envelope->getInteger("format") != EntryFormat)
+    return std::nullopt;
+  std::optional<StringRef> payload = envelope->getString("payload");
+  std::optional<StringRef> sum = envelope->getString("sha256");
+  // Edited by hand, or damaged: the content no longer matches its checksum.
+  if (!payload || !sum || *sum != sha256Hex(*payload))
+    return std::nullopt;
+  if (!secret.empty()) {
+    std::optional<StringRef> mac = envelope->getString("hmac-sha256");
+    if (!mac || *mac != hmacSha256Hex(secret, *payload))
+      return std::nullopt;
   }
-  json::Object *o = v->getAsObject();
-  // An entry of another key (a hash collision, a file moved by hand) is
-  // no hit.
-  if (!o || o->getString("key") != key)
+  std::optional<json::Object> o = parse(*payload);
+  // An entry of another key (copied or moved by hand, a hash collision), or
+  // of another kvalidate, is no hit.
+  if (!o || o->getString("key") != key.id)
     return std::nullopt;
-  return std::move(*o);
+  const json::Value *material = o->get("material");
+  if (!material || *material != json::Value(json::Object(key.material)))
+    return std::nullopt;
+  o->erase("key");
+  o->erase("material");
+  return o;
 }
 
-bool VerdictCache::store(StringRef key, const json::Object &entry,
+bool VerdictCache::store(const Key &key, const json::Object &entry,
                          std::string &err) const {
+  json::Object content = entry;
+  content["key"] = key.id;
+  content["material"] = json::Object(key.material);
+  std::string payload;
+  raw_string_ostream(payload) << json::Value(std::move(content));
+  json::Object envelope{{"format", EntryFormat},
+                        {"payload", payload},
+                        {"sha256", sha256Hex(payload)}};
+  if (!secret.empty())
+    envelope["hmac-sha256"] = hmacSha256Hex(secret, payload);
+  std::string text;
+  raw_string_ostream(text) << json::Value(std::move(envelope));
   if (redis) {
 #ifdef KV_HAVE_HIREDIS
-    json::Object o = entry;
-    o["key"] = key;
-    std::string text;
-    raw_string_ostream os(text);
-    os << json::Value(std::move(o));
     // SET replaces the value whole: a reader sees the old one or the new.
     auto *r = static_cast<redisReply *>(
         redisCommand(static_cast<redisContext *>(redis), "SET kvalidate:%b %b",
-                     key.data(), key.size(), text.data(), text.size()));
+                     key.id.data(), key.id.size(), text.data(), text.size()));
     bool ok = r && r->type == REDIS_REPLY_STATUS;
     if (!ok)
       err = std::string("redis: ") +
@@ -157,18 +254,13 @@ bool VerdictCache::store(StringRef key, const json::Object &entry,
     return ok;
 #endif
   }
-  std::string path = pathOf(key);
+  std::string path = pathOf(key.id);
   if (std::error_code ec =
           sys::fs::create_directories(sys::path::parent_path(path))) {
     err = "cannot create " + sys::path::parent_path(path).str() + ": " +
           ec.message();
     return false;
   }
-  json::Object o = entry;
-  o["key"] = key;
-  std::string text;
-  raw_string_ostream os(text);
-  os << json::Value(std::move(o));
   return writeFileAtomically(path, text, err);
 }
 

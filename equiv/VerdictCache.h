@@ -7,6 +7,14 @@
 // half-way leaves no torn entry, and a concurrent compile reads either the
 // old entry or the new one.
 //
+// An entry cannot be talked into a verdict: it carries what its key was made
+// of (the digests of the key's parts, kvalidate's version and build) and a
+// SHA-256 of its content, both checked on read, so that an entry edited by
+// hand or copied under another key is a miss. With a shared secret
+// (-kvalidate-cache-key=FILE) entries are also signed (HMAC-SHA256), and an
+// entry without the right signature is a miss: only a holder of the secret
+// can write a verdict that others read.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KV_EQUIV_VERDICTCACHE_H
 #define KV_EQUIV_VERDICTCACHE_H
@@ -22,10 +30,18 @@ namespace kv {
 
 class VerdictCache {
 public:
+  /// A verdict's key: its id (the file name, the Redis key) and what it was
+  /// made of, which each entry carries and is checked against.
+  struct Key {
+    std::string id;
+    llvm::json::Object material;
+  };
+
   /// \p where is a directory, or redis://HOST:PORT for a cache shared by
   /// a build farm; empty turns the cache off. A Redis that cannot be
-  /// reached leaves the cache off, with the reason in warning().
-  explicit VerdictCache(std::string where);
+  /// reached leaves the cache off, with the reason in warning(). A non-empty
+  /// \p secret signs the entries written and is required of those read.
+  explicit VerdictCache(std::string where, std::string secret = "");
   ~VerdictCache();
   VerdictCache(const VerdictCache &) = delete;
   VerdictCache &operator=(const VerdictCache &) = delete;
@@ -33,22 +49,33 @@ public:
   /// Why the cache is off though one was asked for ("" if it is not).
   const std::string &warning() const { return why; }
 
+  /// Why \p where cannot be a cache location ("" if it can): a scheme other
+  /// than redis://, or a redis:// without a host or with a bad port. Checked
+  /// before a compile starts, so that a typo is not a directory named
+  /// "http:".
+  static std::string checkLocation(llvm::StringRef where);
+
   /// The key of a verdict: a SHA-256 of \p parts, kvalidate's build and
   /// version included.
-  static std::string key(llvm::ArrayRef<std::string> parts);
+  static Key key(llvm::ArrayRef<std::string> parts);
 
-  std::optional<llvm::json::Object> lookup(llvm::StringRef key) const;
+  /// The entry kept under \p key, if there is one that passes the checks.
+  std::optional<llvm::json::Object> lookup(const Key &key) const;
   /// Returns false with \p err when the entry cannot be written.
-  bool store(llvm::StringRef key, const llvm::json::Object &entry,
+  bool store(const Key &key, const llvm::json::Object &entry,
              std::string &err) const;
 
 private:
-  std::string pathOf(llvm::StringRef key) const;
+  std::string pathOf(llvm::StringRef id) const;
   std::string dir;
+  std::string secret;
   /// A hiredis redisContext, when the cache is in Redis.
   void *redis = nullptr;
   std::string why;
 };
+
+/// HMAC-SHA256 (RFC 2104) of \p message under \p key, in lower-case hex.
+std::string hmacSha256Hex(llvm::StringRef key, llvm::StringRef message);
 
 /// Every option's value, as one string for cache keys.
 std::string optionsFingerprint(const Options &opts);

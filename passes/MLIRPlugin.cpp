@@ -298,6 +298,11 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
         cache.hasValue() ? cache.getValue() : kv::defaultVerdictCacheDir();
     if (dir == "off")
       dir.clear();
+    // A typo (http://...) must not become a directory named "http:".
+    if (std::string why = kv::VerdictCache::checkLocation(dir); !why.empty()) {
+      emitError(m.getLoc()) << "kvalidate-check: cache: " << why;
+      return signalPassFailure();
+    }
     kv::VerdictCache verdicts(dir);
     bool cacheWarned = !verdicts.warning().empty();
     if (cacheWarned)
@@ -321,12 +326,12 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
             << "not validated: the pipeline removed it";
         continue;
       }
-      std::string key;
+      std::optional<kv::VerdictCache::Key> key;
       if (verdicts.enabled()) {
         key = kv::VerdictCache::key({"mlir-plugin", beforeText, afterText,
                                      f.getName().str(),
                                      kv::optionsFingerprint(checker.opts)});
-        if (std::optional<llvm::json::Object> hit = verdicts.lookup(key))
+        if (std::optional<llvm::json::Object> hit = verdicts.lookup(*key))
           if (std::optional<kv::CachedVerdict> c = kv::fromCacheEntry(*hit)) {
             out.add(f, c->verdict, c->message + " [cached]",
                     std::move(c->fields), "", /*cached=*/true);
@@ -335,17 +340,15 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
       }
       kv::Validation v = checker.validate(f, *g, "the pipeline");
       out.add(f, v, "the pipeline", "");
-      // Unknown and error verdicts depend on the time budget and the
-      // machine's load: they are found again, not kept.
+      // Only proofs are kept (kv::cacheable).
       kv::Verdict got = v.result.verdict;
-      if (key.empty() || got == kv::Verdict::Unknown ||
-          got == kv::Verdict::Error)
+      if (!key || !kv::cacheable(got))
         continue;
       llvm::json::Object entry =
           kv::toCacheEntry({got, Reporter::messageOf(f, v),
                             Reporter::fieldsOf(f, v, "the pipeline")});
       std::string cerr;
-      if (!verdicts.store(key, entry, cerr) && !cacheWarned) {
+      if (!verdicts.store(*key, entry, cerr) && !cacheWarned) {
         cacheWarned = true;
         emitWarning(m.getLoc())
             << "kvalidate: cannot keep verdicts in the cache: " << cerr;

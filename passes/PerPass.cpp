@@ -339,7 +339,7 @@ void finishPerPass(const Module &m) {
     else
       (void)it->second.ctx.release();
   }
-  writeReport(m.getContext(), entries);
+  writeReport(m, entries);
 }
 
 } // namespace kv::plugin

@@ -4,13 +4,17 @@
 // pipeline every CUDA kernel of an nvptx module is lowered into kv (the
 // "before" model); at the end the optimized kernel is lowered too and the pair
 // is checked for equivalence. Results go through LLVMContext diagnostics so
-// that clang prints them at the kernel's source location:
+// that clang prints them at the kernel's source location. The policy
+// (-kvalidate-fail-on) alone decides which verdicts fail the compile, so
+// that clang's -Werror cannot turn one it lets pass into an error:
 //
-//   equivalent                 remark, shown with -Rpass=kvalidate (clang) or
+//   a verdict the policy fails error, with the counterexample or the reason
+//   any other verdict          remark, shown with -Rpass=kvalidate (clang) or
 //                              -pass-remarks=kvalidate (opt)
-//   not-equivalent             warning with the counterexample; an error with
-//                              -mllvm -kvalidate-werror
-//   unknown/unsupported/error  warning with the reason
+//
+// Clang has no warning that -Werror leaves a warning, and a plugin cannot
+// tell whether -Werror is on: a verdict that must not fail the build is a
+// remark, a proof or not. So are the cache's and the report's troubles.
 //
 // Lowering the snapshot right away, instead of cloning the module, keeps no
 // second copy of the IR alive in the LLVMContext (a clone would share
@@ -96,10 +100,15 @@ static cl::opt<bool> StatsOpt(
              "on stderr"));
 static cl::opt<std::string> CacheOpt(
     "kvalidate-cache", cl::cat(PluginCategory), cl::value_desc("DIR"),
-    cl::desc("Keep verdicts in DIR, keyed by a hash of the two kernels' IR, "
-             "the options and kvalidate's build: an unchanged kernel is not "
-             "proved again (default: kvalidate/verdicts in the user's cache "
-             "directory; an empty DIR turns the cache off)"));
+    cl::desc("Keep proofs in DIR, or in a Redis with redis://HOST:PORT, keyed "
+             "by a hash of the two kernels' IR, the options and kvalidate's "
+             "build: an unchanged kernel is not proved again (default: "
+             "kvalidate/verdicts in the user's cache directory; an empty DIR "
+             "turns the cache off)"));
+static cl::opt<std::string> CacheKeyOpt(
+    "kvalidate-cache-key", cl::cat(PluginCategory), cl::value_desc("FILE"),
+    cl::desc("Sign the cache's entries with the secret in FILE (HMAC-SHA256) "
+             "and use only entries signed with it"));
 static cl::list<std::string>
     OnlyKernels("kvalidate-kernel", cl::cat(PluginCategory),
                 cl::desc("Only validate the kernel with this source or "
@@ -122,8 +131,8 @@ std::string functionLocation(const Function &F) {
   return (SP->getFilename() + ":" + Twine(SP->getLine()) + ": ").str();
 }
 
-/// Warnings and errors. Clang prints the Unsupported kind as a plain
-/// "warning:"/"error:" with the message at the function's location (from
+/// Errors (the verdicts the policy fails). Clang prints the Unsupported kind
+/// as a plain "error:" with the message at the function's location (from
 /// debug info, or its own record of where the function is declared, so the
 /// location is left empty here). print() is only used by tools without a
 /// handler of their own, such as opt, whose default would be
@@ -138,13 +147,15 @@ public:
   }
 };
 
-/// The verdict "equivalent": an optimization remark of pass "kvalidate", so
-/// -Rpass=kvalidate / -pass-remarks=kvalidate select it and it reaches
-/// optimization records. print() as above.
+/// Everything that does not fail the compile (a proof, a verdict the policy
+/// lets pass, the cache's and the report's troubles): an optimization remark
+/// of pass "kvalidate", so -Rpass=kvalidate / -pass-remarks=kvalidate select
+/// it and it reaches optimization records, under remark name \p Name. A
+/// remark, because -Werror would make a warning an error. print() as above.
 class KVRemark : public OptimizationRemark {
 public:
-  explicit KVRemark(const Function &F)
-      : OptimizationRemark("kvalidate", "Equivalent", DiagnosticLocation(),
+  KVRemark(const Function &F, const char *Name)
+      : OptimizationRemark("kvalidate", Name, DiagnosticLocation(),
                            &F.getEntryBlock()) {}
 
   void print(DiagnosticPrinter &DP) const override {
@@ -181,6 +192,19 @@ bool runGuarded(function_ref<void()> Fn) {
   return false;
 }
 
+/// Read the cache's secret from \p Path into \p Secret; the reason if it
+/// cannot be had. A trailing newline is not part of it.
+static std::string readCacheKey(StringRef Path, std::string &Secret) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return "-kvalidate-cache-key: cannot read '" + Path.str() +
+           "': " + Buf.getError().message();
+  Secret = (*Buf)->getBuffer().rtrim("\r\n").str();
+  if (Secret.empty())
+    return "-kvalidate-cache-key: '" + Path.str() + "' is empty";
+  return "";
+}
+
 const std::optional<PluginOptions> &options(LLVMContext &Ctx) {
   static std::optional<PluginOptions> Opts;
   static bool Read = false;
@@ -207,7 +231,15 @@ const std::optional<PluginOptions> &options(LLVMContext &Ctx) {
       Opts->cacheDir = CacheOpt.getNumOccurrences()
                            ? CacheOpt.getValue()
                            : kv::defaultVerdictCacheDir();
-    } else {
+      Error = kv::VerdictCache::checkLocation(Opts->cacheDir);
+      if (!Error.empty())
+        Error = "-kvalidate-cache: " + Error;
+      else if (!CacheKeyOpt.empty())
+        Error = readCacheKey(CacheKeyOpt, Opts->cacheSecret);
+      if (!Error.empty())
+        Opts.reset();
+    }
+    if (!Opts) {
       Ctx.diagnose(DiagnosticInfoGeneric(
           "kvalidate: invalid option: " + Error + "; nothing is validated",
           DS_Error));
@@ -216,8 +248,41 @@ const std::optional<PluginOptions> &options(LLVMContext &Ctx) {
   return Opts;
 }
 
-void warn(const Function &F, const Twine &Msg, bool Error) {
-  F.getContext().diagnose(KVDiagnostic(F, Msg, Error ? DS_Error : DS_Warning));
+void diagnose(const Function &F, const Twine &Msg, Level L) {
+  switch (L) {
+  case Level::Error:
+    F.getContext().diagnose(KVDiagnostic(F, Msg, DS_Error));
+    return;
+  case Level::Warning:
+  case Level::Note: {
+    KVRemark Remark(F, L == Level::Note ? "Equivalent" : "NotProved");
+    Remark << Msg.str();
+    F.getContext().diagnose(Remark);
+    return;
+  }
+  }
+}
+
+Level levelFor(LLVMContext &Ctx, kv::Verdict V) {
+  FailOn Policy = FailOn::Mismatch;
+  if (const std::optional<PluginOptions> &O = options(Ctx))
+    Policy = O->failOn;
+  return levelOf(V, Policy);
+}
+
+void warn(const Function &F, const Twine &Msg) {
+  diagnose(F, Msg, levelFor(F.getContext(), kv::Verdict::Error));
+}
+
+void notice(const Module &M, const Twine &Msg) {
+  for (const Function &F : M)
+    if (isSelected(F)) {
+      KVRemark Remark(F, "Infrastructure");
+      Remark << Msg.str();
+      M.getContext().diagnose(Remark);
+      return;
+    }
+  M.getContext().diagnose(DiagnosticInfoGeneric(Msg, DS_Remark));
 }
 
 std::string kernelPrefix(const Function &F) {
@@ -226,22 +291,13 @@ std::string kernelPrefix(const Function &F) {
 
 namespace {
 
-void KVRemarkFor(const Function &F, const std::string &Message) {
-  KVRemark Remark(F);
-  Remark << Message;
-  F.getContext().diagnose(Remark);
-}
-
 /// Report a verdict rendered as \p Message, on \p F: a diagnostic as the
 /// policy says, and an entry for the report file.
 void reportRendered(const Function &F, kv::Verdict Verdict,
                     const std::string &Message, json::Object Fields,
                     std::vector<ReportEntry> &Entries, const std::string &Pass,
                     bool Diagnose, bool Cached) {
-  FailOn Policy = FailOn::Mismatch;
-  if (const std::optional<PluginOptions> &O = options(F.getContext()))
-    Policy = O->failOn;
-  Level L = levelOf(Verdict, Policy);
+  Level L = levelFor(F.getContext(), Verdict);
   ReportEntry E;
   E.kernel = kv::sourceName(F.getName());
   kv::sourceLocation(F, E.file, E.line);
@@ -252,15 +308,8 @@ void reportRendered(const Function &F, kv::Verdict Verdict,
   E.fields = std::move(Fields);
   E.cached = Cached;
   Entries.push_back(std::move(E));
-  if (!Diagnose)
-    return;
-  if (L == Level::Note) {
-    KVRemark Remark(F);
-    Remark << Message;
-    F.getContext().diagnose(Remark);
-    return;
-  }
-  warn(F, Message, L == Level::Error);
+  if (Diagnose)
+    diagnose(F, Message, L);
 }
 
 json::Object fieldsOf(const Function &F, const kv::Validation &V,
@@ -301,14 +350,13 @@ bool reportCached(const Function &F, const json::Object &Entry,
   return true;
 }
 
-void writeReport(LLVMContext &Ctx, std::vector<ReportEntry> &Entries) {
-  const std::optional<PluginOptions> &O = options(Ctx);
+void writeReport(const Module &M, std::vector<ReportEntry> &Entries) {
+  const std::optional<PluginOptions> &O = options(M.getContext());
   if (!O || O->reportPath.empty() || Entries.empty())
     return;
   std::string Err;
   if (!appendReport(O->reportPath, Entries, Err))
-    Ctx.diagnose(DiagnosticInfoGeneric(
-        "kvalidate: cannot write the report: " + Err, DS_Warning));
+    notice(M, "kvalidate: cannot write the report: " + Err);
   Entries.clear();
 }
 
@@ -335,8 +383,9 @@ struct Snapshot {
     bool NeedsSource = false;
   };
   kv::Options Opts;
-  /// The verdict cache, and the module's text at the start for its keys.
-  std::string CacheDir, SourceText;
+  /// The verdict cache, its secret, and the module's text at the start for
+  /// its keys.
+  std::string CacheDir, CacheSecret, SourceText;
 
   std::string ModuleId;
   /// Taken by an explicit kvalidate-start: only an explicit kvalidate-check
@@ -407,6 +456,7 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
   S->ModuleId = M.getModuleIdentifier();
   S->Opts = Opts;
   S->CacheDir = PO.cacheDir;
+  S->CacheSecret = PO.cacheSecret;
   if (!S->CacheDir.empty()) {
     // The whole module: a kernel's model depends on what it calls.
     raw_string_ostream OS(S->SourceText);
@@ -454,6 +504,34 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
   return S;
 }
 
+/// One warning per device module for each -kvalidate-kernel that selects
+/// none of its kernels, with the kernels it has: a misspelt name would
+/// otherwise validate nothing and say nothing. A warning of clang's group
+/// backend-plugin: the configuration is wrong, not the code.
+void warnUnmatchedKernels(const Module &M) {
+  if (OnlyKernels.empty())
+    return;
+  std::string Have;
+  for (const Function &F : M)
+    if (!F.isDeclaration() && kv::isKernel(F))
+      Have += (Have.empty() ? "" : ", ") + kv::sourceName(F.getName());
+  for (const std::string &K : OnlyKernels) {
+    bool Found = any_of(M, [&](const Function &F) {
+      return !F.isDeclaration() && kv::isKernel(F) &&
+             (F.getName() == K || kv::sourceName(F.getName()) == K);
+    });
+    if (Found)
+      continue;
+    M.getContext().diagnose(DiagnosticInfoGeneric(
+        "kvalidate: -kvalidate-kernel=" + K + " names no kernel of " +
+            M.getSourceFileName() + " (" +
+            (Have.empty() ? std::string("it has none")
+                          : "its kernels: " + Have) +
+            ")",
+        DS_Warning));
+  }
+}
+
 /// The kernel of \p M that \p Name names as kvalidate's FILE:KERNEL does:
 /// its source name, its mangled name, or its source name without template
 /// arguments if only one kernel has that.
@@ -493,11 +571,11 @@ void checkReferences(Module &M, Snapshot &S, const kv::VerdictCache &Cache,
     kv::Options Opts = S.Opts;
     if (!R.Assume.empty())
       Opts.assumptions.push_back(R.Assume);
-    std::string Key;
+    std::optional<kv::VerdictCache::Key> Key;
     if (Cache.enabled()) {
       Key = kv::VerdictCache::key({"reference", S.SourceText, R.Kernel, R.Ref,
                                    kv::optionsFingerprint(Opts)});
-      if (std::optional<json::Object> Hit = Cache.lookup(Key))
+      if (std::optional<json::Object> Hit = Cache.lookup(*Key))
         if (reportCached(*Live, *Hit, Entries))
           continue;
     }
@@ -536,18 +614,12 @@ void checkReferences(Module &M, Snapshot &S, const kv::VerdictCache &Cache,
     ReportEntry &E = Entries.back();
     if (Entries.size() > Before && StringRef(E.message).starts_with(Prefix))
       E.message = Subject + E.message.substr(Prefix.size());
-    if (E.level == Level::Note) {
-      KVRemarkFor(*Live, E.message);
-    } else {
-      warn(*Live, E.message, E.level == Level::Error);
-    }
-    kv::Verdict Got = V.result.verdict;
-    if (!Key.empty() && Got != kv::Verdict::Unknown &&
-        Got != kv::Verdict::Error) {
+    diagnose(*Live, E.message, E.level);
+    if (Key && kv::cacheable(V.result.verdict)) {
       json::Object Entry = cacheEntry(*Live, V);
       Entry["message"] = E.message;
       std::string Err;
-      (void)Cache.store(Key, Entry, Err);
+      (void)Cache.store(*Key, Entry, Err);
     }
   }
 }
@@ -555,18 +627,16 @@ void checkReferences(Module &M, Snapshot &S, const kv::VerdictCache &Cache,
 void checkModule(Module &M, Snapshot &S) {
   mlir::OwningOpRef<mlir::ModuleOp> After;
   std::vector<ReportEntry> Entries;
-  scope_exit Flush([&] { writeReport(M.getContext(), Entries); });
-  kv::VerdictCache Cache(S.CacheDir);
+  scope_exit Flush([&] { writeReport(M, Entries); });
+  kv::VerdictCache Cache(S.CacheDir, S.CacheSecret);
   std::string AfterText;
   bool CacheWarned = false;
   if (!Cache.warning().empty()) {
     // A cache that is down must not fail the build: one warning, and the
     // kernels are proved.
     CacheWarned = true;
-    M.getContext().diagnose(DiagnosticInfoGeneric(
-        "kvalidate: the verdict cache is off: " + Cache.warning() +
-            "; going on without it",
-        DS_Warning));
+    notice(M, "kvalidate: the verdict cache is off: " + Cache.warning() +
+                  "; going on without it");
   }
 
   // Module order, so that reports come out in source order.
@@ -588,7 +658,7 @@ void checkModule(Module &M, Snapshot &S) {
     }
     // A verdict an earlier compile found for the same source, optimized
     // module, options and kvalidate.
-    std::string Key;
+    std::optional<kv::VerdictCache::Key> Key;
     if (Cache.enabled()) {
       if (AfterText.empty()) {
         raw_string_ostream OS(AfterText);
@@ -597,7 +667,7 @@ void checkModule(Module &M, Snapshot &S) {
       Key = kv::VerdictCache::key({"plugin", S.SourceText, AfterText,
                                    F.getName().str(),
                                    kv::optionsFingerprint(S.Opts)});
-      if (std::optional<json::Object> Hit = Cache.lookup(Key))
+      if (std::optional<json::Object> Hit = Cache.lookup(*Key))
         if (reportCached(F, *Hit, Entries))
           continue;
     }
@@ -635,17 +705,14 @@ void checkModule(Module &M, Snapshot &S) {
              << (int64_t)V.result.timeMs << " ms):\n";
       kv::stats::print(errs());
     }
-    // Unknown and error verdicts depend on the time budget and the
-    // machine's load: they are found again, not kept.
-    kv::Verdict Got = V.result.verdict;
-    if (!Key.empty() && Got != kv::Verdict::Unknown &&
-        Got != kv::Verdict::Error) {
+    // Only proofs are kept (kv::cacheable): unknown and error depend on
+    // the time budget and the machine's load, and a cached not-equivalent
+    // would fail a build on the cache's word alone.
+    if (Key && kv::cacheable(V.result.verdict)) {
       std::string Err;
-      if (!Cache.store(Key, cacheEntry(F, V), Err) && !CacheWarned) {
+      if (!Cache.store(*Key, cacheEntry(F, V), Err) && !CacheWarned) {
         CacheWarned = true;
-        M.getContext().diagnose(DiagnosticInfoGeneric(
-            "kvalidate: cannot keep verdicts in the cache: " + Err,
-            DS_Warning));
+        notice(M, "kvalidate: cannot keep verdicts in the cache: " + Err);
       }
     }
   }
@@ -682,6 +749,7 @@ struct StartPass : PassInfoMixin<StartPass> {
         snapshots().erase(It);
       }
     }
+    warnUnmatchedKernels(M);
     std::unique_ptr<Snapshot> S;
     if (!runGuarded([&] { S = takeSnapshot(M, *Opts); })) {
       // The partial snapshot is leaked: its destructors may not be safe.

@@ -30,8 +30,9 @@ struct PluginOptions {
   FailOn failOn = FailOn::Mismatch;
   std::string reportPath;
   bool perPass = false;
-  /// The verdict cache's directory ("": off).
-  std::string cacheDir;
+  /// The verdict cache's location ("": off) and secret ("": entries are
+  /// not signed).
+  std::string cacheDir, cacheSecret;
 };
 const std::optional<PluginOptions> &options(llvm::LLVMContext &ctx);
 
@@ -48,8 +49,18 @@ extern bool crashed;
 /// recovery (clang's in-process cc1 does). Returns false after a crash.
 bool runGuarded(llvm::function_ref<void()> fn);
 
-/// A warning (or error) on kernel \p f.
-void warn(const llvm::Function &f, const llvm::Twine &msg, bool error = false);
+/// A diagnostic on kernel \p f at level \p l: an error fails the compile; a
+/// warning or a note (a proof) is a remark of -Rpass=kvalidate, so that
+/// -Werror cannot fail a compile the policy lets pass.
+void diagnose(const llvm::Function &f, const llvm::Twine &msg, Level l);
+/// What the policy of \p ctx's compile makes of verdict \p v.
+Level levelFor(llvm::LLVMContext &ctx, Verdict v);
+/// kvalidate's own failure on kernel \p f (a crash): an error verdict, as
+/// the policy says.
+void warn(const llvm::Function &f, const llvm::Twine &msg);
+/// A trouble of the cache or the report on module \p m: a remark, never a
+/// failed compile.
+void notice(const llvm::Module &m, const llvm::Twine &msg);
 std::string kernelPrefix(const llvm::Function &f);
 
 /// Report \p v on kernel \p f: a remark, warning or error as the policy
@@ -67,8 +78,8 @@ bool reportCached(const llvm::Function &f, const llvm::json::Object &entry,
 llvm::json::Object cacheEntry(const llvm::Function &f, const Validation &v);
 
 /// Append \p entries to the report file, if there is one; a write failure
-/// is one warning, never an error (the compile goes on).
-void writeReport(llvm::LLVMContext &ctx, std::vector<ReportEntry> &entries);
+/// is one remark (notice), never an error (the compile goes on).
+void writeReport(const llvm::Module &m, std::vector<ReportEntry> &entries);
 
 /// Register the per-pass check's instrumentation (-kvalidate-per-pass).
 void registerPerPass(llvm::PassBuilder &pb);

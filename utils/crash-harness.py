@@ -6,7 +6,10 @@ each .cu FILE through clang -O2 with the pass plugin, with a short budget.
 Any verdict (equivalent, not-equivalent, unknown, unsupported, a defect, a
 clear error) is fine; a crash is not: a signal, an exit status kvalidate
 does not document, an LLVM stack dump, or the plugin's "kvalidate crashed"
-warning. Prints one line per crash and a summary line; exits 1 on a crash.
+warning. Each .cu FILE also goes through the bad inputs below (options a
+user or a build file could get wrong), which must end in a clear error or
+warning, not a crash. Prints one line per crash and a summary line; exits 1
+on a crash.
 
   utils/crash-harness.py [--timeout S] [--kvalidate BIN] [--plugin SO]
                          [--clang BIN] [--cuda-path DIR] FILE...
@@ -58,6 +61,21 @@ def kernels_of(kvalidate, path, extra):
     return names, ""
 
 
+# Bad inputs, each with the front door it goes through: an assumption nested
+# 20,000 levels deep (parentheses, unary operators), a kernel filter that
+# names no kernel, a cache location of another scheme, a cache key file that
+# does not exist.
+DEEP = 20000
+BAD_CLI = [["--assume=" + "(" * DEEP + "n>0" + ")" * DEEP],
+           ["--assume=" + "!" * DEEP + "n"]]
+BAD_PLUGIN = [["-kvalidate-assume=" + "(" * DEEP + "n>0" + ")" * DEEP],
+              ["-kvalidate-assume=" + "-" * DEEP + "n"],
+              ["-kvalidate-kernel=__kvalidate_crash_harness__"],
+              ["-kvalidate-cache=http://x/y"],
+              ["-kvalidate-cache=redis://:0"],
+              ["-kvalidate-cache-key=/nonexistent/kvalidate.key"]]
+
+
 def crashed(proc, documented):
     if proc.returncode < 0 or proc.returncode not in documented:
         return f"exit status {proc.returncode}"
@@ -83,6 +101,7 @@ def main():
     if args.cuda_path is not None:
         extra.append(f"--cuda-path={args.cuda_path}")
     crashes, skipped, kernels, start = [], [], 0, time.time()
+    bad_runs = 0
     for path in args.files:
         names, err = kernels_of(args.kvalidate, path, extra)
         if not names and err and CRASH_TEXT.search(err):
@@ -90,6 +109,15 @@ def main():
         elif not names:
             skipped.append(f"{path}: no kernels listed: "
                            f"{err.splitlines()[0] if err else 'none'}")
+        for bad in BAD_CLI if path.endswith(".cu") and names else []:
+            bad_runs += 1
+            ref = f"{path}:{names[0]}"
+            p = subprocess.run([args.kvalidate] + bad + extra + [ref, ref],
+                               capture_output=True, text=True,
+                               timeout=args.timeout * 3 + 30)
+            why = crashed(p, {0, 1, 2, 3, 4})
+            if why:
+                crashes.append(f"{ref}: kvalidate {bad[0][:20]}...: {why}")
         for name in names:
             kernels += 1
             ref = f"{path}:{name}"
@@ -128,13 +156,27 @@ def main():
         why = crashed(p, {0, 1})
         if why:
             crashes.append(f"{path}: clang -O2 with the plugin: {why}")
+        for bad in BAD_PLUGIN:
+            bad_runs += 1
+            bad_cmd = cmd[:-1] + [a for b in bad for a in ("-mllvm", b)] + \
+                [path]
+            try:
+                p = subprocess.run(bad_cmd, capture_output=True, text=True,
+                                   timeout=args.timeout * (len(names) + 1)
+                                   + 60)
+            except subprocess.TimeoutExpired:
+                crashes.append(f"{path}: clang with {bad[0][:30]}...: hung")
+                continue
+            why = crashed(p, {0, 1})
+            if why:
+                crashes.append(f"{path}: clang with {bad[0][:30]}...: {why}")
     for c in crashes:
         print("crash:", c)
     for s in skipped:
         print("skipped:", s)
     print(f"crash harness: {len(args.files)} files, {kernels} kernels, "
-          f"{len(crashes)} crashes, {len(skipped)} files skipped "
-          f"({time.time() - start:.0f} s)")
+          f"{bad_runs} bad inputs, {len(crashes)} crashes, "
+          f"{len(skipped)} files skipped ({time.time() - start:.0f} s)")
     return 1 if crashes or skipped else 0
 
 

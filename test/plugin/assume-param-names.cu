@@ -18,17 +18,17 @@
 //
 // Without debug info or -Rpass (no line to start from) the definition is
 // found by name; an unknown name lists the known ones.
-// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=copy_reset_empty \
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-kernel=copy_reset_empty \
 // RUN:   -mllvm -kvalidate-assume='count > 0' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BYNAME
-// BYNAME: warning: kvalidate: kernel 'copy_reset_empty': error: cannot parse --assume='count > 0': column 1: unknown name 'count' (known: blockDim.{x,y,z}, gridDim.{x,y,z}, n)
+// BYNAME: remark: kvalidate: kernel 'copy_reset_empty': error: cannot parse --assume='count > 0': column 1: unknown name 'count' (known: blockDim.{x,y,z}, gridDim.{x,y,z}, n)
 //
 // A parameter list made by a macro has no names to read: the parameters are
 // arg0, arg1, ... and the error says how to get the source names.
-// RUN: %clang-cuda -O2 -g -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=copy_macro_params \
+// RUN: %clang-cuda -O2 -g -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-kernel=copy_macro_params \
 // RUN:   -mllvm -kvalidate-assume='n > 0' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONAMES
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-kernel=copy_macro_params \
 // RUN:   -mllvm -kvalidate-assume='arg2 > 0' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=ARGN
-// NONAMES: warning: kvalidate: kernel 'copy_macro_params': error: cannot parse --assume='n > 0': column 1: unknown name 'n' (known: blockDim.{x,y,z}, gridDim.{x,y,z}, arg2); the IR has no parameter names: compile with -fno-discard-value-names, or use argN
+// NONAMES: remark: kvalidate: kernel 'copy_macro_params': error: cannot parse --assume='n > 0': column 1: unknown name 'n' (known: blockDim.{x,y,z}, gridDim.{x,y,z}, arg2); the IR has no parameter names: compile with -fno-discard-value-names, or use argN
 // ARGN: remark: kvalidate: kernel 'copy_macro_params': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}arg2 > 0 (--assume)
 
 __global__ void copy_reset_empty(int *out, const int *in, int n) {

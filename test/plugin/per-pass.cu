@@ -35,10 +35,10 @@
 //
 // Without the wrong pass nothing is named and the compile succeeds; the
 // code is the same as without the plugin.
-// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-per-pass \
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-per-pass \
 // RUN:   -mllvm -kvalidate-report=%t/clean.jsonl %inputs/gating.cu -o %t/clean.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CLEAN --implicit-check-not=error:
-// CLEAN: warning: kvalidate: kernel 'from_asm': unsupported
+// CLEAN: remark: kvalidate: kernel 'from_asm': unsupported
 // RUN: not grep -q '"level":"error"' %t/clean.jsonl
 // RUN: %clang-cuda -O2 -S %inputs/gating.cu -o %t/plain.s
 // RUN: diff %t/clean.s %t/plain.s

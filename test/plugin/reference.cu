@@ -9,8 +9,8 @@
 // RUN: FileCheck %s < %t/diag
 // CHECK-DAG: reference.cu:[[@LINE+28]]:17: remark: kvalidate: kernel 'sum_pairs_swapped' against its reference 'sum_pairs': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: reference.cu:[[@LINE+34]]:17: error: kvalidate: kernel 'sum_pairs_wrong' against its reference 'sum_pairs': not-equivalent: {{.*}} (replayed on the LLVM IR of both kernels)
-// CHECK-DAG: warning: kvalidate: kernel 'orphan' against its reference 'no_such_kernel': error: KV_EQUIVALENT_TO names 'no_such_kernel', which is not a kernel defined in this file
-// CHECK-DAG: warning: kvalidate: kernel 'bad_assume' against its reference 'sum_pairs': error: {{.*}}m{{.*}}
+// CHECK-DAG: remark: kvalidate: kernel 'orphan' against its reference 'no_such_kernel': error: KV_EQUIVALENT_TO names 'no_such_kernel', which is not a kernel defined in this file
+// CHECK-DAG: remark: kvalidate: kernel 'bad_assume' against its reference 'sum_pairs': error: {{.*}}m{{.*}}
 // CHECK-DAG: remark: kvalidate: kernel 'reverse_block_shared' against its reference 'reverse_block': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}blockDim.x <= 256 (--assume)
 // Each kernel's own -O2 pipeline is still checked.
 // CHECK-DAG: remark: kvalidate: kernel 'sum_pairs_wrong': equivalent
@@ -72,3 +72,10 @@ __global__ void reverse_block_shared(const int *in, int *out) {
   __syncthreads();
   out[b + threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
 }
+
+// An annotation's assumption nested 20,000 levels deep is an error verdict
+// for the pair, not a stack overflow in clang.
+// RUN: python3 -c "q = chr(34); d = 20000; print('#include <kvalidate.h>'); print('__global__ void ref(int *o) { o[threadIdx.x] = 1; }'); print('KV_EQUIVALENT_TO(ref, ' + q + '(' * d + 'blockDim.x > 0' + ')' * d + q + ')'); print('__global__ void deep(int *o) { o[threadIdx.x] = 1; }')" > %t/deep.cu
+// RUN: %clang-cuda -I %kv-include -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate %t/deep.cu -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEEP
+// DEEP: remark: kvalidate: kernel 'deep' against its reference 'ref': error: cannot parse --assume='((({{.*}}...': column {{[0-9]+}}: assumption nested too deeply (more than 256 levels)

@@ -13,10 +13,10 @@
 // CHECK-DAG: remark: kvalidate: kernel 'largest': equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'flags': equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'block_sum': equivalent
-// CHECK-DAG: warning: kvalidate: kernel 'append': unsupported: {{.*}}remark-atomics.cu:[[@LINE+53]]:9: use of the old value that atomic operation 'atomicrmw add' returns
+// CHECK-DAG: remark: kvalidate: kernel 'append': unsupported: {{.*}}remark-atomics.cu:[[@LINE+53]]:9: use of the old value that atomic operation 'atomicrmw add' returns
 // A grid-stride loop's atomics are not followed yet (a loop with a symbolic
 // trip count).
-// CHECK-DAG: warning: kvalidate: kernel 'strided_histogram': unsupported: {{.*}}atomic operation 'atomicrmw add' in a loop with a symbolic trip count
+// CHECK-DAG: remark: kvalidate: kernel 'strided_histogram': unsupported: {{.*}}atomic operation 'atomicrmw add' in a loop with a symbolic trip count
 // The atomics reach the PTX unchanged.
 // PTX-DAG: atom.global.add.u32
 // PTX-DAG: atom.shared.add.u32

@@ -4,7 +4,7 @@
 // hardware's thread limits make that exact): the quotient and remainder
 // abstraction relates the two widths, so the regrouped sum is proved.
 // The remaining kernels are shapes the loop model leaves out on purpose:
-// each is a warning naming the construct, never a verdict.
+// each is a remark naming the construct, never a verdict.
 //
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=300 \
@@ -14,10 +14,10 @@
 // CHECK-DAG: remark: kvalidate: kernel 'neighbour_direct': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'neighbour_staged': equivalent ({{[0-9]+}} ms)
 // CHECK-DAG: remark: kvalidate: kernel 'neighbour_wrong': equivalent ({{[0-9]+}} ms)
-// CHECK-DAG: tiles.cu:39:17: warning: kvalidate: kernel 'neighbour_far': unsupported: before kernel: model condition that fails: {{.*}}a thread of the block wrote the staged shared cell in this iteration
-// CHECK-DAG: tiles.cu:52:17: warning: kvalidate: kernel 'tile_after_loop': unsupported: {{.*}}read of a shared array after a barrier loop that stages it
-// CHECK-DAG: tiles.cu:64:17: warning: kvalidate: kernel 'tile_global_write': unsupported: {{.*}}write to global memory in a loop with a symbolic trip count and a __syncthreads()
-// CHECK-DAG: tiles.cu:75:17: warning: kvalidate: kernel 'tile_one_barrier': unsupported: {{.*}}shared array read after the last __syncthreads() of a loop iteration and written before the first
+// CHECK-DAG: tiles.cu:39:17: remark: kvalidate: kernel 'neighbour_far': unsupported: before kernel: model condition that fails: {{.*}}a thread of the block wrote the staged shared cell in this iteration
+// CHECK-DAG: tiles.cu:52:17: remark: kvalidate: kernel 'tile_after_loop': unsupported: {{.*}}read of a shared array after a barrier loop that stages it
+// CHECK-DAG: tiles.cu:64:17: remark: kvalidate: kernel 'tile_global_write': unsupported: {{.*}}write to global memory in a loop with a symbolic trip count and a __syncthreads()
+// CHECK-DAG: tiles.cu:75:17: remark: kvalidate: kernel 'tile_one_barrier': unsupported: {{.*}}shared array read after the last __syncthreads() of a loop iteration and written before the first
 
 // The solver-heavy lane (test/lit.cfg.py).
 // REQUIRES: long

@@ -37,13 +37,13 @@
 // RUN:   -mllvm -kvalidate-kernel=scan_tree %inputs/block_scan.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SCAN-ANY --implicit-check-not=warning: --implicit-check-not=error:
 // SCAN-ANY: remark: kvalidate: kernel 'scan_tree': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: interval by interval: {{.*}}; loops unrolled exactly
-// Without exact unrolling the loop is unsupported, as a warning, and the
+// Without exact unrolling the loop is unsupported, as a remark, and the
 // code is unchanged.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-unroll-exact=0 \
 // RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOSPLIT
-// NOSPLIT: warning: kvalidate: kernel 'sum_strided': unsupported: {{.*}}loop whose trip count is not a constant {{.*}}(no case split: the assumptions allow more than 64 values of blockDim.x)
+// NOSPLIT: remark: kvalidate: kernel 'sum_strided': unsupported: {{.*}}loop whose trip count is not a constant {{.*}}(no case split: the assumptions allow more than 64 values of blockDim.x)
 
 // The solver-heavy lane (test/lit.cfg.py).
 // REQUIRES: long

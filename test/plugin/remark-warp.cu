@@ -17,11 +17,11 @@
 //
 // With the safety checks, the block sum's shuffles are checked too: on a
 // block that is not a whole number of warps, lanes past its end would be
-// read, and the plugin says so (a warning, with -kvalidate-fail-on=never).
+// read, and the plugin says so (a remark, with -kvalidate-fail-on=never).
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-cache= \
 // RUN:   -mllvm -kvalidate-safety-checks -mllvm -kvalidate-fail-on=never %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SAFE
-// SAFE: warning: kvalidate: kernel 'warp_sum': divergence: before kernel: shuffle from a lane beyond the block
+// SAFE: remark: kvalidate: kernel 'warp_sum': divergence: before kernel: shuffle from a lane beyond the block
 
 __global__ void warp_sum(int *out, const int *in) {
   int v = in[blockIdx.x * blockDim.x + threadIdx.x];

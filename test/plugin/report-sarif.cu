@@ -35,20 +35,20 @@
 // VALID6: check-sarif: 6 results
 //
 // JSON lines for any other name; a report that cannot be written is a
-// warning, never a failed compile.
+// remark (-Rpass=kvalidate), never a failed compile, -Werror or not.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=negate \
 // RUN:   -mllvm -kvalidate-report=%t/kv.jsonl %inputs/gating.cu -o %t/out.s
 // RUN: FileCheck %s --check-prefix=JSONL < %t/kv.jsonl
 // JSONL: {"after":"{{.*}}","assumptions":[{{.*}}],"before":"{{.*}}",{{("cached":true,)?}}"file":"{{.*}}gating.cu","kernel":"negate","level":"note","line":19,"message":"kvalidate: kernel 'negate': equivalent {{.*}}","proof":"{{.*}}","time_ms":{{[0-9]+}},"verdict":"equivalent"}
-// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=negate \
+// RUN: %clang-cuda -O2 -S -Werror -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-kernel=negate \
 // RUN:   -mllvm -kvalidate-report=%t/no/such/dir/kv.jsonl %inputs/gating.cu -o %t/out.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NODIR
-// NODIR: warning: kvalidate: cannot write the report: cannot lock {{.*}}kv.jsonl.lock
+// NODIR: remark: kvalidate: cannot write the report: cannot lock {{.*}}kv.jsonl.lock
 //
 // A file that is not a SARIF log is not overwritten.
 // RUN: echo 'not json' > %t/other.sarif
-// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -mllvm -kvalidate-kernel=negate \
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-kernel=negate \
 // RUN:   -mllvm -kvalidate-report=%t/other.sarif %inputs/gating.cu -o %t/out.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OTHER
-// OTHER: warning: kvalidate: cannot write the report: {{.*}}other.sarif exists and is not a SARIF log; not overwritten
+// OTHER: remark: kvalidate: cannot write the report: {{.*}}other.sarif exists and is not a SARIF log; not overwritten
 // RUN: grep -q 'not json' %t/other.sarif

@@ -9,7 +9,7 @@
 // RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLUGIN --implicit-check-not=not-equivalent
 // PLUGIN-DAG: run-first-tiers.cu:[[@LINE+18]]:17: remark: kvalidate: kernel 'clamp_copy': equivalent
 // PLUGIN-DAG: run-first-tiers.cu:[[@LINE+23]]:17: remark: kvalidate: kernel 'clamp_copy_big': equivalent
-// PLUGIN-DAG: run-first-tiers.cu:[[@LINE+29]]:17: warning: kvalidate: kernel 'spin_sum': unsupported: before kernel: loop that the model cannot count: {{.*}}run-first-tiers.cu:[[@LINE+32]]:3
+// PLUGIN-DAG: run-first-tiers.cu:[[@LINE+29]]:17: remark: kvalidate: kernel 'spin_sum': unsupported: before kernel: loop that the model cannot count: {{.*}}run-first-tiers.cu:[[@LINE+32]]:3
 //
 // A pair that differs only where n > 100: the larger launches show it
 // before any query (the command line's default); with the small ones only,

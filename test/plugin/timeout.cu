@@ -12,5 +12,5 @@
 // RUN:   -mllvm -kvalidate-no-lockstep -mllvm -kvalidate-timeout=2 -mllvm -kvalidate-kernel=sum_barrier \
 // RUN:   %inputs/defects.cu -o %t.with.s 2>&1 | FileCheck %s
 // RUN: cmp %t.without.s %t.with.s
-// CHECK: defects.cu:18:17: warning: kvalidate: kernel 'sum_barrier': unknown: timeout: the time budget ran out while encoding the query, before the solver ran
+// CHECK: defects.cu:18:17: remark: kvalidate: kernel 'sum_barrier': unknown: timeout: the time budget ran out while encoding the query, before the solver ran
 // CHECK-NOT: kvalidate: kernel

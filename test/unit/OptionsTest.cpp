@@ -174,4 +174,25 @@ TEST(OptionReaderTest, TableDefaultsAreValid) {
   EXPECT_EQ(fromPlugin.timeoutSecs, 60u);
 }
 
+// The depth of an assumption's nesting, counted before it is parsed: open
+// parentheses and unary operators waiting for their operand.
+TEST(OptionReaderTest, AssumptionDepth) {
+  EXPECT_EQ(kv::assumptionDepth("n > 0"), 0u);
+  EXPECT_EQ(kv::assumptionDepth("((n)) > (0)"), 2u);
+  EXPECT_EQ(kv::assumptionDepth("!!n"), 2u);
+  EXPECT_EQ(kv::assumptionDepth("-a - -b"), 1u);
+  EXPECT_EQ(kv::assumptionDepth("!(!(n))"), 4u);
+  EXPECT_EQ(kv::assumptionDepth("(a) && (b) && (c)"), 1u);
+  std::string deep = std::string(kv::MaxAssumptionDepth, '(') + "n" +
+                     std::string(kv::MaxAssumptionDepth, ')');
+  OptionReader ok("--");
+  ok.checkAssumptions("assume", {deep});
+  EXPECT_FALSE(ok.error());
+  OptionReader tooDeep("--");
+  tooDeep.checkAssumptions("assume", {"n > 0", "(" + deep + ")"});
+  ASSERT_TRUE(tooDeep.error());
+  EXPECT_EQ(*tooDeep.error(),
+            "--assume: assumption nested too deeply (more than 256 levels)");
+}
+
 } // namespace
