@@ -61,10 +61,11 @@ bool shows(KernelOp k, Verdict v, const Defect &d, const RunDefect &r) {
   }
 }
 
-/// \p d rewritten to what run defect \p r shows, where it names a race's
-/// other cell or threads.
+/// \p d rewritten to the cell and threads of the race run defect \p r
+/// shows (the model's threads may collide only through an uninterpreted
+/// operation).
 void adopt(Defect &d, const RunDefect &r) {
-  if (r.kind != RunDefect::Race || d.index == r.cell)
+  if (r.kind != RunDefect::Race)
     return;
   d.index = r.cell;
   if (r.first.write && r.second.write)

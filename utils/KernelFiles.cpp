@@ -280,6 +280,21 @@ sdkHeaderPCH(const std::vector<std::string> &args, StringRef sdk,
   return pch.str().str();
 }
 
+/// Clang drops a __builtin_assume whose condition may have side effects
+/// (any call: `sz == blockDim.x` reads blockDim through one) and says so
+/// with -Wassume; the kernel's precondition is then not in the IR. The
+/// user is told, since a verdict may hinge on it.
+static void reportIgnoredAssumes(StringRef clangOutput) {
+  SmallVector<StringRef> lines;
+  clangOutput.split(lines, '\n');
+  for (StringRef l : lines)
+    if (l.contains("[-Wassume]"))
+      errs() << "kvalidate: warning: " << l.split(": warning: ").first
+             << ": clang ignores this __builtin_assume (its condition may "
+                "have side effects), so it is no precondition of the check; "
+                "`if (!(COND)) __builtin_unreachable();` states it\n";
+}
+
 /// Compile a .cu file to LLVM IR at the start of the pipeline.
 static bool compileCuda(StringRef file, const CudaFlags &flags,
                         std::string &llPath, std::string &err) {
@@ -353,8 +368,10 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
     KV_DEBUG("compile", errs() << "kvalidate: compile " << file << " with "
                                << *pch << ": "
                                << (rc == 0 ? "ok" : "failed") << "\n");
-    if (rc == 0)
+    if (rc == 0) {
+      reportIgnoredAssumes(readFile(errPath));
       return true;
+    }
     // Clang names the PCH when it rejects it (a header changed since it
     // was built, or the file is not a PCH).
     pchRejected = StringRef(readFile(errPath)).contains(*pch);
@@ -368,6 +385,7 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
     // instead of paying for two compiles each time.
     if (pchRejected)
       sys::fs::remove(*pch);
+    reportIgnoredAssumes(readFile(errPath));
     return true;
   }
   std::string diags = StringRef(readFile(errPath)).rtrim().str();
