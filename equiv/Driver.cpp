@@ -486,12 +486,52 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
   return v;
 }
 
+void Driver::shrink(Validation &v) {
+  std::vector<std::string> splitOn;
+  KernelOp signature;
+  CheckResult failure;
+  CheckOptions co = checkOptionsFor(opts);
+  co.beforeIR = before.function;
+  co.afterIR = after.function;
+  std::optional<LoweredPair> pair =
+      lowerPair({}, v.loweredUnroll, /*reportSplit=*/false, splitOn, signature,
+                failure, /*exact=*/v.loweredUnroll != opts.unroll);
+  if (!pair) {
+    if (signature)
+      signature.erase();
+    return;
+  }
+  Counterexample &cex = *v.result.counterexample;
+  auto launch = [&] {
+    std::string s;
+    for (const uint64_t *d : {cex.gridDim, cex.blockDim})
+      s += "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +
+           std::to_string(d[2]) + ") ";
+    for (auto &[n, x] : cex.scalars)
+      s += n + "=" + std::to_string(x) + " ";
+    return s;
+  };
+  std::string was = debugEnabled("shrink") ? launch() : "";
+  bool shrunk =
+      shrinkCounterexample(pair->before, pair->after, co, cex, shrinkBudgetMs);
+  if (debugEnabled("shrink"))
+    llvm::errs() << "shrink: " << was << (shrunk ? "-> " + launch() : "kept")
+                 << "\n";
+  pair->before.erase();
+  pair->after.erase();
+}
+
 Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
   // The verdict's time is all of it: bound probes, a second attempt with
   // loops unrolled exactly, and the bounded search included.
   auto total = [&](Validation v) {
+    // A counterexample as small as still shows the difference: a launch of
+    // 65475 x 65531 cells is replayed but nobody can look at it.
+    if (v.result.verdict == Verdict::NotEquivalent && v.result.counterexample &&
+        !launch)
+      shrink(v);
     v.result.timeMs =
         std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     return v;

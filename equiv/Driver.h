@@ -110,6 +110,10 @@ private:
            const std::string &when = "before any solver query");
   std::optional<std::vector<std::string>> planHunt(unsigned bound);
   std::optional<unsigned> exactBound(const CheckOptions &co);
+  /// Shrinks \p v's counterexample (shrinkCounterexample) on the pair
+  /// lowered as its verdict's kernels were.
+  void shrink(Validation &v);
+  static constexpr unsigned shrinkBudgetMs = 1000;
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
                        const std::vector<std::string> &domains);
   std::string translateName(const std::string &name, bool toAfter) const;

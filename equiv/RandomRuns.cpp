@@ -411,3 +411,183 @@ bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
 }
 
 } // namespace kv
+
+namespace kv {
+
+bool shrinkCounterexample(KernelOp before, KernelOp after,
+                          const CheckOptions &opts, Counterexample &cex,
+                          unsigned budgetMs) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  if (!cex.replayed || opts.bits != 32)
+    return false;
+  LaunchFacts lf(before, opts);
+  if (!lf.facts)
+    return false;
+  z3::context &ctx = lf.ctx;
+  Encoder &enc = lf.enc;
+  z3::expr facts = *lf.facts;
+  mlir::Block &blk = before.getBlock();
+  std::vector<unsigned> scalarArg;
+  std::vector<z3::expr> vars = lf.values(&scalarArg);
+  z3::expr_vector from(ctx);
+  for (const z3::expr &v : vars)
+    from.push_back(v);
+  using Values = std::vector<int64_t>;
+  Values vals;
+  for (int i = 0; i < 3; ++i) {
+    vals.push_back((int64_t)cex.blockDim[i]);
+    vals.push_back((int64_t)cex.gridDim[i]);
+  }
+  for (unsigned a : scalarArg) {
+    std::string name = before.getArgName(a).str();
+    auto it =
+        llvm::find_if(cex.scalars, [&](auto &s) { return s.first == name; });
+    if (it == cex.scalars.end())
+      return false;
+    vals.push_back(it->second);
+  }
+  // The input cells the counterexample lists, by kv argument; others 0.
+  std::map<unsigned, std::map<int64_t, int64_t>> cells;
+  for (unsigned a = 0; a < blk.getNumArguments(); ++a) {
+    auto it = cex.arrays.find(before.getArgName(a).str());
+    if (it != cex.arrays.end())
+      cells[a] = it->second;
+  }
+  auto holds = [&](const Values &v) {
+    z3::expr_vector to(ctx);
+    for (size_t i = 0; i < v.size(); ++i)
+      to.push_back(ctx.bv_val(v[i], vars[i].get_sort().bv_size()));
+    return facts.substitute(from, to).simplify().is_true();
+  };
+  const uint64_t maxThreads = uint64_t(1) << 20, maxSteps = uint64_t(1) << 24;
+  // Runs both kernels at \p v; a counterexample there, confirmed on the IR,
+  // with the cells it read.
+  auto differs = [&](const Values &v) -> std::optional<Counterexample> {
+    LaunchConfig cfg;
+    uint64_t threads = 1;
+    for (int i = 0; i < 3; ++i) {
+      cfg.block[i] = (uint64_t)v[2 * i];
+      cfg.grid[i] = (uint64_t)v[2 * i + 1];
+      threads *= cfg.block[i] * cfg.grid[i];
+    }
+    if (threads > maxThreads)
+      return std::nullopt;
+    std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
+    auto inputsFor = [&](KernelOp k) {
+      ExecInputs in;
+      in.bits = opts.bits;
+      in.scalar = [&, k](unsigned a) mutable {
+        unsigned aw = enc.widthOf(k.getBlock().getArgument(a).getType());
+        for (size_t i = 0; i < scalarArg.size(); ++i)
+          if (scalarArg[i] == a)
+            return llvm::APInt(aw, (uint64_t)v[6 + i], /*isSigned=*/true);
+        return llvm::APInt(aw, 0);
+      };
+      in.initial = [&, k](unsigned a, uint64_t idx) mutable {
+        unsigned ew = enc.widthOf(
+            getArrayElementType(k.getBlock().getArgument(a).getType()));
+        int64_t x = 0;
+        auto it = cells.find(a);
+        if (it != cells.end()) {
+          auto c = it->second.find((int64_t)idx);
+          if (c != it->second.end())
+            x = c->second;
+        }
+        llvm::APInt r(ew, (uint64_t)x, /*isSigned=*/true);
+        read.emplace(std::make_pair(a, idx), r);
+        return r;
+      };
+      in.sharedInitial = [&, k](unsigned a, const uint64_t *,
+                                uint64_t) mutable {
+        return llvm::APInt(enc.widthOf(getArrayElementType(
+                               k.getBlock().getArgument(a).getType())),
+                           0);
+      };
+      return in;
+    };
+    ExecInputs inB = inputsFor(before), inA = inputsFor(after);
+    ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
+    if (!rb.ok || rb.assumeViolated)
+      return std::nullopt;
+    ExecResult ra = execute(after, cfg, inA, maxThreads, maxSteps);
+    if (!ra.ok)
+      return std::nullopt;
+    std::set<std::pair<unsigned, uint64_t>> written;
+    for (ExecResult *r : {&rb, &ra})
+      for (auto &[arg, m] : r->written)
+        for (auto &[idx, x] : m)
+          written.insert({arg, idx});
+    for (auto [arg, idx] : written) {
+      auto value = [&](ExecResult &r, ExecInputs &in) {
+        auto it = r.written[arg].find(idx);
+        return it != r.written[arg].end() ? it->second : in.initial(arg, idx);
+      };
+      llvm::APInt vb = value(rb, inB), va = value(ra, inA);
+      if (vb == va)
+        continue;
+      Counterexample c;
+      std::copy(cfg.grid, cfg.grid + 3, c.gridDim);
+      std::copy(cfg.block, cfg.block + 3, c.blockDim);
+      for (size_t i = 0; i < scalarArg.size(); ++i) {
+        unsigned a = scalarArg[i];
+        unsigned aw = enc.widthOf(blk.getArgument(a).getType());
+        c.addScalar(before.getArgName(a).str(),
+                    llvm::APInt(aw, (uint64_t)v[6 + i], /*isSigned=*/true),
+                    enc.paramUnsigned[a]);
+      }
+      for (auto &[key, x] : read)
+        c.arrays[before.getArgName(key.first).str()][(int64_t)key.second] =
+            x.getSExtValue();
+      c.mismatchArray = before.getArgName(arg).str();
+      c.mismatchIndex = (int64_t)idx;
+      c.before = vb.getSExtValue();
+      c.after = va.getSExtValue();
+      c.replayed = true;
+      if (confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, c, maxThreads,
+                      maxSteps))
+        return std::nullopt;
+      // What the original rested on: the same runs on the IR, and where
+      // it stood on clean runs instead of the static checks, clean ones.
+      if (c.replayedOn != cex.replayedOn || (cex.runsChecked && !c.runsChecked))
+        return std::nullopt;
+      return c;
+    }
+    return std::nullopt;
+  };
+  // Each value in turn towards 1 (launch) or 0 (scalars): the first
+  // candidate that still shows a difference is kept, until none does.
+  bool shrunk = false;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t i = 0; i < vals.size(); ++i) {
+      int64_t x = vals[i], low = i < 6 ? 1 : 0;
+      std::vector<int64_t> tries = {low, x / 2, x - (x > 0 ? 1 : -1)};
+      if (x < 0)
+        tries = {low, x / 2, x + 1};
+      for (int64_t t : tries) {
+        if (Clock::now() - start > std::chrono::milliseconds(budgetMs))
+          return shrunk;
+        if (t == x || (i < 6 && t < 1) ||
+            (x >= 0 ? (t < low || t > x) : (t > 0 || t < x)))
+          continue;
+        Values cand = vals;
+        cand[i] = t;
+        if (!holds(cand))
+          continue;
+        std::optional<Counterexample> c = differs(cand);
+        KV_DEBUG("shrink", llvm::errs() << "shrink: value " << i << " = " << t
+                                        << (c ? ": differs" : ": no") << "\n");
+        if (c) {
+          cex = std::move(*c);
+          vals = std::move(cand);
+          shrunk = progress = true;
+          break;
+        }
+      }
+    }
+  }
+  return shrunk;
+}
+
+} // namespace kv

@@ -36,6 +36,15 @@ std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
               unsigned &runs, std::string &disagreement, RunLimits limits = {});
 
+/// Shrinks counterexample \p cex: each launch dimension towards 1 and each
+/// scalar towards 0, one value at a time, keeping the first smaller value
+/// the assumptions admit at which both kernels, run on \p cex's input cells
+/// (others 0), still differ and the LLVM IR confirms it as it confirmed
+/// \p cex. Returns whether \p cex changed; stops after \p budgetMs.
+bool shrinkCounterexample(KernelOp before, KernelOp after,
+                          const CheckOptions &opts, Counterexample &cex,
+                          unsigned budgetMs);
+
 /// Whether running \p k on a few large launches and scalars that the
 /// assumptions admit (blockDim 1024, scalars 1024 ...) breaks one of its
 /// model conditions (kv.prove): a bound probe's quick "no", where the
