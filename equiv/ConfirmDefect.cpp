@@ -68,21 +68,29 @@ void adopt(Defect &d, const RunDefect &r) {
   if (r.kind != RunDefect::Race)
     return;
   d.index = r.cell;
-  if (r.first.write && r.second.write)
+  if (r.first.atomic || r.second.atomic)
+    d.kind = r.first.atomic && r.second.atomic
+                 ? "race between atomic updates of different kinds"
+                 : "race between an atomic update and a plain access";
+  else if (r.first.write && r.second.write)
     d.kind = "write-write race (different values)";
-  else if (d.kind.find("atomic") == std::string::npos)
+  else
     d.kind = "read-write race";
-  d.sites.clear();
-  // The writer first, as the static check names them.
+  auto word = [](const RunDefect::Site &s) {
+    return s.atomic ? "updates atomically" : s.write ? "writes" : "reads";
+  };
+  // In the order the static check named their kinds.
   const RunDefect::Site *a = &r.first, *b = &r.second;
-  if (!a->write && b->write)
+  if (!d.sites.empty() && d.sites[0].access != word(*a) &&
+      d.sites[0].access == word(*b))
     std::swap(a, b);
+  d.sites.clear();
   for (const RunDefect::Site *s : {a, b}) {
     Defect::Site x;
     std::copy(s->block, s->block + 3, x.block);
     std::copy(s->thread, s->thread + 3, x.thread);
     x.location = s->location.empty() ? "an unknown location" : s->location;
-    x.access = s->write ? "writes" : "reads";
+    x.access = word(*s);
     d.sites.push_back(std::move(x));
   }
 }

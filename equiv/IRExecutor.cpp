@@ -718,6 +718,7 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
             if (t.done || at[l] == Stop::Barrier)
               continue;
             curThread = (int64_t)l;
+            curState = &t;
             at[l] = runThread(t);
             if (at[l] == Stop::Error) {
               r.error = error;

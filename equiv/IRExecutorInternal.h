@@ -234,6 +234,12 @@ private:
                        std::to_string(loc.getLine()) + ")";
     }
   }
+  /// The running thread, for userSite.
+  const ThreadState *curState = nullptr;
+  /// The instruction running, or where the innermost call that leads to it
+  /// from code outside the system's headers was made (an atomicAdd's
+  /// atomicrmw is clang's header's; the line that matters is the call).
+  const Instruction *userSite() const;
   /// The atomicrmw operation running (-1: none).
   int curRmw = -1;
   /// Records an access of thread curThread to \p c of \p o; \p same: a

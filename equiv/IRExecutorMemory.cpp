@@ -204,6 +204,19 @@ bool IRRunner::readBytes(Val p, uint64_t n, uint8_t *out) {
   return true;
 }
 
+const Instruction *IRRunner::userSite() const {
+  auto system = [](const Instruction *i) {
+    const DebugLoc &loc = i->getDebugLoc();
+    return loc && loc->getFilename().starts_with("/usr/");
+  };
+  const Instruction *at = cur;
+  if (!curState || !at)
+    return at;
+  for (size_t f = curState->stack.size(); at && system(at) && f > 1; --f)
+    at = curState->stack[f - 1].site;
+  return at ? at : cur;
+}
+
 RunDefect::Site IRRunner::siteOf(int64_t blk, int64_t tid,
                                  const Instruction *at, bool write) const {
   RunDefect::Site s;
@@ -246,7 +259,7 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
       d.kind = RunDefect::OutOfBounds;
       d.arg = (int)o.arr;
       d.cell = e;
-      d.first = siteOf(curBlock, curThread, cur, write);
+      d.first = siteOf(curBlock, curThread, userSite(), write);
       d.what = "a __shared__ index out of bounds";
       noteDefect(std::move(d));
     }
@@ -262,7 +275,7 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
   auto mark = [&](int64_t &who, const Instruction *&at, int64_t &first,
                   int8_t &rmw, int64_t me) {
     if (who == Cell::None) {
-      at = cur;
+      at = userSite();
       first = me;
       rmw = (int8_t)curRmw;
     }
@@ -281,7 +294,9 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
     d.arg = (int)o.arr;
     d.cell = e;
     d.first = siteOf(blk, tid, at, wrote);
-    d.second = siteOf(curBlock, curThread, cur, write);
+    d.first.atomic = rmw >= 0;
+    d.second = siteOf(curBlock, curThread, userSite(), write);
+    d.second.atomic = curRmw >= 0;
     d.sameValue = wrote && write && same;
     d.what = what;
     noteDefect(std::move(d));
@@ -322,7 +337,7 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
   if (bw == Cell::None) {
     (write ? c.blockWriterTid : c.blockReaderTid) = curThread;
     (write ? c.blockWriterBlk : c.blockReaderBlk) = curBlock;
-    (write ? c.blockWriterAt : c.blockReaderAt) = cur;
+    (write ? c.blockWriterAt : c.blockReaderAt) = userSite();
     (write ? c.blockWriterRmw : c.blockReaderRmw) = (int8_t)curRmw;
   }
   bw = bw == Cell::None || bw == curBlock ? curBlock : Cell::Many;

@@ -64,7 +64,7 @@ struct RunDefect {
   /// at the barrier first. Only the first is set for OutOfBounds.
   struct Site {
     uint64_t block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
-    bool write = false;
+    bool write = false, atomic = false;
     std::string location; // file:line:col, or empty
   };
   Site first, second;
