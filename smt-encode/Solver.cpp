@@ -3,6 +3,7 @@
 #include "smt-encode/Solver.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
+#include "kv/Budget.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -205,7 +206,19 @@ void Portfolio::compareStrategies() {
 
 z3::check_result Portfolio::check() {
   stats::Scoped timer("solver");
-  unsigned left = remainingMs(); // 0: no deadline
+  // The kernel's budget: what its deadline leaves, and nothing once spent.
+  if (budget::exceeded()) {
+    reason = budget::shortReason();
+    return z3::unknown;
+  }
+  unsigned left = budget::solverMs(remainingMs()); // 0: no deadline
+  // Z3's own memory bound, relative to what it holds already. (Not the
+  // global memory_max_size: with Z3 4.8.12 reaching that crashed the
+  // process.) The tactic-built strategy ignores it; the watchdog's
+  // interrupt (below) covers both.
+  unsigned maxMemory = 0;
+  if (unsigned mb = budget::memoryMB())
+    maxMemory = mb + (unsigned)(Z3_get_estimated_alloc_size() >> 20);
   // --solver=default or =eqs runs one strategy alone (to reproduce what
   // the race can return).
   bool run1 = settings.only != "eqs";
@@ -237,6 +250,8 @@ z3::check_result Portfolio::check() {
       p.set("timeout", left);
     if (rlimit)
       p.set("rlimit", rlimit);
+    if (maxMemory && !relevancy0)
+      p.set("max_memory", maxMemory);
     s.set(p);
     for (unsigned i = 0; i < asserts.size(); ++i)
       s.add(z3::expr(c, Z3_translate(ctx, asserts[i], c)));
@@ -249,6 +264,12 @@ z3::check_result Portfolio::check() {
   std::mutex doneMutex;
   std::condition_variable doneCv;
   z3::check_result r2 = z3::unknown;
+  // Past the kernel's time or memory bound, the watchdog stops both.
+  budget::Interrupt stopBoth([&] {
+    ctx2.interrupt();
+    if (z3::context *c = ctx1.load())
+      c->interrupt();
+  });
   std::thread other([&] {
     try {
       if (run2)
@@ -345,7 +366,9 @@ z3::check_result Portfolio::check() {
     }
     return r2;
   }
-  reason = s1 ? s1->reason_unknown() : s2.reason_unknown();
+  reason = budget::exceeded() ? budget::shortReason()
+           : s1                ? s1->reason_unknown()
+                               : s2.reason_unknown();
   return z3::unknown;
 }
 z3::check_result Portfolio::checkRefined(
