@@ -34,8 +34,11 @@ namespace {
 class ContextFactory {
 public:
   static ContextFactory &get() {
-    static ContextFactory factory;
-    return factory;
+    // Never destroyed: a worker left deleting a context at exit (below)
+    // still uses it. A static guard stops the worker on the way out.
+    static ContextFactory *factory = new ContextFactory;
+    static Finish finish{factory};
+    return *factory;
   }
 
   void start() {
@@ -70,14 +73,29 @@ public:
     wake.notify_one();
   }
 
-  ~ContextFactory() {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      stop = true;
-    }
+  /// Stops the worker at exit.
+  struct Finish {
+    ContextFactory *factory;
+    ~Finish() { factory->finish(); }
+  };
+
+  void finish() {
+    std::unique_lock<std::mutex> lock(mutex);
+    stop = true;
     wake.notify_one();
-    if (worker.joinable())
-      worker.join();
+    if (!worker.joinable())
+      return;
+    // Deleting the context of a long proof takes seconds (6 s after a
+    // 0.6 s proof through 2000 barrier intervals), which no kernel's
+    // budget covers: the process is ending, so a worker still deleting is
+    // left to it rather than waited for.
+    if (!idle.wait_for(lock, std::chrono::milliseconds(50),
+                       [this] { return !busy; })) {
+      worker.detach();
+      return;
+    }
+    lock.unlock();
+    worker.join();
     // The process is ending: deleting a context costs about 4 ms, on the
     // way out of every compile.
     for (std::unique_ptr<z3::context> &c : ready)
@@ -114,16 +132,20 @@ private:
       if (ready.size() >= target) {
         std::unique_ptr<z3::context> c = std::move(spent.back());
         spent.pop_back();
+        busy = true;
         lock.unlock();
         c.reset();
         lock.lock();
+        busy = false;
+        idle.notify_all();
         continue;
       }
-      making = true;
+      making = busy = true;
       lock.unlock();
       auto c = std::make_unique<z3::context>();
       lock.lock();
-      making = false;
+      making = busy = false;
+      idle.notify_all();
       ready.push_back(std::move(c));
       made.notify_all();
     }
@@ -135,8 +157,10 @@ private:
   static constexpr size_t maxReady = 3;
   size_t target = 1;
   bool making = false;
+  /// The worker is making or deleting a context (outside the lock).
+  bool busy = false;
   std::mutex mutex;
-  std::condition_variable wake, made;
+  std::condition_variable wake, made, idle;
   std::vector<std::unique_ptr<z3::context>> ready, spent;
   bool stop = false;
   std::thread worker;
