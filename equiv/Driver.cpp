@@ -3,6 +3,7 @@
 #include "equiv/Driver.h"
 #include "equiv/Assumptions.h"
 #include "equiv/RandomRuns.h"
+#include "kv/Budget.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
@@ -521,7 +522,8 @@ void Driver::shrink(Validation &v) {
   pair->after.erase();
 }
 
-Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
+Validation
+Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
   // The verdict's time is all of it: bound probes, a second attempt with
@@ -714,6 +716,28 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   ho.assumptions.insert(ho.assumptions.end(), plan->begin(), plan->end());
   CheckResult h = checkByCases(lowerWith(opts.hunt), ho, opts.maxCases, check);
   return total(mergeHunt(std::move(v.result), std::move(h), opts.hunt, *plan));
+}
+
+Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
+  budget::Scope scope({opts.timeoutSecs, opts.maxMemoryMB},
+                      before.spentMs + after.spentMs);
+  Validation v = validateUnbounded(launch);
+  // An open verdict at the deadline: the budget ran out, whichever step's
+  // own limit (derived from it) noticed first.
+  if (v.result.verdict == Verdict::Unknown)
+    (void)budget::exceededNow();
+  if (budget::stopped() == budget::Kind::None)
+    return v;
+  // Whatever the work returned after the stop was cut short: a lowering
+  // that failed, a run or query abandoned. Never a proof or a
+  // counterexample, only what ran out.
+  Validation u;
+  u.result.verdict = Verdict::Unknown;
+  u.result.reason = budget::reason();
+  u.result.assumptions = std::move(v.result.assumptions);
+  u.result.timeMs = v.result.timeMs;
+  u.loweredUnroll = v.loweredUnroll;
+  return u;
 }
 
 } // namespace kv

@@ -42,6 +42,9 @@ struct KernelInput {
   /// The reference side: its `nsw` flags state C's signed-overflow rule.
   /// Not for optimized IR, where a flag may sit on speculated code.
   bool isSource = false;
+  /// Milliseconds already spent on this side for the kernel (the plugin
+  /// lowers the source at the start of the pipeline): part of its budget.
+  double spentMs = 0;
 };
 
 /// Lower \p function into \p into: the lowering's MLIR diagnostics are
@@ -85,6 +88,8 @@ public:
 
   /// Validate the pair for every launch the assumptions allow, or for the
   /// one \p launch (the non-parameterized baseline).
+  /// All of it within the kernel's budget (--timeout, --max-memory): past
+  /// either bound the verdict is `unknown` with the budget as its reason.
   Validation validate(const std::optional<LaunchConfig> &launch = {});
 
   /// One lowered pair, for printing (--emit-kv) and replaying: the first
@@ -93,6 +98,8 @@ public:
   std::optional<LoweredPair> lowerOnce(unsigned unroll, CheckResult &failure);
 
 private:
+  /// validate() without the budget's scope.
+  Validation validateUnbounded(const std::optional<LaunchConfig> &launch);
   std::optional<LoweredPair> lowerPair(const Case &pins, unsigned unroll,
                                        bool reportSplit,
                                        std::vector<std::string> &splitOn,

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/IRExecutorInternal.h"
+#include "kv/Budget.h"
 #include "passes/LowerToKV.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -388,6 +389,12 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
   if (maxSteps && ++steps > maxSteps) {
     tooMuchWork = true;
     fail("the run exceeds the replay's work limit");
+    return Stop::Error;
+  }
+  // The kernel's budget, every thousand instructions (see kv/Budget.h).
+  static thread_local unsigned tick = 0;
+  if (!(++tick & 1023) && budget::exceeded()) {
+    fail(budget::shortReason());
     return Stop::Error;
   }
   auto set = [&](Val v) { t.regs[f.base + f.info->slots.lookup(&inst)] = v; };

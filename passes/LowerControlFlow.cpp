@@ -168,6 +168,16 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         return enterLoop(l, bb, s, stopAt, from);
     }
     entered = false;
+    // The kernel's budget: unrolling stops at its deadline or when the
+    // model outgrows its memory bound; the verdict is then `unknown`.
+    if (maxLowered && lowered > maxLowered)
+      budget::stop(budget::Kind::Memory,
+                   "the unrolled model passed " + std::to_string(maxLowered) +
+                       " lowered instructions");
+    if (budget::exceeded()) {
+      curInst = bb->getTerminator();
+      return fail(budget::shortReason());
+    }
     // A host function's kernel (passes/HostKernels.cpp) runs every
     // iteration of its loops in one thread: a loop of more than a few
     // dozen iterations is modelled rather than unrolled.
@@ -208,6 +218,7 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         continue;
       if (inst.isTerminator())
         break;
+      ++lowered;
       exec(inst, s);
       if (failed || s.dead)
         return;

@@ -19,6 +19,7 @@
 
 #include "passes/ImportGPU.h"
 #include "passes/LowerToKV.h"
+#include "kv/Budget.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -162,6 +163,9 @@ private:
                  std::unique_ptr<llvm::PostDominatorTree>>
       pdts;
   llvm::DenseMap<const llvm::BasicBlock *, unsigned> visits;
+  /// Instructions lowered so far, against the kernel budget's cap on the
+  /// size of a model (0: none): unrolling can grow a model past memory.
+  uint64_t lowered = 0, maxLowered = budget::maxModelOps();
   unsigned nextObj = 1;
   /// Each array's key in LowerOptions::elemBytes.
   llvm::DenseMap<Value, std::string> arrayKeys;

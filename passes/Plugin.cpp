@@ -29,6 +29,7 @@
 #include "passes/LowerToKV.h"
 #include "passes/PluginSupport.h"
 #include "smt-encode/Stats.h"
+#include "kv/Budget.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -52,6 +53,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -381,6 +383,10 @@ struct Snapshot {
     /// model cannot count it: the check lowers the source
     /// (Snapshot::Source) again, once per case or unrolled exactly.
     bool NeedsSource = false;
+    /// The lowering's time, part of the kernel's budget; and whether the
+    /// budget ran out in it (Failure then says so).
+    double LowerMs = 0;
+    bool BudgetStop = false;
   };
   kv::Options Opts;
   /// The verdict cache, its secret, and the module's text at the start for
@@ -476,9 +482,25 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
     }
     Snapshot::Kernel &K = S->Kernels[F.getName().str()];
     kv::Unsupported Split;
-    mlir::FailureOr<kv::KernelOp> Op = kv::lowerFunction(
-        F, *S->Module, /*isSource=*/true, Opts.unroll, {},
-        /*reportSplit=*/true, Split, K.Failure);
+    // The lowering (unrolling) is part of the kernel's budget.
+    auto LowerStart = std::chrono::steady_clock::now();
+    mlir::FailureOr<kv::KernelOp> Op = mlir::failure();
+    {
+      kv::budget::Scope Budget({Opts.timeoutSecs, Opts.maxMemoryMB});
+      Op = kv::lowerFunction(F, *S->Module, /*isSource=*/true, Opts.unroll,
+                             {}, /*reportSplit=*/true, Split, K.Failure);
+      if (kv::budget::stopped() != kv::budget::Kind::None) {
+        K.BudgetStop = true;
+        K.Failure = kv::budget::reason();
+        if (mlir::succeeded(Op))
+          Op->erase();
+        Op = mlir::failure();
+        Split.splitOn.clear();
+      }
+    }
+    K.LowerMs = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - LowerStart)
+                    .count();
     if (mlir::succeeded(Op)) {
       K.Op = *Op;
       // A loop with breaks may not align with its -O2 form (rotated): the
@@ -651,8 +673,11 @@ void checkModule(Module &M, Snapshot &S) {
     const Snapshot::Kernel &Before = It->second;
     if (!Before.Op && !Before.NeedsSource) {
       kv::Validation V;
-      V.result.verdict = kv::Verdict::Unsupported;
-      V.result.reason = "before optimization: " + Before.Failure;
+      V.result.verdict = Before.BudgetStop ? kv::Verdict::Unknown
+                                           : kv::Verdict::Unsupported;
+      V.result.reason = Before.BudgetStop
+                            ? Before.Failure
+                            : "before optimization: " + Before.Failure;
       report(F, V, Entries);
       continue;
     }
@@ -680,6 +705,7 @@ void checkModule(Module &M, Snapshot &S) {
     Src.kernelUnroll = S.Opts.unroll;
     Src.label = "before optimization";
     Src.isSource = true;
+    Src.spentMs = Before.LowerMs;
     Opt.function = &F;
     Opt.label = "after optimization";
     kv::Validation V;

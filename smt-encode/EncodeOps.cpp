@@ -619,6 +619,9 @@ z3::expr Encoder::accessGuard(KernelModel &k, Operation *access,
 
 z3::expr Encoder::sameInstance(const Thread &a, const Thread &b,
                                const std::vector<Operation *> &loops) {
+  // The race check asks this of every pair of accesses: through many
+  // barrier intervals, seconds of pairs; the kernel's budget applies.
+  checkDeadline();
   z3::expr same = sameBlock(a, b);
   for (int i = 0; i < 3; ++i)
     same = same && a.tid[i] == b.tid[i];

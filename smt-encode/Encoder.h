@@ -229,8 +229,11 @@ public:
   /// The end of the check's time budget (none when unset). Past it,
   /// encoding throws EncodeTimeout and side queries get no more time.
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  /// Throws EncodeTimeout when the deadline has passed.
+  /// Throws EncodeTimeout when the deadline has passed, or the kernel's
+  /// budget (kv/Budget.h) has run out.
   void checkDeadline() const;
+  /// checkDeadline's calls: the query's size, against the budget's cap.
+  mutable uint64_t encodeSteps = 0;
   /// \p ms, or what is left before the deadline when that is less.
   unsigned withinDeadline(unsigned ms) const;
   /// The kernel whose preconditions (__builtin_assume) and absence of

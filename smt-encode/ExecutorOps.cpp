@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "smt-encode/ExecutorInternal.h"
+#include "kv/Budget.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APSInt.h"
@@ -510,6 +511,11 @@ bool Executor::apply(const Instr &i) {
 bool Executor::exec(const Instr &i) {
   if (maxSteps && !stepsLeft--)
     return outOfWork();
+  // The kernel's budget, every thousand instructions: a run of a long
+  // unrolled model must not outlast it.
+  static thread_local unsigned tick = 0;
+  if (!(++tick & 1023) && budget::exceeded())
+    return fail(budget::shortReason());
   auto arg = [&](unsigned n) -> const APInt & { return slots[i.ops[n]]; };
   auto set = [&](APInt v) {
     slots[i.result] = std::move(v);

@@ -448,6 +448,10 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
     work.pop_back();
     if (!e.is_app() || !seen.insert(e.id()).second)
       continue;
+    // A query of millions of terms (read chains through many barrier
+    // intervals) takes seconds to walk: the kernel's budget applies.
+    if (!(seen.size() & 4095))
+      checkDeadline();
     for (unsigned i = 0; i < e.num_args(); ++i)
       work.push_back(e.arg(i));
     if (e.decl().decl_kind() != Z3_OP_BADD)
@@ -529,7 +533,12 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   };
   const unsigned maxLemmas = 4000;
   for (auto &[h, terms] : byFactor)
-    for (size_t i = 0; i < terms.size(); ++i)
+    for (size_t i = 0; i < terms.size(); ++i) {
+      // Past the cap no pair adds a lemma: stop rather than visit the
+      // quadratically many that are left.
+      if (out.size() >= maxLemmas)
+        return out;
+      checkDeadline();
       for (size_t j = i + 1; j < terms.size(); ++j) {
         const Term &t1 = terms[i], &t2 = terms[j];
         if (z3::eq(t1.e, t2.e) ||
@@ -546,6 +555,7 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
         out.push_back(
             z3::implies(both && t1.e == t2.e, t1.a == t2.a && t1.b == t2.b));
       }
+    }
   return out;
 }
 

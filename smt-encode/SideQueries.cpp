@@ -9,6 +9,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Stats.h"
+#include "kv/Budget.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,9 +26,19 @@ namespace kv {
 void Encoder::checkDeadline() const {
   if (deadline && std::chrono::steady_clock::now() >= *deadline)
     throw EncodeTimeout();
+  // The kernel's budget: its deadline, and the size of the query (read
+  // chains are built through here) under its memory bound.
+  if (budget::exceeded())
+    throw EncodeTimeout();
+  if (uint64_t cap = budget::maxModelOps(); cap && ++encodeSteps > cap) {
+    budget::stop(budget::Kind::Memory,
+                 "the query passed " + std::to_string(cap) + " encoding steps");
+    throw EncodeTimeout();
+  }
 }
 
 unsigned Encoder::withinDeadline(unsigned ms) const {
+  ms = budget::solverMs(ms);
   if (!deadline)
     return ms;
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -39,8 +50,11 @@ unsigned Encoder::withinDeadline(unsigned ms) const {
 z3::check_result checkSmall(z3::solver &s, const char *what, unsigned rlimit,
                             unsigned backstopMs) {
   stats::Scoped timer("solver");
+  if (budget::exceeded())
+    return z3::unknown;
+  budget::Interrupt stop([&] { s.ctx().interrupt(); });
   z3::params p(s.ctx());
-  p.set("timeout", backstopMs);
+  p.set("timeout", budget::solverMs(backstopMs));
   if (rlimit)
     p.set("rlimit", rlimit);
   s.set(p);

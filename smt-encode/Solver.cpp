@@ -3,6 +3,7 @@
 #include "smt-encode/Solver.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
+#include "kv/Budget.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -33,8 +34,11 @@ namespace {
 class ContextFactory {
 public:
   static ContextFactory &get() {
-    static ContextFactory factory;
-    return factory;
+    // Never destroyed: a worker left deleting a context at exit (below)
+    // still uses it. A static guard stops the worker on the way out.
+    static ContextFactory *factory = new ContextFactory;
+    static Finish finish{factory};
+    return *factory;
   }
 
   void start() {
@@ -69,14 +73,29 @@ public:
     wake.notify_one();
   }
 
-  ~ContextFactory() {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      stop = true;
-    }
+  /// Stops the worker at exit.
+  struct Finish {
+    ContextFactory *factory;
+    ~Finish() { factory->finish(); }
+  };
+
+  void finish() {
+    std::unique_lock<std::mutex> lock(mutex);
+    stop = true;
     wake.notify_one();
-    if (worker.joinable())
-      worker.join();
+    if (!worker.joinable())
+      return;
+    // Deleting the context of a long proof takes seconds (6 s after a
+    // 0.6 s proof through 2000 barrier intervals), which no kernel's
+    // budget covers: the process is ending, so a worker still deleting is
+    // left to it rather than waited for.
+    if (!idle.wait_for(lock, std::chrono::milliseconds(50),
+                       [this] { return !busy; })) {
+      worker.detach();
+      return;
+    }
+    lock.unlock();
+    worker.join();
     // The process is ending: deleting a context costs about 4 ms, on the
     // way out of every compile.
     for (std::unique_ptr<z3::context> &c : ready)
@@ -113,16 +132,20 @@ private:
       if (ready.size() >= target) {
         std::unique_ptr<z3::context> c = std::move(spent.back());
         spent.pop_back();
+        busy = true;
         lock.unlock();
         c.reset();
         lock.lock();
+        busy = false;
+        idle.notify_all();
         continue;
       }
-      making = true;
+      making = busy = true;
       lock.unlock();
       auto c = std::make_unique<z3::context>();
       lock.lock();
-      making = false;
+      making = busy = false;
+      idle.notify_all();
       ready.push_back(std::move(c));
       made.notify_all();
     }
@@ -134,8 +157,10 @@ private:
   static constexpr size_t maxReady = 3;
   size_t target = 1;
   bool making = false;
+  /// The worker is making or deleting a context (outside the lock).
+  bool busy = false;
   std::mutex mutex;
-  std::condition_variable wake, made;
+  std::condition_variable wake, made, idle;
   std::vector<std::unique_ptr<z3::context>> ready, spent;
   bool stop = false;
   std::thread worker;
@@ -205,7 +230,19 @@ void Portfolio::compareStrategies() {
 
 z3::check_result Portfolio::check() {
   stats::Scoped timer("solver");
-  unsigned left = remainingMs(); // 0: no deadline
+  // The kernel's budget: what its deadline leaves, and nothing once spent.
+  if (budget::exceeded()) {
+    reason = budget::shortReason();
+    return z3::unknown;
+  }
+  unsigned left = budget::solverMs(remainingMs()); // 0: no deadline
+  // Z3's own memory bound, relative to what it holds already. (Not the
+  // global memory_max_size: with Z3 4.8.12 reaching that crashed the
+  // process.) The tactic-built strategy ignores it; the watchdog's
+  // interrupt (below) covers both.
+  unsigned maxMemory = 0;
+  if (unsigned mb = budget::memoryMB())
+    maxMemory = mb + (unsigned)(Z3_get_estimated_alloc_size() >> 20);
   // --solver=default or =eqs runs one strategy alone (to reproduce what
   // the race can return).
   bool run1 = settings.only != "eqs";
@@ -237,6 +274,8 @@ z3::check_result Portfolio::check() {
       p.set("timeout", left);
     if (rlimit)
       p.set("rlimit", rlimit);
+    if (maxMemory && !relevancy0)
+      p.set("max_memory", maxMemory);
     s.set(p);
     for (unsigned i = 0; i < asserts.size(); ++i)
       s.add(z3::expr(c, Z3_translate(ctx, asserts[i], c)));
@@ -249,6 +288,12 @@ z3::check_result Portfolio::check() {
   std::mutex doneMutex;
   std::condition_variable doneCv;
   z3::check_result r2 = z3::unknown;
+  // Past the kernel's time or memory bound, the watchdog stops both.
+  budget::Interrupt stopBoth([&] {
+    ctx2.interrupt();
+    if (z3::context *c = ctx1.load())
+      c->interrupt();
+  });
   std::thread other([&] {
     try {
       if (run2)
@@ -345,7 +390,9 @@ z3::check_result Portfolio::check() {
     }
     return r2;
   }
-  reason = s1 ? s1->reason_unknown() : s2.reason_unknown();
+  reason = budget::exceeded() ? budget::shortReason()
+           : s1                ? s1->reason_unknown()
+                               : s2.reason_unknown();
   return z3::unknown;
 }
 z3::check_result Portfolio::checkRefined(

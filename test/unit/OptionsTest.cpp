@@ -172,6 +172,8 @@ TEST(OptionReaderTest, TableDefaultsAreValid) {
   EXPECT_GT(rows, 0u);
   EXPECT_EQ(fromCli.bits, 32u);
   EXPECT_EQ(fromPlugin.timeoutSecs, 60u);
+  EXPECT_EQ(fromCli.maxMemoryMB, 0u);
+  EXPECT_EQ(fromPlugin.maxMemoryMB, 1024u);
 }
 
 // The depth of an assumption's nesting, counted before it is parsed: open

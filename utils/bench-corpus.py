@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Compile a corpus of CUDA files with and without the kvalidate plugin.
+
+    utils/bench-corpus.py [options] ROOT...
+
+Every .cu file under each ROOT is compiled for the device at -O2, once
+without the plugin (a file that does not compile so is skipped) and once
+with it and its default options, each compile under a memory cap
+(RLIMIT_AS) and a wall-clock limit. One line per file: kernels validated,
+plain time, time with the plugin, added time, the compile's peak resident
+memory, and the verdicts; then the worst files, the totals, the date and
+the machine. The corpus itself (public repositories) is never committed.
+
+Include directories: the file's own, every directory named Common, common,
+inc or include under its ROOT, and CUDA's cccl headers when they exist.
+The plugin's verdict cache goes to a fresh directory, so every kernel is
+validated.
+"""
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.join(os.path.dirname(HERE), "build")
+
+
+def run_capped(cmd, mem_mb, wall_s, env=None):
+    """Run cmd with an address-space cap and a wall limit. Returns
+    (status, seconds, peak RSS in MB, stderr, killed_by_wall)."""
+
+    def limit():
+        cap = mem_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        os.setsid()
+
+    err = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
+                         preexec_fn=limit, env=env)
+    killed = False
+    try:
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - t0 > wall_s and not killed:
+                killed = True
+                os.killpg(p.pid, signal.SIGKILL)
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        # The compile is in a session of its own: stop it with the run.
+        os.killpg(p.pid, signal.SIGKILL)
+        os.waitpid(p.pid, 0)
+        p.returncode = 0
+        raise
+    p.returncode = 0  # reaped here; keep Popen from waiting again
+    secs = time.monotonic() - t0
+    err.seek(0)
+    text = err.read().decode("utf-8", "replace")
+    code = os.waitstatus_to_exitcode(status)
+    return code, secs, ru.ru_maxrss / 1024.0, text, killed
+
+
+def include_dirs(root):
+    dirs = []
+    for d, subdirs, _ in os.walk(root):
+        for s in subdirs:
+            if s in ("Common", "common", "inc", "include"):
+                dirs.append(os.path.join(d, s))
+    return sorted(dirs)
+
+
+def machine():
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, %s, %d cores" % (platform.node(), cpu, os.cpu_count() or 0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("roots", nargs="+", help="corpus root directories")
+    ap.add_argument("--clang", default=shutil.which("clang++-22") or "clang++")
+    ap.add_argument("--plugin", default=os.path.join(BUILD, "lib",
+                                                     "libkvalidate.so"))
+    ap.add_argument("--cuda-path", default="/usr/local/cuda")
+    ap.add_argument("--mem-cap-mb", type=int, default=8000,
+                    help="address-space cap of each compile (default 8000)")
+    ap.add_argument("--timeout", type=int, default=60,
+                    help="the plugin's budget per kernel, to check against "
+                         "(default 60: the plugin's default)")
+    ap.add_argument("--wall", type=int, default=1800,
+                    help="wall-clock limit per compile in s (default 1800)")
+    ap.add_argument("--limit", type=int, default=0,
+                    help="only the first N files (0: all)")
+    ap.add_argument("--output", help="also write the table to this file")
+    ap.add_argument("extra", nargs=argparse.REMAINDER,
+                    help="after --: more options for the plugin compile")
+    args = ap.parse_args()
+
+    files = []
+    for root in args.roots:
+        root = os.path.abspath(root)
+        incs = include_dirs(root)
+        for d, _, names in os.walk(root):
+            for n in sorted(names):
+                if n.endswith(".cu"):
+                    files.append((root, os.path.join(d, n), incs))
+    # A fixed pseudo-random order: the files done when a run is limited or
+    # stopped (Ctrl-C, SIGTERM) are a sample of every root, not the first
+    # directories of the first one.
+    files.sort(key=lambda f: f[1])
+    random.Random(0).shuffle(files)
+    if args.limit:
+        files = files[:args.limit]
+
+    base = [args.clang, "-x", "cuda", "--cuda-device-only",
+            "--cuda-gpu-arch=sm_80", "-O2", "-S", "-w",
+            "-Wno-unknown-cuda-version"]
+    if os.path.isdir(args.cuda_path):
+        base += ["--cuda-path=" + args.cuda_path]
+        cccl = os.path.join(args.cuda_path, "include", "cccl")
+        if os.path.isdir(cccl):
+            base += ["-I", cccl]
+    else:
+        base += ["-nocudainc", "-nocudalib"]
+
+    lines = []
+
+    def out(s=""):
+        print(s, flush=True)
+        lines.append(s)
+
+    started = datetime.datetime.now(datetime.timezone.utc)
+    out("# kvalidate plugin over a CUDA corpus")
+    out()
+    out("%s UTC; %s; plugin %s (default options, per-kernel budget %d s); "
+        "each compile capped at %d MB of address space and %d s" %
+        (started.strftime("%Y-%m-%d %H:%M"), machine(), args.plugin,
+         args.timeout, args.mem_cap_mb, args.wall))
+    out()
+    out("| file | kernels | plain s | plugin s | added s | peak MB | "
+        "verdicts |")
+    out("|---|---:|---:|---:|---:|---:|---|")
+
+    tmp = tempfile.mkdtemp(prefix="kv-bench-")
+    rows, skipped = [], []
+    totals = collections.Counter()
+    stopped = []
+    def interrupt(*_):
+        raise KeyboardInterrupt()
+
+    # SIGTERM as Ctrl-C: the summary of the files done is still printed.
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        for done, (root, path, incs) in enumerate(files):
+            stopped = [done]
+            bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
+                      totals)
+        stopped = []
+    except KeyboardInterrupt:
+        pass
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    out()
+    if stopped:
+        out("Stopped after %d of %d files (the rest not run)." %
+            (stopped[0], len(files)))
+    summary(args, rows, skipped, totals, out)
+    ended = datetime.datetime.now(datetime.timezone.utc)
+    out("Took %.0f min" % ((ended - started).total_seconds() / 60))
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return 0
+
+
+def bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
+              totals):
+    """Compile one file without and with the plugin; one row of the
+    table."""
+    rel = os.path.relpath(path, os.path.dirname(root))
+    flags = ["-I", os.path.dirname(path)]
+    for d in incs:
+        flags += ["-I", d]
+    asm = os.path.join(tmp, "out.s")
+    code, plain, _, err, killed = run_capped(
+        base + flags + [path, "-o", asm], args.mem_cap_mb, args.wall)
+    if code != 0:
+        first = next((l for l in err.splitlines() if "error" in l),
+                     "killed" if killed else "exit %d" % code)
+        skipped.append((rel, first.strip()[:160]))
+        return
+    with open(asm, "rb") as f:
+        plain_asm = f.read()
+    report = os.path.join(tmp, "report.jsonl")
+    if os.path.exists(report):
+        os.remove(report)
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # a cold cache
+    cmd = (base + flags + [path, "-o", asm, "-fpass-plugin=" + args.plugin,
+                           "-mllvm", "-kvalidate-report=" + report] +
+           [a for a in args.extra if a != "--"])
+    code, secs, peak, err, killed = run_capped(cmd, args.mem_cap_mb,
+                                               args.wall, env)
+    verdicts = collections.Counter()
+    budget = collections.Counter()
+    if os.path.exists(report):
+        with open(report) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                verdicts[e.get("verdict", "?")] += 1
+                reason = e.get("reason", "") or ""
+                if reason.startswith("budget: time"):
+                    budget["time"] += 1
+                elif reason.startswith("budget: memory"):
+                    budget["memory"] += 1
+    kernels = sum(verdicts.values())
+    same = os.path.exists(asm) and open(asm, "rb").read() == plain_asm
+    status = ""
+    if killed:
+        status = "KILLED (wall)"
+    elif code < 0 or code > 1:
+        status = "CRASHED (exit %d)" % code
+    elif code == 1:
+        status = "exit 1"
+    if code == 0 and not same:
+        status += " PTX DIFFERS"
+    added = secs - plain
+    over = added > 1.1 * args.timeout * max(kernels, 1)
+    v = ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))
+    if budget:
+        v += " (budget: %s)" % ", ".join(
+            "%s %d" % kv for kv in sorted(budget.items()))
+    if status:
+        v += " **%s**" % status.strip()
+    if over:
+        v += " **over budget**"
+    out("| %s | %d | %.2f | %.2f | %.2f | %.0f | %s |" %
+        (rel, kernels, plain, secs, added, peak, v))
+    rows.append(dict(file=rel, kernels=kernels, plain=plain, secs=secs,
+                     added=added, peak=peak, status=status.strip(),
+                     over=over))
+    totals.update(verdicts)
+    totals["budget: time"] += budget["time"]
+    totals["budget: memory"] += budget["memory"]
+
+
+def summary(args, rows, skipped, totals, out):
+    if skipped:
+        out("Skipped (do not compile without the plugin): %d" % len(skipped))
+        for rel, why in skipped:
+            out("- %s: %s" % (rel, why))
+        out()
+    if rows:
+        worst_t = max(rows, key=lambda r: r["added"])
+        worst_m = max(rows, key=lambda r: r["peak"])
+        out("Files compiled: %d; kernels validated: %d" %
+            (len(rows), sum(r["kernels"] for r in rows)))
+        out("Verdicts: " + ", ".join(
+            "%s %d" % kv for kv in sorted(totals.items()) if kv[1]))
+        out("Plain compiles: %.1f s; with the plugin: %.1f s; added %.1f s" %
+            (sum(r["plain"] for r in rows), sum(r["secs"] for r in rows),
+             sum(r["added"] for r in rows)))
+        out("Worst by added time: %s, %.1f s for %d kernels" %
+            (worst_t["file"], worst_t["added"], worst_t["kernels"]))
+        out("Worst by memory: %s, peak %.0f MB" %
+            (worst_m["file"], worst_m["peak"]))
+        out("Killed or crashed: %d; PTX different: %d; past kernels x budget "
+            "x 1.1: %d" %
+            (sum(1 for r in rows if "KILLED" in r["status"] or
+                 "CRASHED" in r["status"]),
+             sum(1 for r in rows if "DIFFERS" in r["status"]),
+             sum(1 for r in rows if r["over"])))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
