@@ -709,7 +709,9 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
     auto used = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() -
                                                                  checkStart)
                     .count();
-    ho.timeoutSecs = std::max<long long>(1, (long long)timeout - used);
+    // A second short of the kernel's budget, so that the search's own
+    // deadline, which says how far it got, comes first.
+    ho.timeoutSecs = std::max<long long>(1, (long long)timeout - used - 1);
   } else {
     ho.timeoutSecs = huntSecs;
   }
@@ -722,12 +724,25 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   budget::Scope scope({opts.timeoutSecs, opts.maxMemoryMB},
                       before.spentMs + after.spentMs);
   Validation v = validateUnbounded(launch);
+  KV_DEBUG("budget", llvm::errs() << "budget: the work's verdict: "
+                                  << verdictName(v.result.verdict) << ": "
+                                  << v.result.reason << "\n");
   // An open verdict at the deadline: the budget ran out, whichever step's
   // own limit (derived from it) noticed first.
   if (v.result.verdict == Verdict::Unknown)
     (void)budget::exceededNow();
   if (budget::stopped() == budget::Kind::None)
     return v;
+  // A construct the model lacks, found before the deadline, still says
+  // more than the deadline (the bounded search's own timeout lands on it):
+  // `unsupported` claims nothing either way.
+  if (v.result.verdict == Verdict::Unsupported &&
+      llvm::StringRef(v.result.reason)
+              .split("; the bounded search")
+              .first.find("budget: ") == llvm::StringRef::npos) {
+    v.result.reason += "; then the " + budget::reason();
+    return v;
+  }
   // Whatever the work returned after the stop was cut short: a lowering
   // that failed, a run or query abandoned. Never a proof or a
   // counterexample, only what ran out.

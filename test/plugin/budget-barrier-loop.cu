@@ -11,7 +11,7 @@
 // RUN: sh -c 'ulimit -v 4000000 && exec timed %t.with.ms timeout 60 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=5 -mllvm -kvalidate-cache= %s -o %t.with.s' 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: cmp %t.without.s %t.with.s
 // RUN: sh -c 'test $(( $(cat %t.with.ms) - $(cat %t.without.ms) )) -le 5500'
-// TIME: warning: kvalidate: kernel 'barrier_loop': unknown: budget: time (5 s per kernel
+// TIME: remark: kvalidate: kernel 'barrier_loop': unknown: budget: time (5 s per kernel
 // TIME-NOT: kvalidate: kernel
 //
 // The memory bound: the unrolled model's size is capped by it (about a
@@ -20,7 +20,7 @@
 // RUN: sh -c 'ulimit -v 4000000 && exec timed %t.mem.ms timeout 60 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=30 -mllvm -kvalidate-max-memory=20 -mllvm -kvalidate-cache= %s -o %t.mem.s' 2>&1 | FileCheck %s --check-prefix=MEM
 // RUN: cmp %t.without.s %t.mem.s
 // RUN: sh -c 'test $(( $(cat %t.mem.ms) - $(cat %t.without.ms) )) -le 5500'
-// MEM: warning: kvalidate: kernel 'barrier_loop': unknown: budget: memory (the unrolled model passed 20000 lowered instructions; the bound is 20 MB per kernel
+// MEM: remark: kvalidate: kernel 'barrier_loop': unknown: budget: memory (the unrolled model passed 20000 lowered instructions; the bound is 20 MB per kernel
 
 #define N 256
 #define STEP(k)                                                                \
