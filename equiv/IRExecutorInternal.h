@@ -2,7 +2,7 @@
 //
 // Internal to equiv/IRExecutor*.cpp: values, memory objects, frames and the
 // interpreter class. IRExecutorMemory.cpp holds constants and memory,
-// IRExecutor.cpp the operations, control and the launch.
+// IRExecutorOps.cpp the operations, IRExecutor.cpp control and the launch.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KV_EQUIV_IREXECUTORINTERNAL_H
