@@ -91,6 +91,45 @@ static bool appliesOperations(KernelOp k) {
   return found;
 }
 
+/// The first cell either run wrote that the two leave different, as a
+/// counterexample of launch \p cfg, \p scalars and the input cells \p read
+/// (not confirmed on the IR yet).
+static std::optional<Counterexample> firstDifference(
+    KernelOp before, Encoder &enc, const LaunchConfig &cfg,
+    const std::map<unsigned, llvm::APInt> &scalars,
+    const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &read,
+    ExecResult &rb, ExecResult &ra, ExecInputs &inB, ExecInputs &inA) {
+  std::set<std::pair<unsigned, uint64_t>> cells;
+  for (ExecResult *r : {&rb, &ra})
+    for (auto &[arg, m] : r->written)
+      for (auto &[idx, v] : m)
+        cells.insert({arg, idx});
+  for (auto [arg, idx] : cells) {
+    auto value = [&](ExecResult &r, ExecInputs &in) {
+      auto it = r.written[arg].find(idx);
+      return it != r.written[arg].end() ? it->second : in.initial(arg, idx);
+    };
+    llvm::APInt vb = value(rb, inB), va = value(ra, inA);
+    if (vb == va)
+      continue;
+    Counterexample cex;
+    std::copy(cfg.grid, cfg.grid + 3, cex.gridDim);
+    std::copy(cfg.block, cfg.block + 3, cex.blockDim);
+    for (auto &[a, v] : scalars)
+      cex.addScalar(before.getArgName(a).str(), v, enc.paramUnsigned[a]);
+    for (auto &[key, v] : read)
+      cex.arrays[before.getArgName(key.first).str()][(int64_t)key.second] =
+          v.getSExtValue();
+    cex.mismatchArray = before.getArgName(arg).str();
+    cex.mismatchIndex = (int64_t)idx;
+    cex.before = vb.getSExtValue();
+    cex.after = va.getSExtValue();
+    cex.replayed = true;
+    return cex;
+  }
+  return std::nullopt;
+}
+
 std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
               unsigned &runs, std::string &disagreement, RunLimits limits) {
@@ -290,44 +329,17 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         }
         ++runs;
         note("ran");
-        // The first cell either kernel wrote that the two leave different.
-        std::set<std::pair<unsigned, uint64_t>> cells;
-        for (ExecResult *r : {&rb, &ra})
-          for (auto &[arg, m] : r->written)
-            for (auto &[idx, v] : m)
-              cells.insert({arg, idx});
-        for (auto [arg, idx] : cells) {
-          auto value = [&](ExecResult &r, ExecInputs &in) {
-            auto it = r.written[arg].find(idx);
-            return it != r.written[arg].end() ? it->second
-                                              : in.initial(arg, idx);
-          };
-          llvm::APInt vb = value(rb, inB), va = value(ra, inA);
-          if (vb == va)
-            continue;
-          Counterexample cex;
-          for (int i = 0; i < 3; ++i) {
-            cex.gridDim[i] = cfg.grid[i];
-            cex.blockDim[i] = cfg.block[i];
-          }
-          for (auto &[a, v] : scalars)
-            cex.addScalar(before.getArgName(a).str(), v, enc.paramUnsigned[a]);
-          for (auto &[key, v] : read)
-            cex.arrays[before.getArgName(key.first).str()]
-                      [(int64_t)key.second] = v.getSExtValue();
-          cex.mismatchArray = before.getArgName(arg).str();
-          cex.mismatchIndex = (int64_t)idx;
-          cex.before = vb.getSExtValue();
-          cex.after = va.getSExtValue();
-          cex.replayed = true;
-          if (std::optional<std::string> d =
-                  confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, cex,
-                              maxThreads, maxSteps)) {
-            disagreement = *d;
-            return std::nullopt;
-          }
-          return cex;
+        std::optional<Counterexample> cex =
+            firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA);
+        if (!cex)
+          continue;
+        if (std::optional<std::string> d =
+                confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, *cex,
+                            maxThreads, maxSteps)) {
+          disagreement = *d;
+          return std::nullopt;
         }
+        return cex;
       }
     }
   }
@@ -513,47 +525,25 @@ bool shrinkCounterexample(KernelOp before, KernelOp after,
     ExecResult ra = execute(after, cfg, inA, maxThreads, maxSteps);
     if (!ra.ok)
       return std::nullopt;
-    std::set<std::pair<unsigned, uint64_t>> written;
-    for (ExecResult *r : {&rb, &ra})
-      for (auto &[arg, m] : r->written)
-        for (auto &[idx, x] : m)
-          written.insert({arg, idx});
-    for (auto [arg, idx] : written) {
-      auto value = [&](ExecResult &r, ExecInputs &in) {
-        auto it = r.written[arg].find(idx);
-        return it != r.written[arg].end() ? it->second : in.initial(arg, idx);
-      };
-      llvm::APInt vb = value(rb, inB), va = value(ra, inA);
-      if (vb == va)
-        continue;
-      Counterexample c;
-      std::copy(cfg.grid, cfg.grid + 3, c.gridDim);
-      std::copy(cfg.block, cfg.block + 3, c.blockDim);
-      for (size_t i = 0; i < scalarArg.size(); ++i) {
-        unsigned a = scalarArg[i];
-        unsigned aw = enc.widthOf(blk.getArgument(a).getType());
-        c.addScalar(before.getArgName(a).str(),
-                    llvm::APInt(aw, (uint64_t)v[6 + i], /*isSigned=*/true),
-                    enc.paramUnsigned[a]);
-      }
-      for (auto &[key, x] : read)
-        c.arrays[before.getArgName(key.first).str()][(int64_t)key.second] =
-            x.getSExtValue();
-      c.mismatchArray = before.getArgName(arg).str();
-      c.mismatchIndex = (int64_t)idx;
-      c.before = vb.getSExtValue();
-      c.after = va.getSExtValue();
-      c.replayed = true;
-      if (confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, c, maxThreads,
-                      maxSteps))
-        return std::nullopt;
-      // What the original rested on: the same runs on the IR, and where
-      // it stood on clean runs instead of the static checks, clean ones.
-      if (c.replayedOn != cex.replayedOn || (cex.runsChecked && !c.runsChecked))
-        return std::nullopt;
-      return c;
-    }
-    return std::nullopt;
+    std::map<unsigned, llvm::APInt> scalars;
+    for (size_t i = 0; i < scalarArg.size(); ++i)
+      scalars.emplace(
+          scalarArg[i],
+          llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
+                      (uint64_t)v[6 + i], /*isSigned=*/true));
+    std::optional<Counterexample> found =
+        firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA);
+    if (!found)
+      return std::nullopt;
+    Counterexample &c = *found;
+    if (confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, c, maxThreads,
+                    maxSteps))
+      return std::nullopt;
+    // What the original rested on: the same runs on the IR, and where it
+    // stood on clean runs instead of the static checks, clean ones.
+    if (c.replayedOn != cex.replayedOn || (cex.runsChecked && !c.runsChecked))
+      return std::nullopt;
+    return found;
   };
   // Each value in turn towards 1 (launch) or 0 (scalars): the first
   // candidate that still shows a difference is kept, until none does.
