@@ -3,6 +3,7 @@
 #include "equiv/Driver.h"
 #include "equiv/Assumptions.h"
 #include "equiv/RandomRuns.h"
+#include "equiv/Relational.h"
 #include "kv/Budget.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Debug.h"
@@ -13,10 +14,13 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 using namespace llvm;
 
@@ -522,6 +526,29 @@ void Driver::shrink(Validation &v) {
   pair->after.erase();
 }
 
+/// Whether \p f has a loop (a block reached again from itself) or calls a
+/// barrier.
+static bool hasLoopOrBarrier(const llvm::Function &f) {
+  for (const llvm::BasicBlock &bb : f)
+    for (const llvm::Instruction &i : bb)
+      if (auto *c = llvm::dyn_cast<llvm::CallBase>(&i))
+        if (const llvm::Function *g = c->getCalledFunction())
+          if (g->getName().contains("barrier"))
+            return true;
+  llvm::SmallPtrSet<const llvm::BasicBlock *, 32> done, open;
+  std::function<bool(const llvm::BasicBlock *)> cyclic =
+      [&](const llvm::BasicBlock *bb) {
+        open.insert(bb);
+        for (const llvm::BasicBlock *s : llvm::successors(bb))
+          if (open.count(s) || (!done.count(s) && cyclic(s)))
+            return true;
+        open.erase(bb);
+        done.insert(bb);
+        return false;
+      };
+  return !f.empty() && cyclic(&f.getEntryBlock());
+}
+
 Validation
 Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   using Clock = std::chrono::steady_clock;
@@ -583,7 +610,8 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // Both kernels run first on small launches with pseudo-random inputs: a
   // wrong kernel usually shows at once, where the solver may take minutes
   // to pick a launch that replays.
-  if (!launch && !co.realFloats && opts.runFirst)
+  if (!launch && !co.realFloats && opts.runFirst &&
+      !debugEnabled("relational-only"))
     if (std::optional<Validation> found =
             runFirst(co, lowerWith(opts.unroll), check, opts.runFirstTiers))
       return total(std::move(*found));
@@ -632,7 +660,61 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
     }
     return v;
   };
+  // The relational proof over the kernels' own IR: where the before kernel
+  // is taken as free of defects (the plugin), it comes first, being the
+  // one method for every loop; on the command line, whose safety checks
+  // report a defective before kernel, it runs where the model's methods
+  // did not decide.
+  auto relational = [&]() -> std::optional<Validation> {
+    // (Its integers are the kernels' own: not under --bits.)
+    // (For loops and barriers: a kernel with neither is the model's.)
+    if (!opts.relational || launch || !before.function || !after.function ||
+        co.realFloats || co.bits != 32 || !hasLoopOrBarrier(*after.function))
+      return std::nullopt;
+    RelationalOptions ro;
+    ro.timeoutMs = 8000;
+    if (timeout) {
+      auto used = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      Clock::now() - start)
+                      .count();
+      long long left = (long long)timeout * 1000 - used;
+      if (left < 500)
+        return std::nullopt;
+      ro.timeoutMs = (unsigned)std::min<long long>(left / 2, 8000);
+    }
+    if (debugEnabled("relational-only"))
+      ro.timeoutMs = std::max(ro.timeoutMs, 60000u);
+    RelationalResult r = proveRelational(*before.function, *after.function, ro);
+    if (debugEnabled("relational"))
+      llvm::errs() << "[kv] relational: "
+                   << (r.proved ? r.method : "not proved: " + r.why) << "\n";
+    if (!r.proved) {
+      relationalWhy = r.why;
+      return std::nullopt;
+    }
+    Validation v;
+    v.result.verdict = Verdict::Equivalent;
+    v.result.method = r.method;
+    v.result.assumptions = std::move(r.assumptions);
+    return v;
+  };
+  // The relational proof runs where the model's methods leave the pair
+  // open (their proofs of the shapes they cover are cheaper), and first
+  // under --kv-debug=relational-only.
+  if (debugEnabled("relational-only")) {
+    if (std::optional<Validation> r = relational())
+      return total(std::move(*r));
+    Validation v;
+    v.result.verdict = Verdict::Unknown;
+    v.result.reason = "relational: " + relationalWhy;
+    return total(std::move(v));
+  }
   Validation v = prove();
+  if ((v.result.verdict == Verdict::Unknown ||
+       v.result.verdict == Verdict::Unsupported) &&
+      !v.result.defect && !v.result.possibleDefect)
+    if (std::optional<Validation> r = relational())
+      return total(std::move(*r));
   // Loops with breaks that did not align (a loop -O2 rotated against its
   // source): the lowering without them unrolls, splits or unrolls exactly.
   auto open = [](Verdict x) {

@@ -136,6 +136,8 @@ private:
   /// Loops with breaks (passes/LowerBreakLoops.cpp): whether a lowering
   /// made one, and whether they are turned off for a second attempt.
   bool sawBreakLoops = false, noBreakLoops = false;
+  /// Why the relational proof did not prove the pair (for reports).
+  std::string relationalWhy;
 };
 
 } // namespace kv

@@ -25,11 +25,12 @@
 // a CUDA compile (any module that is not nvptx) is left alone entirely.
 //
 //===----------------------------------------------------------------------===//
+#include "equiv/Relational.h"
 #include "equiv/VerdictCache.h"
+#include "kv/Budget.h"
 #include "passes/LowerToKV.h"
 #include "passes/PluginSupport.h"
 #include "smt-encode/Stats.h"
-#include "kv/Budget.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -521,6 +522,32 @@ void checkModule(Module &M, Snapshot &S) {
       V.result.reason = Before.BudgetStop
                             ? Before.Failure
                             : "before optimization: " + Before.Failure;
+      // What the model does not take (a barrier loop of thousands of
+      // iterations, say) the relational proof over the two IRs may.
+      Function *Src = S.Source ? S.Source->getFunction(F.getName()) : nullptr;
+      if (!Before.BudgetStop && Src && S.Opts.relational &&
+          S.Opts.assumptions.empty() && S.Opts.bits == 32) {
+        kv::RelationalOptions RO;
+        RO.timeoutMs = S.Opts.timeoutSecs
+                           ? std::min(S.Opts.timeoutSecs * 1000 / 2, 20000u)
+                           : 20000u;
+        auto Start = std::chrono::steady_clock::now();
+        kv::RelationalResult R;
+        bool Finished =
+            runGuarded([&] { R = kv::proveRelational(*Src, F, RO); });
+        if (Finished && R.proved) {
+          V.result.verdict = kv::Verdict::Equivalent;
+          V.result.reason.clear();
+          V.result.method = R.method;
+          V.result.assumptions = R.assumptions;
+          V.result.timeMs = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - Start)
+                                .count() +
+                            Before.LowerMs;
+        } else if (Finished && !R.why.empty()) {
+          V.result.reason += "; relational proof: " + R.why;
+        }
+      }
       report(F, V, Entries);
       continue;
     }

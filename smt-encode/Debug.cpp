@@ -15,7 +15,8 @@ static cl::list<std::string>
     DebugKinds("kv-debug", cl::CommaSeparated, cl::ReallyHidden,
                cl::desc("Debug output of these kinds on stderr (checker, "
                         "encoder, lockstep, safety, regroup, rlimit, "
-                        "substats, runs, totals, import (gpu-dialect modules "
+                        "substats, runs, totals, relational, relational-only, "
+                        "import (gpu-dialect modules "
                         "as LLVM IR), compile, strategies (not in all: it "
                         "solves each query four more times), all); also "
                         "from $KV_DEBUG"),
@@ -29,7 +30,10 @@ namespace kv {
 
 bool debugEnabled(StringRef kind) {
   auto selects = [&](StringRef k) {
-    return k == kind || (k == "all" && kind != "strategies");
+    // Not in all: "strategies" solves each query four more times,
+    // "relational-only" skips every other method.
+    return k == kind ||
+           (k == "all" && kind != "strategies" && kind != "relational-only");
   };
   for (const std::string &k : DebugKinds)
     if (selects(k))

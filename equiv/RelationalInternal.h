@@ -1,0 +1,151 @@
+//===- RelationalInternal.h - one kernel's side of a relational proof
+//------===//
+//
+// One kernel prepared for the relational proof (a private copy, its calls
+// inlined and its private variables in registers, its barriers at the
+// start of blocks) and the symbolic execution of one step: from a cut
+// point to every cut point reachable without passing another one.
+//
+// Values are bit-vectors of their width (pointers 64 bits, floats their
+// bits, vectors their lanes concatenated, i1 one bit); memory is one array
+// of bytes, with an array of booleans for the bytes written and one for
+// the bytes read since the last barrier. Float operations and intrinsics
+// that touch no memory are uninterpreted functions of their operands,
+// shared by the two kernels: equal operands give equal results, and
+// nothing else is assumed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KV_EQUIV_RELATIONALINTERNAL_H
+#define KV_EQUIV_RELATIONALINTERNAL_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Module.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kv::rel {
+
+/// The symbols both kernels share: parameters by position, special
+/// registers, globals by name, uninterpreted functions by name.
+class Shared {
+public:
+  explicit Shared(z3::context &c) : ctx(c) {}
+  z3::context &ctx;
+  z3::expr arg(unsigned i, unsigned bits);
+  z3::expr sreg(const std::string &name);
+  z3::expr global(const std::string &name, uint64_t size);
+  z3::expr apply(const std::string &fn, const std::vector<z3::expr> &args,
+                 unsigned bits);
+  /// Facts about the launch and the globals' placement that hold on every
+  /// real launch (thread ids below the block's size, globals disjoint).
+  z3::expr facts();
+  /// The parameters and special registers made so far.
+  std::vector<z3::expr> symbols() const {
+    std::vector<z3::expr> r;
+    for (auto &[n, e] : syms)
+      if (n[0] != '@')
+        r.push_back(e);
+    return r;
+  }
+  z3::sort memSort() { return ctx.array_sort(ctx.bv_sort(64), ctx.bv_sort(8)); }
+  z3::sort setSort() {
+    return ctx.array_sort(ctx.bv_sort(64), ctx.bool_sort());
+  }
+  z3::expr emptySet() {
+    return z3::const_array(ctx.bv_sort(64), ctx.bool_val(false));
+  }
+  unsigned fresh = 0;
+
+private:
+  std::map<std::string, z3::expr> syms;
+  std::map<std::string, uint64_t> globalSizes;
+  std::map<std::string, z3::func_decl> fns;
+};
+
+/// A side's state at a cut point: the values live there, its memory and
+/// what it wrote and read since the last barrier.
+struct State {
+  std::unordered_map<const llvm::Value *, z3::expr> vals;
+  /// Where each of them is poison.
+  std::unordered_map<const llvm::Value *, z3::expr> poison;
+  std::optional<z3::expr> mem, wr, rd;
+};
+
+/// One way out of a step: the cut point reached (null: the kernel
+/// returns), under which condition, in which state.
+struct Exit {
+  llvm::BasicBlock *cut = nullptr;
+  z3::expr cond;
+  State state;
+};
+
+struct Step {
+  std::vector<Exit> exits;
+  /// Where the step has undefined behaviour (or reaches a trap, an
+  /// unreachable, a false llvm.assume): the before kernel is assumed free
+  /// of it, the after kernel must be shown free of it.
+  z3::expr ub;
+  /// The step's values, guesses for the other kernel's invariants.
+  std::vector<z3::expr> terms;
+  /// The addresses it reads and how many bytes.
+  std::vector<std::pair<z3::expr, unsigned>> loads;
+};
+
+class Side {
+public:
+  Side(Shared &sh, bool isSource) : sh(sh), isSource(isSource) {}
+  /// Copy and prepare \p f; false (and `why`) where it uses what the method
+  /// does not model.
+  bool prepare(const llvm::Function &f);
+  /// One step from \p cut (a barrier cut: after its barrier) in \p in.
+  std::optional<Step> step(llvm::BasicBlock *cut, const State &in);
+
+  Shared &sh;
+  bool isSource;
+  std::string why;
+  llvm::Function *fn = nullptr;
+  llvm::BasicBlock *entry = nullptr;
+  std::vector<llvm::BasicBlock *> cuts;
+  llvm::DenseSet<llvm::BasicBlock *> isCut, isBarrier;
+  /// The values a state at each cut holds: its phis and live-in values.
+  llvm::DenseMap<llvm::BasicBlock *, std::vector<llvm::Value *>> live;
+  /// Values computed once per thread before any loop or barrier: their
+  /// terms (over parameters and the initial memory) hold everywhere.
+  std::unordered_map<const llvm::Value *, z3::expr> stable, stablePoison;
+  /// The constants the kernel compares with (loop bounds), by width.
+  std::set<std::pair<unsigned, uint64_t>> bounds;
+  /// The blocks only the first step runs.
+  llvm::DenseSet<llvm::BasicBlock *> once;
+  /// Per cut, the number of memory accesses and barriers in its loop body
+  /// (to guess how many source iterations an unrolled iteration covers).
+  unsigned loopWork(llvm::BasicBlock *header) const;
+  llvm::LoopInfo &loops() { return *li; }
+  /// "file:line" of an instruction, where the IR says.
+  static std::string where(const llvm::Instruction &i);
+
+private:
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::DominatorTree> dt;
+  std::unique_ptr<llvm::LoopInfo> li;
+  bool fail(const std::string &w) {
+    if (why.empty())
+      why = w;
+    return false;
+  }
+  void computeLiveness();
+};
+
+} // namespace kv::rel
+
+#endif // KV_EQUIV_RELATIONALINTERNAL_H
