@@ -673,11 +673,13 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
       return std::nullopt;
     RelationalOptions ro;
     ro.timeoutMs = 8000;
-    if (timeout) {
+    // Out of the proof's share of the budget (the bounded search keeps
+    // its own).
+    if (unsigned proofSecs = co.timeoutSecs ? co.timeoutSecs : timeout) {
       auto used = std::chrono::duration_cast<std::chrono::milliseconds>(
                       Clock::now() - start)
                       .count();
-      long long left = (long long)timeout * 1000 - used;
+      long long left = (long long)proofSecs * 1000 - used;
       if (left < 500)
         return std::nullopt;
       ro.timeoutMs = (unsigned)std::min<long long>(left / 2, 8000);

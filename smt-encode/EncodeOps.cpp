@@ -570,6 +570,11 @@ z3::expr Encoder::liveOwn(KernelModel &k, IterOp it, const Thread &t) {
   }
   if (it.getDoWhile())
     c = c || kv == ctx.bv_val(0, 64);
+  // Iterations are numbered from 0: a fresh iteration variable has this as
+  // a side condition, but an iteration solved from a write's index (the
+  // writer of a cell, k = cell - 4) is a term that may be "negative" (a
+  // huge unsigned number) and must not count as an iteration that runs.
+  c = c && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
   if (it.getUncounted()) {
     // Where the model does not count the loop, its iterations from 1 on
     // are a predicate of the bounds, which loops with equal bounds share;
@@ -591,7 +596,10 @@ z3::expr Encoder::liveOwn(KernelModel &k, IterOp it, const Thread &t) {
                       (it.isStrict() ? "lt." : "le.") + std::to_string(w))
                          .c_str(),
                      b64, b64, b64, b64, ctx.bool_sort());
+    // (Any count a real run reaches, not the huge numbers an iteration
+    // solved from an index below the loop's first one becomes.)
     z3::expr runs = (it.getDoWhile() ? ctx.bool_val(true) : firstRuns) &&
+                    z3::ult(kv, ctx.bv_val(uint64_t(1) << 62, 64)) &&
                     (kv == ctx.bv_val(0, 64) || later(lb, step, bound, kv));
     c = z3::ite(uncountable(k, it, t, /*eitherForm=*/true), runs,
                 z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64)) && c);
