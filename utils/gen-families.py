@@ -37,8 +37,8 @@ import groundtruth           # noqa: E402
 def expected_label(designed, truth):
     """How a pair counts: the ground truth decides, the design only names
     the failure when they disagree."""
-    if truth == "error":
-        return "error"
+    if truth in ("error", "untested"):
+        return truth
     if designed == "broken":
         return "broken" if truth == "different" else "undistinguished"
     # A rewrite meant to be equivalent that the runs show different (a float
@@ -68,7 +68,7 @@ def generate(args, log=print):
         d = write_instance(inst, args.out)
         t0 = time.time()
         if args.no_truth:
-            truths = {v: ("unknown", "not run") for v in inst.sources
+            truths = {v: ("untested", "no host runs (--no-truth)") for v in inst.sources
                       if v != "before"}
         else:
             try:
@@ -138,6 +138,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     _, pairs = generate(args)
     for p in pairs:
+        if p["label"] == "untested":
+            continue
         if p["label"] in ("undistinguished", "error") or (
                 p["designed"] == "equivalent" and p["label"] != "equivalent"):
             print("note: %s/%s: %s (%s) %s" % (
