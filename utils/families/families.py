@@ -70,19 +70,24 @@ def f_of(ctype, e):
     return "%s * 3 + 1" % e
 
 
-def size_or_param(rng, name, literal_choices):
-    """A size that is a #define (fixed, returns its value) or a kernel int
+def size_or_param(rng, literal_choices, literal):
+    """A size that is a #define (literal: returns its value) or a kernel int
     parameter (returns None)."""
-    if rng.random() < 0.5:
-        return rng.choice(literal_choices)
-    return None
+    return rng.choice(literal_choices) if literal else None
+
+
+def axis(idx, options, div=1):
+    """The structural choices cycle with the instance number (a mixed-radix
+    digit of idx), so that a few instances per family already cover the
+    forms; the remaining parameters are drawn at random."""
+    return options[idx // div % len(options)]
 
 
 # --- coalesce: K contiguous cells per thread vs a grid-strided walk -------
 
 def fam_coalesce(rng, idx):
-    ct = rng.choice(["int", "float"])
-    K = size_or_param(rng, "K", [1, 2, 3, 4, 8])
+    ct = axis(idx, ["int", "float"])
+    K = size_or_param(rng, [1, 2, 3, 4, 8], axis(idx, [False, True], 2))
     fixed_b = rng.choice([None, 32, 64, 256])
     params = [Param("in", "in", ct, "K * gx * bx"),
               Param("out", "out", ct, "K * gx * bx")]
@@ -132,15 +137,15 @@ def fam_coalesce(rng, idx):
 # --- coarsen: one cell per thread vs C cells per thread, one launch -------
 
 def fam_coarsen(rng, idx):
-    ct = rng.choice(["int", "float"])
+    ct = axis(idx, ["int", "float"], 2)
     C = rng.choice([2, 4])
-    if rng.random() < 0.5:
+    if axis(idx, [True, False]):
         return coarsen_1d(rng, idx, ct, C)
     return coarsen_2d(rng, idx, ct, C)
 
 
 def coarsen_1d(rng, idx, ct, C):
-    N = size_or_param(rng, "n", [100, 1000])
+    N = size_or_param(rng, [100, 1000], rng.random() < 0.5)
     fixed_b = rng.choice([None, 64, 128])
     form = rng.choice(["cyclic", "contiguous"])
     params = [Param("in", "in", ct, "gx * bx"),
@@ -275,10 +280,11 @@ def coarsen_2d(rng, idx, ct, C):
 # --- unroll: a per-thread loop vs the loop unrolled by U + remainder ------
 
 def fam_unroll(rng, idx):
-    ct = rng.choice(["int", "float"])
+    form = axis(idx, ["store", "sum", "sum-multi"])
+    # Floats for the multi-accumulator form: the sum is reassociated.
+    ct = "float" if form == "sum-multi" else rng.choice(["int", "float"])
     U = rng.choice([2, 4])
-    M = size_or_param(rng, "m", [5, 7, 8, 10])
-    form = rng.choice(["store", "sum", "sum-multi"])
+    M = size_or_param(rng, [5, 7, 8, 10], rng.random() < 0.5)
     mm = "M" if M is not None else "m"
     params = [Param("in", "in", ct, "n * %s" % mm),
               Param("out", "out", ct, "n * %s" % mm if form == "store"
@@ -395,9 +401,9 @@ def fam_unroll(rng, idx):
 # --- shuffle: shared-memory tree reduction vs warp shuffles ---------------
 
 def fam_shuffle(rng, idx):
-    ct = rng.choice(["int", "float"])
+    form = axis(idx, ["same-tree", "warp-first"])
+    ct = axis(idx, ["float", "int"], 2)
     B = rng.choice([None, 32, 64, 128, 256, 512, 1024])
-    form = rng.choice(["same-tree", "same-tree", "warp-first"])
     params = [Param("in", "in", ct, "gx * bx"), Param("out", "out", ct, "gx")]
     defines = []
     if B is None:
@@ -498,8 +504,15 @@ def fam_shuffle(rng, idx):
 # --- privatize: global atomic histogram vs shared-memory bins -------------
 
 def fam_privatize(rng, idx):
-    NB = rng.choice([8, 16, 64, 256])
-    B = rng.choice([None, 64, 128, 256])
+    layout = axis(idx, ["if", "loop", "free"])
+    if layout == "if":      # a fixed block with a bin per thread or more
+        B = rng.choice([64, 128, 256])
+        NB = rng.choice([nb for nb in (8, 16, 64, 256) if nb <= B])
+    elif layout == "loop":  # a fixed block with more bins than threads
+        B = rng.choice([32, 64])
+        NB = rng.choice([128, 256])
+    else:
+        B, NB = None, rng.choice([8, 16, 64, 256])
     params = [Param("in", "in", "int", "n"), Param("hist", "out", "int", "NB"),
               Param("n", "scalar")]
     assume = "n > 0 && n <= 1048576 && " + ONE_D
@@ -571,9 +584,9 @@ def fam_privatize(rng, idx):
 # --- double-buffer: staged mat-vec, one buffer vs ping-pong ---------------
 
 def fam_double_buffer(rng, idx):
-    ct = rng.choice(["int", "float"])
+    ct = axis(idx, ["int", "float"])
     B = rng.choice([16, 32])
-    N = size_or_param(rng, "n", [2 * B, 4 * B])
+    N = size_or_param(rng, [2 * B, 4 * B], axis(idx, [False, True], 2))
     nn = "n" if N is None else "N"
     params = [Param("a", "in", ct, "gx * %d * %s" % (B, nn)),
               Param("x", "in", ct, nn), Param("y", "out", ct, "gx * %d" % B)]
@@ -644,9 +657,9 @@ def fam_double_buffer(rng, idx):
 # --- register-block: one output per thread vs R in registers -------------
 
 def fam_register_block(rng, idx):
-    ct = rng.choice(["int", "float"])
+    ct = axis(idx, ["int", "float"])
     R = rng.choice([2, 4])
-    N = size_or_param(rng, "n", [8, 33])
+    N = size_or_param(rng, [8, 33], axis(idx, [False, True], 2))
     fixed_b = rng.choice([None, 32, 64])
     nn = "n" if N is None else "N"
     params = [Param("a", "in", ct, "m * %s" % nn), Param("x", "in", ct, nn),
@@ -722,16 +735,17 @@ def fam_register_block(rng, idx):
 # --- tiling: naive vs shared-memory tiled (stencil, transpose) ------------
 
 def fam_tiling(rng, idx):
-    if rng.random() < 0.4:
-        return tiling_stencil(rng, idx)
-    return tiling_transpose(rng, idx)
+    kind = axis(idx, ["stencil", "swizzle", "pad", "plain"])
+    ct = axis(idx, ["float", "int"])
+    if kind == "stencil":
+        return tiling_stencil(rng, idx, ct)
+    return tiling_transpose(rng, idx, ct, kind)
 
 
-def tiling_stencil(rng, idx):
-    ct = rng.choice(["int", "float"])
+def tiling_stencil(rng, idx, ct):
     RAD = rng.choice([1, 2])
     B = rng.choice([32, 64, 128])
-    N = size_or_param(rng, "n", [B * 2, B * 3 - 5])
+    N = size_or_param(rng, [B * 2, B * 3 - 5], rng.random() < 0.5)
     nn = "n" if N is None else "N"
     params = [Param("in", "in", ct, "%s + 2 * %d" % (nn, RAD)),
               Param("out", "out", ct, nn)]
@@ -793,10 +807,8 @@ def tiling_stencil(rng, idx):
                     "stencil r=%d B=%d n=%s %s" % (RAD, B, N or "param", ct))
 
 
-def tiling_transpose(rng, idx):
-    ct = rng.choice(["int", "float"])
+def tiling_transpose(rng, idx, ct, layout):
     TS = rng.choice([8, 16])
-    layout = rng.choice(["plain", "pad", "swizzle"])
     params = [Param("in", "in", ct, "w * h"), Param("out", "out", ct, "w * h"),
               Param("w", "scalar"), Param("h", "scalar")]
     assume = ("blockDim.x == %d && blockDim.y == %d && blockDim.z == 1 && "
