@@ -668,8 +668,12 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   auto relational = [&]() -> std::optional<Validation> {
     // (Its integers are the kernels' own: not under --bits.)
     // (For loops and barriers: a kernel with neither is the model's.)
+    // It assumes the before kernel free of races and divergence: where the
+    // safety checks are on (the command line) they have not shown that when
+    // the model's methods stop, so it runs only where safety is assumed.
     if (!opts.relational || launch || !before.function || !after.function ||
-        co.realFloats || co.bits != 32 || !hasLoopOrBarrier(*after.function))
+        co.realFloats || co.bits != 32 || !hasLoopOrBarrier(*after.function) ||
+        (!co.assumeSafe && !debugEnabled("relational-only")))
       return std::nullopt;
     RelationalOptions ro;
     ro.timeoutMs = 8000;
@@ -683,6 +687,13 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
       if (left < 500)
         return std::nullopt;
       ro.timeoutMs = (unsigned)std::min<long long>(left / 2, 8000);
+    }
+    // And within the kernel's budget, which counts the plugin's lowering of
+    // the source too.
+    if (unsigned budgetLeft = budget::remainingMs()) {
+      if (budgetLeft < 500)
+        return std::nullopt;
+      ro.timeoutMs = std::min(ro.timeoutMs, budgetLeft / 2);
     }
     if (debugEnabled("relational-only"))
       ro.timeoutMs = std::max(ro.timeoutMs, 60000u);

@@ -21,6 +21,7 @@
 #include "equiv/Relational.h"
 #include "equiv/RelationalInternal.h"
 
+#include "kv/Budget.h"
 #include "smt-encode/Debug.h"
 
 #include "llvm/IR/Function.h"
@@ -192,7 +193,7 @@ private:
   z3::check_result decide(unsigned from, const Edge *e, const z3::expr &claim,
                           const std::vector<z3::expr> &evals,
                           std::vector<bool> *truth);
-  bool timeUp() { return Clock::now() > deadline; }
+  bool timeUp() { return Clock::now() > deadline || budget::exceeded(); }
 };
 
 Kind kindOf(Side *s, BasicBlock *b, BasicBlock *a) {
@@ -585,7 +586,7 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                   deadline - Clock::now())
                   .count();
-  if (left <= 0)
+  if (left <= 0 || budget::exceeded())
     return z3::unknown;
   const Node &n = nodes[from];
   z3::expr_vector src(ctx), dst(ctx);
@@ -618,7 +619,8 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
   }
   z3::solver s(ctx);
   z3::params p(ctx);
-  p.set("timeout", (unsigned)std::min<long long>(left, opts.queryMs));
+  p.set("timeout",
+        budget::solverMs((unsigned)std::min<long long>(left, opts.queryMs)));
   s.set(p);
   s.add(f);
   if (const char *dir = getenv("KV_RELATIONAL_DUMP")) {

@@ -528,13 +528,17 @@ void checkModule(Module &M, Snapshot &S) {
       if (!Before.BudgetStop && Src && S.Opts.relational &&
           S.Opts.assumptions.empty() && S.Opts.bits == 32) {
         kv::RelationalOptions RO;
+        // Half of what the kernel's budget leaves after the lowering.
+        double Left = S.Opts.timeoutSecs * 1000.0 - Before.LowerMs;
         RO.timeoutMs = S.Opts.timeoutSecs
-                           ? std::min(S.Opts.timeoutSecs * 1000 / 2, 20000u)
-                           : 20000u;
+                           ? (unsigned)std::clamp(Left / 2, 0.0, 8000.0)
+                           : 8000u;
         auto Start = std::chrono::steady_clock::now();
         kv::RelationalResult R;
-        bool Finished =
-            runGuarded([&] { R = kv::proveRelational(*Src, F, RO); });
+        bool Finished = RO.timeoutMs >= 500 && runGuarded([&] {
+                          R = kv::proveRelational(*Src, F, RO);
+                        });
+
         if (Finished && R.proved) {
           V.result.verdict = kv::Verdict::Equivalent;
           V.result.reason.clear();
