@@ -571,10 +571,12 @@ z3::expr Encoder::liveOwn(KernelModel &k, IterOp it, const Thread &t) {
   if (it.getDoWhile())
     c = c || kv == ctx.bv_val(0, 64);
   // Iterations are numbered from 0: a fresh iteration variable has this as
-  // a side condition, but an iteration solved from a write's index (the
-  // writer of a cell, k = cell - 4) is a term that may be "negative" (a
-  // huge unsigned number) and must not count as an iteration that runs.
-  c = c && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
+  // a side condition (so it gets no second one here), but an iteration
+  // solved from a write's index (the writer of a cell, k = cell - 4) is a
+  // term that may be "negative" (a huge unsigned number) and must not count
+  // as an iteration that runs.
+  if (!kv.is_const())
+    c = c && z3::ult(kv, ctx.bv_val(uint64_t(1) << 31, 64));
   if (it.getUncounted()) {
     // Where the model does not count the loop, its iterations from 1 on
     // are a predicate of the bounds, which loops with equal bounds share;
