@@ -60,7 +60,7 @@ def run_capped(cmd, mem_mb, wall_s, env=None):
                 os.killpg(p.pid, signal.SIGKILL)
             time.sleep(0.05)
     except KeyboardInterrupt:
-        # The compile is in a session of its own: stop it with the run.
+        # The compile leads its own process group: stop it with the run.
         os.killpg(p.pid, signal.SIGKILL)
         os.waitpid(p.pid, 0)
         p.returncode = 0
