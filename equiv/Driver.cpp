@@ -695,8 +695,12 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
         return std::nullopt;
       ro.timeoutMs = std::min(ro.timeoutMs, budgetLeft / 2);
     }
-    if (debugEnabled("relational-only"))
+    if (debugEnabled("relational-only")) {
       ro.timeoutMs = std::max(ro.timeoutMs, 60000u);
+      // (KV_RELATIONAL_MS: a longer attempt, to see where it converges.)
+      if (const char *ms = getenv("KV_RELATIONAL_MS"))
+        ro.timeoutMs = std::max(ro.timeoutMs, (unsigned)atoi(ms));
+    }
     RelationalResult r = proveRelational(*before.function, *after.function, ro);
     if (debugEnabled("relational"))
       llvm::errs() << "[kv] relational: "

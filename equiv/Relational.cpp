@@ -63,6 +63,10 @@ struct Node {
   /// The states the before kernel's step from here leaves: the after kernel
   /// may already stand there (a rotated loop leaves one test early).
   std::vector<State> aheadStates;
+  /// The condition of each of those exits, and where that step is
+  /// undefined (the before kernel's own, assumed absent).
+  std::vector<z3::expr> aheadConds;
+  std::optional<z3::expr> aheadUB;
   /// The facts between arrays, the last candidates: (kind, exit).
   std::vector<std::pair<int, int>> facts;
   std::vector<unsigned> out; // edges
@@ -183,16 +187,16 @@ private:
   std::map<unsigned, std::vector<z3::expr>[2]> stepTerms;
   bool houdini();
   bool obligations();
-  z3::expr goal(const Node &n);
   void dump(const z3::expr *model_of = nullptr);
   std::string name(unsigned id) const;
-  z3::expr meet(const Node &n);
-  /// Whether the invariant at \p from, the step \p e (if any) and \p claim
-  /// about its target can hold together; where they can, \p truth gets the
-  /// model's value of each of \p evals (claims about the target).
+  /// Whether the invariant at \p from, the step \p e (if any), \p claim
+  /// and the failure of one of \p goals (claims about the target) can hold
+  /// together; where they can, \p truth gets each goal's value.
   z3::check_result decide(unsigned from, const Edge *e, const z3::expr &claim,
-                          const std::vector<z3::expr> &evals,
+                          const std::vector<z3::expr> &goals,
                           std::vector<bool> *truth);
+  /// A goal about every address, \p g at a fresh address, by cases.
+  z3::expr byCases(const z3::expr &g);
   bool timeUp() { return Clock::now() > deadline || budget::exceeded(); }
 };
 
@@ -269,18 +273,29 @@ static z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j = -1) {
   if (k == 1)
     return z3::select(*n.st[0].wr, x) == z3::select(*n.st[1].wr, x);
   // k == 4, 5: the after kernel's memory or written bytes are those the
-  // before kernel's step leaves along exit j.
-  if (k == 4)
-    return z3::select(*n.aheadStates[j].mem, x) == z3::select(*n.st[1].mem, x);
-  if (k == 5)
-    return z3::select(*n.aheadStates[j].wr, x) == z3::select(*n.st[1].wr, x);
+  // before kernel's step leaves along exit j (where it takes it).
+  // k == 6: the after kernel's reads are among what the before kernel has
+  // accessed once its step along exit j is done (the precise form of k ==
+  // 3, where the step's paths read different cells).
+  if (k >= 4) {
+    const State &a = n.aheadStates[j];
+    z3::expr holds =
+        k == 4   ? z3::select(*a.mem, x) == z3::select(*n.st[1].mem, x)
+        : k == 5 ? z3::select(*a.wr, x) == z3::select(*n.st[1].wr, x)
+                 : z3::implies(z3::select(*n.st[1].rd, x),
+                               z3::select(*a.rd, x) || z3::select(*a.wr, x));
+    return z3::implies(n.aheadConds[j], holds);
+  }
   z3::expr covered = z3::select(*n.st[0].rd, x) || z3::select(*n.st[0].wr, x);
   // k == 3: or the before kernel reads it in its next step (the after
   // kernel read it first, waiting at a barrier the before kernel has not
   // reached).
+  // (Byte by byte, as the access sets hold them: the same address terms,
+  // which the solver matches without arithmetic.)
   if (k == 3)
     for (auto &[a, bytes] : n.ahead)
-      covered = covered || z3::ult(x - a, x.ctx().bv_val(bytes, 64));
+      for (unsigned b = 0; b < bytes; ++b)
+        covered = covered || x == a + x.ctx().bv_val(b, 64);
   return z3::implies(z3::select(*n.st[1].rd, x), covered);
 }
 
@@ -311,9 +326,22 @@ static void guess(Node &n, const std::vector<z3::expr> *terms,
         vs[s].push_back(e);
       auto p = n.st[s].poison.find(v);
       if (p != n.st[s].poison.end() && p->second.is_const() &&
-          !p->second.is_true() && !p->second.is_false())
+          !p->second.is_true() && !p->second.is_false()) {
         c.push_back(!p->second);
+        // Poison the after kernel computed ahead of the before kernel,
+        // where the before kernel's next step is undefined (an overflow
+        // that both compute).
+        if (s == 1 && n.aheadUB)
+          c.push_back(z3::implies(p->second, *n.aheadUB));
+      }
     }
+  // The after kernel's values computed ahead: those the before kernel
+  // holds after its step along exit j, where it takes it.
+  for (size_t j = 0; j < n.aheadStates.size() && j < 4; ++j)
+    for (auto &[w, e] : n.aheadStates[j].vals)
+      for (auto &[v, a] : n.st[1].vals)
+        if (fresh(a) && a.get_sort().bv_size() == e.get_sort().bv_size())
+          c.push_back(z3::implies(n.aheadConds[j], a == e));
   // Right-hand sides: what either kernel computes in its step or holds,
   // and the parameters and special registers.
   std::vector<z3::expr> rhs = symbols;
@@ -389,6 +417,7 @@ static void guess(Node &n, const std::vector<z3::expr> *terms,
   for (int j = 0; j < (int)n.aheadStates.size() && j < 4; ++j) {
     n.facts.push_back({4, j});
     n.facts.push_back({5, j});
+    n.facts.push_back({6, j});
   }
   for (auto &[k, j] : n.facts) {
     z3::expr x =
@@ -398,13 +427,20 @@ static void guess(Node &n, const std::vector<z3::expr> *terms,
                      64);
     // (As assumed, a fact between arrays is instantiated by decide(); this
     // form is for printing.)
-    c.push_back(k == 0   ? *n.st[0].mem == *n.st[1].mem
-                : k == 1 ? *n.st[0].wr == *n.st[1].wr
-                : k == 4 ? *n.aheadStates[j].mem == *n.st[1].mem
-                : k == 5
-                    ? *n.aheadStates[j].wr == *n.st[1].wr
-                    : z3::set_subset(*n.st[1].rd,
-                                     z3::set_union(*n.st[0].rd, *n.st[0].wr)));
+    c.push_back(
+        k == 0   ? *n.st[0].mem == *n.st[1].mem
+        : k == 1 ? *n.st[0].wr == *n.st[1].wr
+        : k == 4 ? z3::implies(n.aheadConds[j],
+                               *n.aheadStates[j].mem == *n.st[1].mem)
+        : k == 5
+            ? z3::implies(n.aheadConds[j], *n.aheadStates[j].wr == *n.st[1].wr)
+        : k == 6
+            ? z3::implies(n.aheadConds[j],
+                          z3::set_subset(*n.st[1].rd,
+                                         z3::set_union(*n.aheadStates[j].rd,
+                                                       *n.aheadStates[j].wr)))
+            : z3::set_subset(*n.st[1].rd,
+                             z3::set_union(*n.st[0].rd, *n.st[0].wr)));
     n.goals.push_back(pointwise(n, k, x, j));
   }
   n.alive.assign(c.size(), true);
@@ -494,8 +530,11 @@ bool Product::explore() {
       nodes[id].ahead = st[0]->loads;
       // Only where the after kernel waits: elsewhere both step together.
       if (kind == Kind::OnlyBefore)
-        for (const Exit &x : st[0]->exits)
+        for (const Exit &x : st[0]->exits) {
           nodes[id].aheadStates.push_back(x.state);
+          nodes[id].aheadConds.push_back(x.cond);
+          nodes[id].aheadUB = st[0]->ub;
+        }
     }
     for (int s = 0; s < 2; ++s)
       if (st[s]) {
@@ -580,7 +619,7 @@ bool Product::explore() {
 
 z3::check_result Product::decide(unsigned from, const Edge *e,
                                  const z3::expr &claim,
-                                 const std::vector<z3::expr> &evals,
+                                 const std::vector<z3::expr> &goals,
                                  std::vector<bool> *truth) {
   ++queries;
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -597,8 +636,14 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
     }
   auto onEdge = [&](z3::expr x) { return e ? x.substitute(src, dst) : x; };
   ArrayElim ae(ctx);
-  z3::expr f =
-      *background && (e ? e->hyp : ctx.bool_val(true)) && onEdge(claim);
+  std::vector<z3::expr> evals;
+  z3::expr all = ctx.bool_val(true);
+  for (const z3::expr &g : goals) {
+    evals.push_back(byCases(onEdge(g)));
+    all = all && evals.back();
+  }
+  z3::expr f = *background && (e ? e->hyp : ctx.bool_val(true)) &&
+               onEdge(claim) && (goals.empty() ? ctx.bool_val(true) : !all);
   size_t arrays = n.cands.size() - n.facts.size();
   for (size_t i = 0; i < arrays; ++i)
     if (n.alive[i])
@@ -606,14 +651,19 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
   f = ae.rewrite(f);
   std::vector<z3::expr> evalR;
   for (const z3::expr &x : evals)
-    evalR.push_back(ae.rewrite(onEdge(x)));
+    evalR.push_back(ae.rewrite(x));
   // The source's facts between arrays, at every address read (reading a
-  // fact's arrays adds reads at the same address only).
+  // fact's arrays adds reads at the same address only). A fact about
+  // memories matters where a memory is read, one about access sets where a
+  // set is.
   std::set<std::pair<size_t, unsigned>> inst;
   for (size_t r = 0; r < ae.reads.size(); ++r) {
     z3::expr idx = ae.reads[r].second;
+    bool memory = ae.reads[r].first.get_sort().array_range().is_bv();
     for (size_t k = 0; k < n.facts.size(); ++k)
-      if (n.alive[arrays + k] && inst.insert({k, idx.id()}).second)
+      if (n.alive[arrays + k] &&
+          memory == (n.facts[k].first == 0 || n.facts[k].first == 4) &&
+          inst.insert({k, idx.id()}).second)
         f = f &&
             ae.rewrite(pointwise(n, n.facts[k].first, idx, n.facts[k].second));
   }
@@ -651,17 +701,65 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
   return r;
 }
 
-z3::expr Product::goal(const Node &n) {
-  z3::expr f = ctx.bool_val(true);
-  for (size_t i = 0; i < n.goals.size(); ++i)
-    if (n.alive[i])
-      f = f && n.goals[i];
-  return f;
+/// The arrays \p a reads through (stores and choices down to base arrays):
+/// the addresses of its stores.
+static void storedAt(const z3::expr &a, std::vector<z3::expr> &out,
+                     std::set<unsigned> &seen) {
+  if (!seen.insert(a.id()).second || !a.is_app() || out.size() > 64)
+    return;
+  switch (a.decl().decl_kind()) {
+  case Z3_OP_STORE:
+    out.push_back(a.arg(1));
+    storedAt(a.arg(0), out, seen);
+    break;
+  case Z3_OP_ITE:
+    storedAt(a.arg(1), out, seen);
+    storedAt(a.arg(2), out, seen);
+    break;
+  default:
+    break;
+  }
 }
 
-z3::expr Product::meet(const Node &n) {
-  z3::expr x = ctx.bv_const("at.meet", 64);
-  return pointwise(n, 0, x) && pointwise(n, 1, x) && pointwise(n, 2, x);
+/// ∀x g(x) as g at each address a store in the arrays it reads at x
+/// writes, and g(x) for x elsewhere. At a store's address every read
+/// resolves, and the solver compares two kernels' addresses as terms in
+/// normal form (s + 4t + 4 against s + 4(t + 1)) where the difference of
+/// two bit-blasted sums would take it seconds.
+z3::expr Product::byCases(const z3::expr &g) {
+  // The fresh address: the index of a select that is a goal's constant.
+  std::optional<z3::expr> x;
+  std::vector<z3::expr> addrs;
+  std::set<unsigned> seen, visited;
+  bool two = false; // two fresh addresses: not split
+  std::function<void(const z3::expr &)> walk = [&](const z3::expr &e) {
+    if (!e.is_app() || !visited.insert(e.id()).second)
+      return;
+    if (e.decl().decl_kind() == Z3_OP_SELECT && e.arg(1).is_const() &&
+        e.arg(1).decl().name().str().rfind("at", 0) == 0) {
+      two |= x && x->id() != e.arg(1).id();
+      x = e.arg(1);
+      storedAt(e.arg(0), addrs, seen);
+    }
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      walk(e.arg(i));
+  };
+  walk(g);
+  if (!x || two || addrs.empty() || addrs.size() > 64)
+    return g;
+  z3::expr_vector from(ctx), to(ctx);
+  from.push_back(*x);
+  z3::expr r = ctx.bool_val(true), somewhere = ctx.bool_val(false);
+  std::set<unsigned> distinct;
+  for (const z3::expr &a : addrs) {
+    if (!distinct.insert(a.id()).second)
+      continue;
+    to.resize(0);
+    to.push_back(a);
+    r = r && z3::expr(g).substitute(from, to);
+    somewhere = somewhere || *x == a;
+  }
+  return r && (somewhere || g);
 }
 
 std::string Product::name(unsigned id) const {
@@ -687,9 +785,30 @@ void Product::dump(const z3::expr *) {
       errs() << " " << edges[o].to;
     errs() << "\n";
     if (debugEnabled("relational-invariants"))
-      for (size_t i = 0; i < n.cands.size(); ++i)
-        if (n.alive[i])
-          errs() << "    " << n.cands[i].to_string().substr(0, 200) << "\n";
+      for (int k = 0; k < 2; ++k) {
+        errs() << "    " << (k ? "after" : "before") << ":";
+        for (auto &[v, e] : n.st[k].vals)
+          if (fresh(e)) {
+            errs() << " " << e.to_string() << "=";
+            v->printAsOperand(errs(), false);
+          }
+        errs() << "\n";
+      }
+    if (debugEnabled("relational-invariants"))
+      for (size_t i = 0; i < n.cands.size(); ++i) {
+        size_t f = n.cands.size() - n.facts.size();
+        if (!n.alive[i] && i < f && !debugEnabled("relational-candidates"))
+          continue;
+        if (!n.alive[i] && i < f)
+          errs() << "    dropped";
+        errs() << "    ";
+        if (i >= f) // facts between arrays, dead ones too
+          errs() << "[fact " << n.facts[i - f].first << "] "
+                 << (n.alive[i] ? "" : "dropped ");
+        errs() << n.cands[i].to_string().substr(
+                      0, debugEnabled("relational-candidates") ? 4000 : 200)
+               << "\n";
+      }
   }
 }
 
@@ -720,7 +839,11 @@ bool Product::houdini() {
           which.push_back(i);
         }
       std::vector<bool> truth;
-      z3::check_result r = decide(edge.from, &edge, !goal(t), evals, &truth);
+      if (debugEnabled("relational-queries"))
+        errs() << "[kv] relational: edge " << name(edge.from) << " -> "
+               << name(edge.to) << ", " << which.size() << " candidates\n";
+      z3::check_result r =
+          decide(edge.from, &edge, ctx.bool_val(true), evals, &truth);
       if (r == z3::unsat)
         break;
       if (r == z3::unknown) {
@@ -728,8 +851,8 @@ bool Product::houdini() {
         // those it cannot show preserved are dropped.
         truth.assign(which.size(), true);
         for (size_t j = 0; j < which.size(); ++j)
-          if (decide(edge.from, &edge, !t.goals[which[j]], {}, nullptr) !=
-              z3::unsat)
+          if (decide(edge.from, &edge, ctx.bool_val(true), {t.goals[which[j]]},
+                     nullptr) != z3::unsat)
             truth[j] = false;
       }
       bool dropped = false;
@@ -775,7 +898,7 @@ bool Product::obligations() {
     z3::expr at = ctx.bv_const("at.meet", 64);
     std::vector<bool> parts;
     if (t.kind == Kind::Meet &&
-        decide(e.from, &e, !meet(t),
+        decide(e.from, &e, ctx.bool_val(true),
                {pointwise(t, 0, at), pointwise(t, 1, at), pointwise(t, 2, at)},
                &parts) != z3::unsat) {
       if (debugEnabled("relational")) {

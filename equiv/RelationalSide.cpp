@@ -1,8 +1,10 @@
 //===- RelationalSide.cpp - one kernel's steps, symbolically ----*- C++ -*-===//
 
-#include "equiv/RelationalInternal.h"
+#include "equiv/RelationalStepper.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/SimplifyQuery.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
@@ -13,6 +15,7 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -25,8 +28,6 @@ namespace kv::rel {
 //===----------------------------------------------------------------------===//
 // One step
 //===----------------------------------------------------------------------===//
-
-namespace {
 
 unsigned bitsOf(Type *t, const DataLayout &dl) {
   if (t->isPointerTy())
@@ -43,98 +44,19 @@ unsigned bitsOf(Type *t, const DataLayout &dl) {
   return 0;
 }
 
-/// The execution of one step: blocks in topological order, each with the
-/// condition under which it runs and the memory it starts with.
-class Stepper {
-public:
-  Stepper(Side &s, const State &in)
-      : side(s), sh(s.sh), ctx(s.sh.ctx),
-        dl(s.fn->getParent()->getDataLayout()), ub(ctx.bool_val(false)),
-        vals(in.vals), pois(in.poison) {}
-
-  std::optional<Step> run(BasicBlock *start, const State &in);
-
-private:
-  struct Incoming {
-    BasicBlock *from;
-    z3::expr cond, mem, wr, rd;
-  };
-  Side &side;
-  Shared &sh;
-  z3::context &ctx;
-  const DataLayout &dl;
-  z3::expr ub;
-  std::unordered_map<const Value *, z3::expr> vals;
-  /// Where each value is poison (LLVM's deferred undefined behaviour: an
-  /// overflowing `nsw` add, say), for the values that may be.
-  std::unordered_map<const Value *, z3::expr> pois;
-  std::vector<z3::expr> terms;
-  std::vector<std::pair<z3::expr, unsigned>> loads;
-  /// The poison the current instruction's own flags add.
-  std::optional<z3::expr> flagged;
-
-public:
-  std::string why;
-
-private:
-  // The current block's path condition and memory.
-  std::optional<z3::expr> cond, mem, wr, rd;
-
-  bool fail(const std::string &w) {
-    if (why.empty())
-      why = w;
-    return false;
-  }
-  std::optional<z3::expr> get(Value *v);
-  std::optional<z3::expr> constant(Constant *c);
-  std::optional<z3::expr> gep(GEPOperator &g);
-  std::optional<z3::expr> cast(unsigned op, z3::expr v, Type *from, Type *to);
-  bool exec(Instruction &i);
-  bool call(CallBase &c);
-  void undefined(const z3::expr &c) { ub = ub || (*cond && c); }
-  z3::expr bit(const z3::expr &b) {
-    return z3::ite(b, ctx.bv_val(1, 1), ctx.bv_val(0, 1));
-  }
-  z3::expr isTrue(const z3::expr &b1) { return b1 == ctx.bv_val(1, 1); }
-  z3::expr signBit(unsigned w) {
-    return z3::shl(ctx.bv_val(1, w), ctx.bv_val(w - 1, w));
-  }
-  z3::expr load(const z3::expr &addr, unsigned bytes);
-  void store(const z3::expr &addr, const z3::expr &bits, unsigned bytes);
-  /// Poison where \p v is.
-  z3::expr P(Value *v);
-  /// A use that is undefined behaviour on poison (a branch, an address, a
-  /// divisor, a stored value).
-  void strict(Value *v) { undefined(P(v)); }
-  /// An overflow that the instruction's flags say does not happen: in the
-  /// source, C's rule (undefined behaviour); in optimized IR, poison.
-  void flag(const z3::expr &overflow) {
-    if (side.isSource)
-      undefined(overflow);
-    else
-      flagged = flagged ? (*flagged || overflow) : overflow;
-  }
-  /// The result of \p i: poison where an operand is (or its flags say).
-  void set(Instruction &i, const z3::expr &e) {
-    z3::expr p = flagged ? *flagged : ctx.bool_val(false);
-    flagged.reset();
-    if (!isa<FreezeInst>(i) && !isa<LoadInst>(i) && !isa<SelectInst>(i))
-      for (Value *op : i.operands())
-        if (!isa<BasicBlock>(op) && !isa<Function>(op))
-          p = p || P(op);
-    if (auto *s = dyn_cast<SelectInst>(&i))
-      p = p || P(s->getCondition()) ||
-          z3::ite(isTrue(*get(s->getCondition())), P(s->getTrueValue()),
-                  P(s->getFalseValue()));
-    setRaw(i, e, p.simplify());
-  }
-  void setRaw(Instruction &i, const z3::expr &e, const z3::expr &p) {
-    vals.insert_or_assign(&i, e);
-    pois.insert_or_assign(&i, p);
-    if (terms.size() < 400)
-      terms.push_back(e);
-  }
-};
+void Stepper::set(Instruction &i, const z3::expr &e) {
+  z3::expr p = flagged ? *flagged : ctx.bool_val(false);
+  flagged.reset();
+  if (!isa<FreezeInst>(i) && !isa<LoadInst>(i) && !isa<SelectInst>(i))
+    for (Value *op : i.operands())
+      if (!isa<BasicBlock>(op) && !isa<Function>(op))
+        p = p || P(op);
+  if (auto *s = dyn_cast<SelectInst>(&i))
+    p = p || P(s->getCondition()) ||
+        z3::ite(isTrue(*get(s->getCondition())), P(s->getTrueValue()),
+                P(s->getFalseValue()));
+  setRaw(i, e, p.simplify());
+}
 
 std::optional<z3::expr> Stepper::constant(Constant *c) {
   unsigned bits = bitsOf(c->getType(), dl);
@@ -192,8 +114,8 @@ std::optional<z3::expr> Stepper::constant(Constant *c) {
       std::optional<z3::expr> v = get(ce->getOperand(0));
       if (!v)
         return std::nullopt;
-      return cast(ce->getOpcode(), *v, ce->getOperand(0)->getType(),
-                  ce->getType());
+      return cast(ce->getOpcode(), ce->getOperand(0), *v,
+                  ce->getOperand(0)->getType(), ce->getType());
     }
   }
   fail("a constant the relational proof does not model");
@@ -272,17 +194,124 @@ std::optional<z3::expr> Stepper::gep(GEPOperator &g) {
     if (!i)
       return std::nullopt;
     unsigned w = i->get_sort().bv_size();
-    z3::expr i64 = w < 64   ? z3::sext(*i, 64 - w)
-                   : w > 64 ? i->extract(63, 0)
-                            : *i;
+    std::optional<z3::expr> i64 = w < 64   ? widen(idx, 64, /*sext=*/true)
+                                  : w > 64 ? i->extract(63, 0)
+                                           : *i;
+    if (!i64)
+      return std::nullopt;
     uint64_t stride = gti.getSequentialElementStride(dl).getFixedValue();
-    addr = addr + i64 * ctx.bv_val(stride, 64);
+    addr = addr + *i64 * ctx.bv_val(stride, 64);
   }
   return addr;
 }
 
-std::optional<z3::expr> Stepper::cast(unsigned op, z3::expr v, Type *from,
-                                      Type *to) {
+/// Where an add, subtract, multiply or shift of \p w bits does not wrap,
+/// signed (\p sext) or unsigned: its flags say so, or what is known of its
+/// operands' bits shows it.
+static bool noWrap(BinaryOperator &bo, bool sext, const DataLayout &dl) {
+  auto *ob = dyn_cast<OverflowingBinaryOperator>(&bo);
+  if (ob && (sext ? ob->hasNoSignedWrap() : ob->hasNoUnsignedWrap()))
+    return true;
+  if (bo.getOpcode() == Instruction::Sub)
+    return false;
+  // Both operands non-negative and small: no wrap either way.
+  SimplifyQuery q(dl, &bo);
+  KnownBits a = computeKnownBits(bo.getOperand(0), q);
+  KnownBits b = computeKnownBits(bo.getOperand(1), q);
+  unsigned w = a.getBitWidth();
+  if (w < 2 || !a.isNonNegative() || !b.isNonNegative())
+    return false;
+  bool ov = false;
+  APInt m = bo.getOpcode() == Instruction::Add
+                ? a.getMaxValue().uadd_ov(b.getMaxValue(), ov)
+            : bo.getOpcode() == Instruction::Mul
+                ? a.getMaxValue().umul_ov(b.getMaxValue(), ov)
+                : APInt(w, 0);
+  if (bo.getOpcode() == Instruction::Shl) {
+    if (!b.isConstant() || b.getConstant().uge(w))
+      return false;
+    m = a.getMaxValue().ushl_ov(b.getConstant(), ov);
+  }
+  return !ov && !m.isNegative();
+}
+
+std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
+                                       unsigned depth) {
+  unsigned w = bitsOf(v->getType(), dl);
+  if (auto *c = dyn_cast<ConstantInt>(v))
+    return ctx.bv_val(
+        (sext ? c->getValue().sext(bits) : c->getValue().zext(bits))
+            .getZExtValue(),
+        bits);
+  // Only through instructions this step computed (or computed once before
+  // any loop): a carried value's operands belong to another iteration.
+  auto *i = dyn_cast<Instruction>(v);
+  bool here = i && depth < 8 && (local.count(i) || side.stable.count(i)) &&
+              llvm::all_of(i->operands(), [&](Value *op) {
+                return !isa<Instruction>(op) || local.count(op) ||
+                       side.stable.count(op);
+              });
+  // A non-negative value extends the same either way: zero-extended, as
+  // -O2 writes it (known bits hold wherever the value is not poison).
+  bool both = isKnownNonNegative(v, SimplifyQuery(dl, i));
+  if (here) {
+    auto *bo = dyn_cast<BinaryOperator>(i);
+    auto distributes = [&](bool sx) {
+      return bo && (sx ? sext || both : !sext || both) && noWrap(*bo, sx, dl);
+    };
+    for (bool sx : {sext, !sext}) {
+      if (!distributes(sx))
+        continue;
+      Value *a = bo->getOperand(0), *b = bo->getOperand(1);
+      std::optional<z3::expr> x = widen(a, bits, sx, depth + 1);
+      if (!x)
+        return std::nullopt;
+      if (bo->getOpcode() == Instruction::Shl) {
+        auto *k = dyn_cast<ConstantInt>(b);
+        if (!k || k->getValue().uge(w))
+          continue;
+        return *x *
+               ctx.bv_val(
+                   APInt::getOneBitSet(bits, k->getZExtValue()).getZExtValue(),
+                   bits);
+      }
+      std::optional<z3::expr> y = widen(b, bits, sx, depth + 1);
+      if (!y)
+        return std::nullopt;
+      switch (bo->getOpcode()) {
+      case Instruction::Add:
+        return *x + *y;
+      case Instruction::Sub:
+        return *x - *y;
+      case Instruction::Mul:
+        return *x * *y;
+      default:
+        break;
+      }
+    }
+    // Extensions of extensions.
+    if (auto *e = dyn_cast<CastInst>(i)) {
+      unsigned ib = bitsOf(e->getSrcTy(), dl);
+      if (ib && ib < bits &&
+          ((e->getOpcode() == Instruction::SExt && (sext || both)) ||
+           (e->getOpcode() == Instruction::ZExt &&
+            (!sext || both || e->hasNonNeg()))))
+        return widen(e->getOperand(0), bits,
+                     e->getOpcode() == Instruction::SExt ||
+                         (e->hasNonNeg() && sext),
+                     depth + 1);
+    }
+  }
+  std::optional<z3::expr> x = get(v);
+  if (!x)
+    return std::nullopt;
+  if (w >= bits)
+    return *x;
+  return sext && !both ? z3::sext(*x, bits - w) : z3::zext(*x, bits - w);
+}
+
+std::optional<z3::expr> Stepper::cast(unsigned op, Value *src, z3::expr v,
+                                      Type *from, Type *to, bool nneg) {
   unsigned fb = bitsOf(from, dl), tb = bitsOf(to, dl);
   if (!fb || !tb) {
     fail("a conversion of a type the relational proof does not model");
@@ -290,9 +319,15 @@ std::optional<z3::expr> Stepper::cast(unsigned op, z3::expr v, Type *from,
   }
   switch (op) {
   case Instruction::ZExt:
-    return tb > fb ? z3::zext(v, tb - fb) : v;
   case Instruction::SExt:
-    return tb > fb ? z3::sext(v, tb - fb) : v;
+    // The extension distributed over arithmetic that does not wrap: the
+    // kernels then compute an address as the same sum where one extends
+    // before adding and the other after (-O2 widens induction variables
+    // and writes `zext nneg`). Where a flag is broken the value is
+    // poison, which P() tracks, so the term chosen for it does not matter.
+    if (tb <= fb)
+      return v;
+    return widen(src, tb, op == Instruction::SExt || nneg);
   case Instruction::Trunc:
     return tb < fb ? v.extract(tb - 1, 0) : v;
   case Instruction::BitCast:
@@ -334,463 +369,6 @@ void Stepper::store(const z3::expr &addr, const z3::expr &bits,
     *mem = z3::store(*mem, a, bits.extract(8 * i + 7, 8 * i));
     *wr = z3::store(*wr, a, ctx.bool_val(true));
   }
-}
-
-/// Float comparisons with swapped operands, as instcombine writes them, are
-/// the same function of the operands in one order.
-static std::pair<CmpInst::Predicate, bool> canonical(CmpInst::Predicate p) {
-  switch (p) {
-  case CmpInst::FCMP_OGT:
-  case CmpInst::FCMP_OGE:
-  case CmpInst::FCMP_UGT:
-  case CmpInst::FCMP_UGE:
-    return {CmpInst::getSwappedPredicate(p), true};
-  default:
-    return {p, false};
-  }
-}
-
-bool Stepper::exec(Instruction &i) {
-  auto op = [&](unsigned n) { return get(i.getOperand(n)); };
-  unsigned bits = bitsOf(i.getType(), dl);
-  if (auto *bo = dyn_cast<BinaryOperator>(&i)) {
-    std::optional<z3::expr> a = op(0), b = op(1);
-    if (!a || !b)
-      return false;
-    if (i.getType()->isVectorTy())
-      return fail("vector arithmetic at " + Side::where(i));
-    unsigned w = a->get_sort().bv_size();
-    z3::expr zero = ctx.bv_val(0, w);
-    z3::expr r = *a;
-    switch (bo->getOpcode()) {
-    case Instruction::Add:
-      r = *a + *b;
-      if (bo->hasNoSignedWrap())
-        flag(z3::sext(*a, 1) + z3::sext(*b, 1) != z3::sext(r, 1));
-      if (bo->hasNoUnsignedWrap())
-        flag(z3::zext(*a, 1) + z3::zext(*b, 1) != z3::zext(r, 1));
-      break;
-    case Instruction::Sub:
-      r = *a - *b;
-      if (bo->hasNoSignedWrap())
-        flag(z3::sext(*a, 1) - z3::sext(*b, 1) != z3::sext(r, 1));
-      if (bo->hasNoUnsignedWrap())
-        flag(z3::ult(*a, *b));
-      break;
-    case Instruction::Mul:
-      r = *a * *b;
-      if (bo->hasNoSignedWrap())
-        flag(z3::sext(*a, w) * z3::sext(*b, w) != z3::sext(r, w));
-      if (bo->hasNoUnsignedWrap())
-        flag(z3::zext(*a, w) * z3::zext(*b, w) != z3::zext(r, w));
-      break;
-    case Instruction::UDiv:
-      undefined(*b == zero);
-      strict(bo->getOperand(1));
-      r = z3::udiv(*a, *b);
-      break;
-    case Instruction::SDiv:
-      undefined(*b == zero);
-      strict(bo->getOperand(1));
-      r = *a / *b;
-      // INT_MIN / -1 overflows.
-      undefined(*a == signBit(w) && *b == ctx.bv_val(-1, w));
-      break;
-    case Instruction::URem:
-      undefined(*b == zero);
-      strict(bo->getOperand(1));
-      r = z3::urem(*a, *b);
-      break;
-    case Instruction::SRem:
-      undefined(*b == zero);
-      strict(bo->getOperand(1));
-      r = z3::srem(*a, *b);
-      break;
-    case Instruction::Shl:
-      flag(z3::uge(*b, ctx.bv_val(w, w)));
-      r = z3::shl(*a, *b);
-      if (bo->hasNoSignedWrap())
-        flag(z3::ashr(r, *b) != *a);
-      if (bo->hasNoUnsignedWrap())
-        flag(z3::lshr(r, *b) != *a);
-      break;
-    case Instruction::LShr:
-      flag(z3::uge(*b, ctx.bv_val(w, w)));
-      r = z3::lshr(*a, *b);
-      break;
-    case Instruction::AShr:
-      flag(z3::uge(*b, ctx.bv_val(w, w)));
-      r = z3::ashr(*a, *b);
-      break;
-    case Instruction::And:
-      r = *a & *b;
-      break;
-    case Instruction::Or:
-      r = *a | *b;
-      break;
-    case Instruction::Xor:
-      r = *a ^ *b;
-      break;
-    case Instruction::FAdd:
-    case Instruction::FMul: {
-      // Commutative: instcombine orders the operands its own way, so the
-      // function is applied to them in the order of their bits.
-      z3::expr lo = z3::ite(z3::ule(*a, *b), *a, *b);
-      z3::expr hi = z3::ite(z3::ule(*a, *b), *b, *a);
-      r = sh.apply(bo->getOpcodeName(), {lo, hi}, w);
-      break;
-    }
-    case Instruction::FSub:
-    case Instruction::FDiv:
-    case Instruction::FRem:
-      r = sh.apply(bo->getOpcodeName(), {*a, *b}, w);
-      break;
-    default:
-      return fail(std::string("'") + bo->getOpcodeName() + "' at " +
-                  Side::where(i));
-    }
-    set(i, r);
-    return true;
-  }
-  if (auto *cmp = dyn_cast<CmpInst>(&i)) {
-    std::optional<z3::expr> a = op(0), b = op(1);
-    if (!a || !b)
-      return false;
-    if (i.getType()->isVectorTy())
-      return fail("a vector comparison at " + Side::where(i));
-    z3::expr r = ctx.bool_val(true);
-    switch (cmp->getPredicate()) {
-    case CmpInst::ICMP_EQ:
-      r = *a == *b;
-      break;
-    case CmpInst::ICMP_NE:
-      r = *a != *b;
-      break;
-    case CmpInst::ICMP_UGT:
-      r = z3::ugt(*a, *b);
-      break;
-    case CmpInst::ICMP_UGE:
-      r = z3::uge(*a, *b);
-      break;
-    case CmpInst::ICMP_ULT:
-      r = z3::ult(*a, *b);
-      break;
-    case CmpInst::ICMP_ULE:
-      r = z3::ule(*a, *b);
-      break;
-    case CmpInst::ICMP_SGT:
-      r = *a > *b;
-      break;
-    case CmpInst::ICMP_SGE:
-      r = *a >= *b;
-      break;
-    case CmpInst::ICMP_SLT:
-      r = *a < *b;
-      break;
-    case CmpInst::ICMP_SLE:
-      r = *a <= *b;
-      break;
-    case CmpInst::FCMP_FALSE:
-      r = ctx.bool_val(false);
-      break;
-    case CmpInst::FCMP_TRUE:
-      r = ctx.bool_val(true);
-      break;
-    default: {
-      auto [p, swap] = canonical(cmp->getPredicate());
-      z3::expr x = swap ? *b : *a, y = swap ? *a : *b;
-      std::string name = "fcmp." + CmpInst::getPredicateName(p).str();
-      if (p == CmpInst::FCMP_OEQ || p == CmpInst::FCMP_UNE ||
-          p == CmpInst::FCMP_ONE || p == CmpInst::FCMP_UEQ ||
-          p == CmpInst::FCMP_ORD || p == CmpInst::FCMP_UNO) {
-        z3::expr lo = z3::ite(z3::ule(x, y), x, y);
-        y = z3::ite(z3::ule(x, y), y, x);
-        x = lo;
-      }
-      set(i, sh.apply(name, {x, y}, 1));
-      return true;
-    }
-    }
-    set(i, bit(r));
-    return true;
-  }
-  if (auto *ci = dyn_cast<CastInst>(&i)) {
-    std::optional<z3::expr> a = op(0);
-    if (!a)
-      return false;
-    std::optional<z3::expr> r =
-        cast(ci->getOpcode(), *a, ci->getSrcTy(), ci->getDestTy());
-    if (!r)
-      return fail(why + " at " + Side::where(i));
-    set(i, *r);
-    return true;
-  }
-  if (auto *g = dyn_cast<GetElementPtrInst>(&i)) {
-    std::optional<z3::expr> r = gep(*llvm::cast<GEPOperator>(g));
-    if (!r)
-      return false;
-    set(i, *r);
-    return true;
-  }
-  if (auto *s = dyn_cast<SelectInst>(&i)) {
-    std::optional<z3::expr> c = op(0), a = op(1), b = op(2);
-    if (!c || !a || !b)
-      return false;
-    if (s->getCondition()->getType()->isVectorTy())
-      return fail("a vector select at " + Side::where(i));
-    set(i, z3::ite(isTrue(*c), *a, *b));
-    return true;
-  }
-  if (isa<FreezeInst>(i)) {
-    std::optional<z3::expr> a = op(0);
-    if (!a)
-      return false;
-    // Freezing poison picks some value: the operand's, where it is not.
-    z3::expr any = ctx.bv_const(("frozen" + std::to_string(sh.fresh++)).c_str(),
-                                a->get_sort().bv_size());
-    setRaw(i, z3::ite(P(i.getOperand(0)), any, *a), ctx.bool_val(false));
-    return true;
-  }
-  if (auto *u = dyn_cast<UnaryOperator>(&i)) {
-    std::optional<z3::expr> a = op(0);
-    if (!a || u->getOpcode() != Instruction::FNeg || i.getType()->isVectorTy())
-      return fail("'" + std::string(u->getOpcodeName()) + "' at " +
-                  Side::where(i));
-    unsigned w = a->get_sort().bv_size();
-    set(i, *a ^ signBit(w));
-    return true;
-  }
-  if (auto *l = dyn_cast<LoadInst>(&i)) {
-    if (!l->isSimple() && l->isAtomic())
-      return fail("an atomic load at " + Side::where(i));
-    std::optional<z3::expr> a = op(0);
-    if (!a)
-      return false;
-    strict(l->getPointerOperand());
-    if (!bits)
-      return fail("a load of a type the relational proof does not model at " +
-                  Side::where(i));
-    unsigned bytes = dl.getTypeStoreSize(l->getType()).getFixedValue();
-    z3::expr v = load(*a, bytes);
-    set(i, bits < 8 * bytes ? v.extract(bits - 1, 0) : v);
-    return true;
-  }
-  if (auto *s = dyn_cast<StoreInst>(&i)) {
-    if (s->isAtomic())
-      return fail("an atomic store at " + Side::where(i));
-    std::optional<z3::expr> v = op(0), a = op(1);
-    if (!v || !a)
-      return false;
-    // Memory holds no poison here: a stored value must not be (stricter
-    // than LLVM, which stores poison, never weaker).
-    strict(s->getPointerOperand());
-    strict(s->getValueOperand());
-    Type *t = s->getValueOperand()->getType();
-    unsigned vb = bitsOf(t, dl);
-    if (!vb)
-      return fail("a store of a type the relational proof does not model at " +
-                  Side::where(i));
-    unsigned bytes = dl.getTypeStoreSize(t).getFixedValue();
-    z3::expr x = 8 * bytes > vb ? z3::zext(*v, 8 * bytes - vb) : *v;
-    store(*a, x, bytes);
-    return true;
-  }
-  if (auto *ee = dyn_cast<ExtractElementInst>(&i)) {
-    std::optional<z3::expr> v = op(0);
-    auto *idx = dyn_cast<ConstantInt>(ee->getIndexOperand());
-    if (!v || !idx)
-      return fail("a vector element at a variable index at " + Side::where(i));
-    unsigned k = idx->getZExtValue();
-    set(i, v->extract((k + 1) * bits - 1, k * bits));
-    return true;
-  }
-  if (auto *ie = dyn_cast<InsertElementInst>(&i)) {
-    std::optional<z3::expr> v = op(0), e = op(1);
-    auto *idx = dyn_cast<ConstantInt>(ie->getOperand(2));
-    if (!v || !e || !idx)
-      return fail("a vector element at a variable index at " + Side::where(i));
-    unsigned eb = e->get_sort().bv_size(), k = idx->getZExtValue();
-    unsigned n = bits / eb;
-    std::optional<z3::expr> r;
-    for (unsigned j = 0; j < n; ++j) {
-      z3::expr lane = j == k ? *e : v->extract((j + 1) * eb - 1, j * eb);
-      r = r ? z3::concat(lane, *r) : lane;
-    }
-    set(i, *r);
-    return true;
-  }
-  if (auto *sv = dyn_cast<ShuffleVectorInst>(&i)) {
-    std::optional<z3::expr> a = op(0), b = op(1);
-    if (!a || !b)
-      return false;
-    auto *vt = llvm::cast<FixedVectorType>(sv->getOperand(0)->getType());
-    unsigned eb = bitsOf(vt->getElementType(), dl), n = vt->getNumElements();
-    std::optional<z3::expr> r;
-    for (int m : sv->getShuffleMask()) {
-      z3::expr lane =
-          m < 0
-              ? ctx.bv_const(("undef" + std::to_string(sh.fresh++)).c_str(), eb)
-          : (unsigned)m < n ? a->extract((m + 1) * eb - 1, m * eb)
-                            : b->extract((m - n + 1) * eb - 1, (m - n) * eb);
-      r = r ? z3::concat(lane, *r) : lane;
-    }
-    set(i, *r);
-    return true;
-  }
-  if (auto *c = dyn_cast<CallBase>(&i))
-    return call(*c);
-  return fail("'" + std::string(i.getOpcodeName()) + "' at " + Side::where(i));
-}
-
-bool Stepper::call(CallBase &c) {
-  Function *callee = c.getCalledFunction();
-  if (!callee)
-    return fail(c.isInlineAsm() ? "inline assembly at " + Side::where(c)
-                                : "an indirect call at " + Side::where(c));
-  Intrinsic::ID id = callee->getIntrinsicID();
-  unsigned bits = bitsOf(c.getType(), dl);
-  auto arg = [&](unsigned n) { return get(c.getArgOperand(n)); };
-  static const char *axes[] = {"x", "y", "z"};
-  switch (id) {
-  case Intrinsic::nvvm_read_ptx_sreg_tid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_tid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_tid_z:
-    set(c, sh.sreg(std::string("tid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_tid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
-    set(c, sh.sreg(std::string("ntid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_ntid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
-    set(c, sh.sreg(std::string("ctaid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_ctaid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
-    set(c, sh.sreg(std::string("nctaid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_nctaid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_warpsize:
-    set(c, ctx.bv_val(32, 32));
-    return true;
-  case Intrinsic::lifetime_start:
-  case Intrinsic::lifetime_end:
-  case Intrinsic::dbg_declare:
-  case Intrinsic::dbg_value:
-  case Intrinsic::dbg_label:
-  case Intrinsic::donothing:
-  case Intrinsic::experimental_noalias_scope_decl:
-  case Intrinsic::sideeffect:
-    return true;
-  case Intrinsic::assume: {
-    std::optional<z3::expr> a = arg(0);
-    if (!a)
-      return false;
-    strict(c.getArgOperand(0));
-    undefined(!isTrue(*a));
-    return true;
-  }
-  case Intrinsic::trap:
-    undefined(ctx.bool_val(true));
-    return true;
-  case Intrinsic::smax:
-  case Intrinsic::smin:
-  case Intrinsic::umax:
-  case Intrinsic::umin: {
-    std::optional<z3::expr> a = arg(0), b = arg(1);
-    if (!a || !b || c.getType()->isVectorTy())
-      return fail("a vector min/max at " + Side::where(c));
-    z3::expr gt = id == Intrinsic::smax || id == Intrinsic::smin
-                      ? *a > *b
-                      : z3::ugt(*a, *b);
-    bool max = id == Intrinsic::smax || id == Intrinsic::umax;
-    set(c, z3::ite(gt, max ? *a : *b, max ? *b : *a));
-    return true;
-  }
-  case Intrinsic::abs: {
-    std::optional<z3::expr> a = arg(0);
-    if (!a || c.getType()->isVectorTy())
-      return fail("a vector abs at " + Side::where(c));
-    set(c, z3::ite(*a < ctx.bv_val(0, bits), -*a, *a));
-    return true;
-  }
-  case Intrinsic::fabs: {
-    std::optional<z3::expr> a = arg(0);
-    if (!a || c.getType()->isVectorTy())
-      return fail("a vector fabs at " + Side::where(c));
-    set(c, *a & ~signBit(bits));
-    return true;
-  }
-  case Intrinsic::fshl:
-  case Intrinsic::fshr: {
-    std::optional<z3::expr> a = arg(0), b = arg(1), s = arg(2);
-    if (!a || !b || !s || c.getType()->isVectorTy())
-      return fail("a vector funnel shift at " + Side::where(c));
-    z3::expr both = z3::concat(*a, *b);
-    z3::expr amt = z3::zext(z3::urem(*s, ctx.bv_val(bits, bits)), bits);
-    set(c, id == Intrinsic::fshl
-               ? z3::shl(both, amt).extract(2 * bits - 1, bits)
-               : z3::lshr(both, amt).extract(bits - 1, 0));
-    return true;
-  }
-  case Intrinsic::memcpy:
-  case Intrinsic::memmove:
-  case Intrinsic::memset: {
-    auto *len = dyn_cast<ConstantInt>(c.getArgOperand(2));
-    if (!len || len->getZExtValue() > 256)
-      return fail("a memory copy of a length that is not a small constant "
-                  "at " +
-                  Side::where(c));
-    std::optional<z3::expr> d = arg(0), s = arg(1);
-    if (!d || !s)
-      return false;
-    strict(c.getArgOperand(0));
-    strict(c.getArgOperand(1));
-    unsigned n = len->getZExtValue();
-    if (id == Intrinsic::memset) {
-      for (unsigned k = 0; k < n; ++k)
-        store(*d + ctx.bv_val(k, 64), *s, 1);
-      return true;
-    }
-    // Read all, then write: memmove's overlap.
-    std::vector<z3::expr> bytes;
-    for (unsigned k = 0; k < n; ++k)
-      bytes.push_back(load(*s + ctx.bv_val(k, 64), 1));
-    for (unsigned k = 0; k < n; ++k)
-      store(*d + ctx.bv_val(k, 64), bytes[k], 1);
-    return true;
-  }
-  default:
-    break;
-  }
-  if (callee->getName() == "__assertfail") {
-    undefined(ctx.bool_val(true));
-    return true;
-  }
-  // Intrinsics that touch no memory and libdevice math without its bodies:
-  // deterministic functions of their operands.
-  bool pure =
-      (callee->isIntrinsic() && callee->doesNotAccessMemory() &&
-       !callee->getName().starts_with("llvm.nvvm.read.ptx.sreg.")) ||
-      (callee->isDeclaration() && callee->getName().starts_with("__nv_"));
-  if (!pure || !bits)
-    return fail("a call to '" + callee->getName().str() + "' at " +
-                Side::where(c));
-  std::vector<z3::expr> args;
-  for (unsigned k = 0; k < c.arg_size(); ++k) {
-    std::optional<z3::expr> a = arg(k);
-    if (!a)
-      return false;
-    args.push_back(*a);
-  }
-  set(c, sh.apply(callee->getName().str(), args, bits));
-  return true;
 }
 
 std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
@@ -945,8 +523,6 @@ std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
         }
   return out;
 }
-
-} // namespace
 
 std::optional<Step> Side::step(BasicBlock *cut, const State &in) {
   Stepper s(*this, in);

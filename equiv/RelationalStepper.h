@@ -1,0 +1,116 @@
+//===- RelationalStepper.h - one step of one kernel, symbolically -*- C++
+//-*-===//
+//
+// The execution of one step between cut points, shared by the instruction
+// semantics (RelationalExec.cpp) and the walk over a step's blocks
+// (RelationalSide.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KV_EQUIV_RELATIONALSTEPPER_H
+#define KV_EQUIV_RELATIONALSTEPPER_H
+
+#include "equiv/RelationalInternal.h"
+
+#include "llvm/IR/Operator.h"
+
+#include <unordered_set>
+
+namespace kv::rel {
+
+/// The bits of a value of type \p t, or 0 where the proof does not model it.
+unsigned bitsOf(llvm::Type *t, const llvm::DataLayout &dl);
+
+/// The execution of one step: blocks in topological order, each with the
+/// condition under which it runs and the memory it starts with.
+class Stepper {
+public:
+  Stepper(Side &s, const State &in)
+      : side(s), sh(s.sh), ctx(s.sh.ctx),
+        dl(s.fn->getParent()->getDataLayout()), ub(ctx.bool_val(false)),
+        vals(in.vals), pois(in.poison) {}
+
+  std::optional<Step> run(llvm::BasicBlock *start, const State &in);
+
+  std::string why;
+
+private:
+  struct Incoming {
+    llvm::BasicBlock *from;
+    z3::expr cond, mem, wr, rd;
+  };
+  Side &side;
+  Shared &sh;
+  z3::context &ctx;
+  const llvm::DataLayout &dl;
+  z3::expr ub;
+  std::unordered_map<const llvm::Value *, z3::expr> vals;
+  /// Where each value is poison (LLVM's deferred undefined behaviour: an
+  /// overflowing `nsw` add, say), for the values that may be.
+  std::unordered_map<const llvm::Value *, z3::expr> pois;
+  /// The instructions this step computed (the others in `vals` were
+  /// carried in from an earlier step).
+  std::unordered_set<const llvm::Value *> local;
+  std::vector<z3::expr> terms;
+  std::vector<std::pair<z3::expr, unsigned>> loads;
+  /// The poison the current instruction's own flags add.
+  std::optional<z3::expr> flagged;
+  // The current block's path condition and memory.
+  std::optional<z3::expr> cond, mem, wr, rd;
+
+  bool fail(const std::string &w) {
+    if (why.empty())
+      why = w;
+    return false;
+  }
+  std::optional<z3::expr> get(llvm::Value *v);
+  std::optional<z3::expr> constant(llvm::Constant *c);
+  std::optional<z3::expr> gep(llvm::GEPOperator &g);
+  /// A conversion of \p src (whose value is \p v); \p nneg: a `zext nneg`,
+  /// whose operand is non-negative where it is not poison.
+  std::optional<z3::expr> cast(unsigned op, llvm::Value *src, z3::expr v,
+                               llvm::Type *from, llvm::Type *to,
+                               bool nneg = false);
+  /// \p v extended to \p bits, through the arithmetic that does not wrap.
+
+  std::optional<z3::expr> widen(llvm::Value *v, unsigned bits, bool sext,
+                                unsigned depth = 0);
+  bool exec(llvm::Instruction &i);
+  bool call(llvm::CallBase &c);
+  void undefined(const z3::expr &c) { ub = ub || (*cond && c); }
+  z3::expr bit(const z3::expr &b) {
+    return z3::ite(b, ctx.bv_val(1, 1), ctx.bv_val(0, 1));
+  }
+  z3::expr isTrue(const z3::expr &b1) { return b1 == ctx.bv_val(1, 1); }
+  z3::expr signBit(unsigned w) {
+    return z3::shl(ctx.bv_val(1, w), ctx.bv_val(w - 1, w));
+  }
+  z3::expr load(const z3::expr &addr, unsigned bytes);
+  void store(const z3::expr &addr, const z3::expr &bits, unsigned bytes);
+  /// Poison where \p v is.
+  z3::expr P(llvm::Value *v);
+  /// A use that is undefined behaviour on poison (a branch, an address, a
+  /// divisor, a stored value).
+  void strict(llvm::Value *v) { undefined(P(v)); }
+  /// An overflow that the instruction's flags say does not happen: in the
+  /// source, C's rule (undefined behaviour); in optimized IR, poison.
+  void flag(const z3::expr &overflow) {
+    if (side.isSource)
+      undefined(overflow);
+    else
+      flagged = flagged ? (*flagged || overflow) : overflow;
+  }
+  /// The result of \p i: poison where an operand is (or its flags say).
+  void set(llvm::Instruction &i, const z3::expr &e);
+  void setRaw(llvm::Instruction &i, const z3::expr &e, const z3::expr &p) {
+    vals.insert_or_assign(&i, e);
+    pois.insert_or_assign(&i, p);
+    local.insert(&i);
+    if (terms.size() < 400)
+      terms.push_back(e);
+  }
+};
+
+} // namespace kv::rel
+
+#endif // KV_EQUIV_RELATIONALSTEPPER_H
