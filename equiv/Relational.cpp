@@ -80,6 +80,9 @@ struct Edge {
   /// The target's symbols and the terms the step gives them.
   std::vector<std::pair<z3::expr, z3::expr>> subst;
   bool before, after; // which kernels step
+  /// The exits' conditions alone, and where the before kernel's step is
+  /// undefined (for running the product on concrete values).
+  z3::expr cond, ub;
 };
 
 /// Queries without array theory. Memories and access sets are store chains
@@ -172,6 +175,8 @@ private:
   /// Per node, the after kernel's undefined behaviour in its step.
   std::vector<std::pair<unsigned, z3::expr>> afterUB;
   std::optional<z3::expr> background;
+  /// The model of the last satisfiable query.
+  std::optional<z3::model> lastModel;
   Clock::time_point deadline;
   std::string why;
   unsigned queries = 0;
@@ -186,6 +191,14 @@ private:
   std::vector<z3::expr> closedTerms;
   std::map<unsigned, std::vector<z3::expr>[2]> stepTerms;
   bool houdini();
+  /// Drops the candidates a run of the product from \p e's target, on the
+  /// values of \p m, falsifies; the nodes whose candidates changed.
+  std::set<unsigned> simulate(const z3::model &m, const Edge &e,
+                              bool exact = false);
+  /// Runs the product from its entry on a few pseudo-random launches and
+  /// inputs, dropping the candidates false on the way (cheaper than the
+  /// queries that would drop them one round after another).
+  void sample();
   bool obligations();
   void dump(const z3::expr *model_of = nullptr);
   std::string name(unsigned id) const;
@@ -568,7 +581,7 @@ bool Product::explore() {
           return false;
         Node &n = nodes[id];
         Node &t = nodes[to];
-        z3::expr hyp = hypBase;
+        z3::expr hyp = hypBase, cond = ctx.bool_val(true);
         // The target's symbols stand for the step's result (or, for a
         // kernel that waits, the source's state): substituted into what is
         // said about the target, so that a loop's edge back to its own
@@ -579,6 +592,8 @@ bool Product::explore() {
           const State &from = xs[s] ? xs[s]->state : n.st[s];
           if (xs[s])
             hyp = hyp && xs[s]->cond;
+          if (xs[s])
+            cond = cond && xs[s]->cond;
           subst.push_back({*t.st[s].mem, *from.mem});
           subst.push_back({*t.st[s].wr, *from.wr});
           subst.push_back({*t.st[s].rd, *from.rd});
@@ -600,8 +615,9 @@ bool Product::explore() {
           }
         }
         unsigned e = edges.size();
-        edges.push_back(
-            {id, to, hyp, std::move(subst), xb != nullptr, xa != nullptr});
+        edges.push_back({id, to, hyp, std::move(subst), xb != nullptr,
+                         xa != nullptr, cond,
+                         st[0] ? st[0]->ub : ctx.bool_val(false)});
         nodes[id].out.push_back(e);
         work.push_back(to);
       }
@@ -692,6 +708,8 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
         << std::chrono::duration<double, std::milli>(Clock::now() - t0).count()
         << " ms" << (r == z3::unknown ? " (" + s.reason_unknown() + ")" : "")
         << "\n";
+  if (r == z3::sat)
+    lastModel = s.get_model();
   if (r == z3::sat && truth) {
     z3::model m = s.get_model();
     truth->clear();
@@ -812,6 +830,143 @@ void Product::dump(const z3::expr *) {
   }
 }
 
+/// Houdini drops a candidate that some model of the current candidates
+/// falsifies across one edge; a query per edge and round, and a chain of
+/// candidates that each fall one round after the other (a counter's bounds
+/// around a loop) takes as many rounds. From that model the product runs
+/// on: every state it reaches satisfies the largest inductive invariant,
+/// which is among the current candidates, so a candidate false there is
+/// not in it. Only values that do not depend on memory count (the model
+/// satisfies the facts between arrays only where the query read them), and
+/// the run stops where a branch does.
+std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
+                                     bool exact) {
+  std::set<unsigned> changed;
+  std::unordered_map<unsigned, bool> memo;
+  std::set<unsigned> tainted; // symbols of the current node
+  // (From the entry every value counts: the run is an execution.)
+  std::function<bool(const z3::expr &)> taint = [&](const z3::expr &e) {
+    if (exact)
+      return false;
+    if (e.get_sort().is_array())
+      return true;
+    if (!e.is_app())
+      return true;
+    auto it = memo.find(e.id());
+    if (it != memo.end())
+      return it->second;
+    bool t = e.decl().decl_kind() == Z3_OP_SELECT ||
+             (e.is_const() && tainted.count(e.id()));
+    for (unsigned i = 0; i < e.num_args() && !t; ++i)
+      t = taint(e.arg(i));
+    memo[e.id()] = t;
+    return t;
+  };
+  z3::expr_vector from(ctx), to(ctx);
+  // The initial memory, where the run starts at the entry: each byte a
+  // different function of its address.
+  z3::expr init = ctx.constant("initial", sh.memSort());
+  z3::expr addr = ctx.bv_const("kv.addr", 64);
+  z3::expr bytes = z3::lambda(
+      addr, z3::lshr(addr * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
+                     ctx.bv_val(23u, 64))
+                .extract(7, 0));
+  auto value = [&](const z3::expr &e) {
+    z3::expr x = z3::expr(e).substitute(from, to);
+    if (exact) {
+      z3::expr_vector f(ctx), t(ctx);
+      f.push_back(init);
+      t.push_back(bytes);
+      x = x.substitute(f, t);
+    }
+    return m.eval(x, true);
+  };
+  const Edge *e = &first;
+  for (unsigned steps = 0; steps < 4 * nodes.size() && !timeUp(); ++steps) {
+    // The target's values.
+    z3::expr_vector nf(ctx), nt(ctx);
+    std::set<unsigned> nextTainted;
+    for (auto &[sym, rhs] : e->subst) {
+      if (sym.get_sort().is_array() && !exact)
+        continue;
+      if (taint(rhs)) {
+        nextTainted.insert(sym.id());
+        continue;
+      }
+      nf.push_back(sym);
+      nt.push_back(value(rhs));
+    }
+    from = nf;
+    to = nt;
+    tainted = std::move(nextTainted);
+    memo.clear();
+    Node &n = nodes[e->to];
+    size_t arrays = n.cands.size() - n.facts.size();
+    for (size_t i = 0; i < arrays; ++i)
+      if (n.alive[i] && !taint(n.cands[i]) && value(n.cands[i]).is_false()) {
+        n.alive[i] = false;
+        changed.insert(e->to);
+      }
+    // The edge the values take, where no branch depends on memory.
+    const Edge *next = nullptr;
+    for (unsigned o : n.out) {
+      const Edge &x = edges[o];
+      if (nodes[x.to].kind == Kind::Bad)
+        continue;
+      if (taint(x.cond))
+        return changed;
+      if (value(x.cond).is_true() && !next)
+        next = &x;
+    }
+    // (A step where the before kernel is undefined is not an execution.)
+    if (!next || (!taint(next->ub) && !value(next->ub).is_false()))
+      return changed;
+    e = next;
+  }
+  return changed;
+}
+
+void Product::sample() {
+  std::vector<z3::expr> syms = sh.symbols();
+  for (uint64_t run = 1; run <= 3 && !timeUp(); ++run) {
+    z3::solver s(ctx);
+    s.add(*background);
+    // Small pseudo-random launches and parameters (a model alone would be
+    // all zeros, where unrelated values agree).
+    uint64_t h = run * 0x9E3779B97F4A7C15ull;
+    auto next = [&](uint64_t mod) {
+      h ^= h >> 29;
+      h *= 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 32;
+      return h % mod;
+    };
+    z3::expr_vector assumed(ctx);
+    for (const z3::expr &x : syms) {
+      if (!x.get_sort().is_bv())
+        continue;
+      std::string name = x.decl().name().str();
+      unsigned w = x.get_sort().bv_size();
+      uint64_t v = name.rfind("ntid", 0) == 0     ? 1 + next(96)
+                   : name.rfind("nctaid", 0) == 0 ? 1 + next(8)
+                   : name.rfind("tid", 0) == 0    ? next(32)
+                   : name.rfind("ctaid", 0) == 0  ? next(8)
+                   : w == 64                      ? (1 + next(1 << 16)) << 12
+                                                  : next(200);
+      assumed.push_back(x == ctx.bv_val((uint64_t)v, w));
+    }
+    if (s.check(assumed) != z3::sat && s.check() != z3::sat)
+      return;
+    z3::model m = s.get_model();
+    for (unsigned o : nodes[0].out) {
+      const Edge &e = edges[o];
+      if (m.eval(e.cond, true).is_true() && m.eval(e.ub, true).is_false()) {
+        simulate(m, e, /*exact=*/true);
+        break;
+      }
+    }
+  }
+}
+
 bool Product::houdini() {
   std::deque<unsigned> work;
   for (unsigned e = 0; e < edges.size(); ++e)
@@ -864,6 +1019,13 @@ bool Product::houdini() {
       changed |= dropped;
       if (!dropped)
         break;
+      if (r == z3::sat && lastModel)
+        for (unsigned id : simulate(*lastModel, edge))
+          for (unsigned o : nodes[id].out)
+            if (!queued[o]) {
+              queued[o] = true;
+              work.push_back(o);
+            }
     }
     if (changed)
       for (unsigned o : t.out)
@@ -973,6 +1135,7 @@ RelationalResult Product::run(const Function &before, const Function &after) {
     return r;
   }
   background = sh.facts();
+  sample();
   bool ok = houdini() && obligations();
   if (debugEnabled("relational"))
     dump();

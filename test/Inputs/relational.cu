@@ -18,3 +18,28 @@ __global__ void block_sums(int *out, const int *in, int n) {
   if (t < 256)
     out[blockIdx.x * 256 + t] = acc[t];
 }
+
+// A barrier loop with a constant trip count of 4096: -O2 keeps the loop and
+// unrolls its body twice (four barriers an iteration). The relational proof
+// goes around one unrolled iteration; the model's methods would unroll 4096
+// barrier intervals.
+__global__ void relax(int *out, const int *in) {
+  __shared__ int cell[129];
+  int t = threadIdx.x;
+  if (t < 128)
+    cell[t] = in[blockIdx.x * 128 + t];
+  if (t == 0)
+    cell[128] = 0;
+  __syncthreads();
+  for (int step = 0; step < 4096; ++step) {
+    int next = 0;
+    if (t < 128)
+      next = (cell[t] + 3 * cell[t + 1]) >> 2;
+    __syncthreads();
+    if (t < 128)
+      cell[t] = next;
+    __syncthreads();
+  }
+  if (t < 128)
+    out[blockIdx.x * 128 + t] = cell[t];
+}
