@@ -107,7 +107,14 @@ bool Stepper::exec(Instruction &i) {
       r = *a & *b;
       break;
     case Instruction::Or:
-      r = *a | *b;
+      // Disjoint bits: the add it stands for (-O2 writes k + 1 of an even
+      // k so), poison where a bit is common.
+      if (llvm::cast<PossiblyDisjointInst>(bo)->isDisjoint()) {
+        r = *a + *b;
+        flag((*a & *b) != zero);
+      } else {
+        r = *a | *b;
+      }
       break;
     case Instruction::Xor:
       r = *a ^ *b;

@@ -80,6 +80,10 @@ struct State {
   /// Where each of them is poison.
   std::unordered_map<const llvm::Value *, z3::expr> poison;
   std::optional<z3::expr> mem, wr, rd;
+  /// Integers sign-extended to 64 bits, the extension distributed over the
+  /// arithmetic that computed them (for an address in the next iteration
+  /// of a step taken several times over).
+  std::unordered_map<const llvm::Value *, z3::expr> wide;
 };
 
 /// One way out of a step: the cut point reached (null: the kernel
@@ -110,6 +114,10 @@ public:
   bool prepare(const llvm::Function &f);
   /// One step from \p cut (a barrier cut: after its barrier) in \p in.
   std::optional<Step> step(llvm::BasicBlock *cut, const State &in);
+  /// \p u iterations of the loop headed by \p cut as one step: the step
+  /// taken again from each exit back to the header; exits elsewhere end it
+  /// early.
+  std::optional<Step> steps(llvm::BasicBlock *cut, const State &in, unsigned u);
 
   Shared &sh;
   bool isSource;
@@ -127,8 +135,8 @@ public:
   std::set<std::pair<unsigned, uint64_t>> bounds;
   /// The blocks only the first step runs.
   llvm::DenseSet<llvm::BasicBlock *> once;
-  /// Per cut, the number of memory accesses and barriers in its loop body
-  /// (to guess how many source iterations an unrolled iteration covers).
+  /// Per loop header, the bytes its body reads and writes and its barriers
+  /// (to tell how many source iterations an unrolled iteration covers).
   unsigned loopWork(llvm::BasicBlock *header) const;
   llvm::LoopInfo &loops() { return *li; }
   /// "file:line" of an instruction, where the IR says.

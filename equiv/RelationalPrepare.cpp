@@ -271,10 +271,16 @@ unsigned Side::loopWork(BasicBlock *header) const {
   Loop *l = li->getLoopFor(header);
   if (!l || l->getHeader() != header)
     return 0;
+  const DataLayout &dl = fn->getParent()->getDataLayout();
   unsigned n = 0;
   for (BasicBlock *bb : l->blocks())
     for (Instruction &i : *bb)
-      if (isa<StoreInst>(i) || isBarrierCall(i))
+      if (auto *ld = dyn_cast<LoadInst>(&i))
+        n += dl.getTypeStoreSize(ld->getType()).getFixedValue();
+      else if (auto *st = dyn_cast<StoreInst>(&i))
+        n += dl.getTypeStoreSize(st->getValueOperand()->getType())
+                 .getFixedValue();
+      else if (isBarrierCall(i))
         ++n;
   return n;
 }

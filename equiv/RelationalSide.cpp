@@ -209,10 +209,17 @@ std::optional<z3::expr> Stepper::gep(GEPOperator &g) {
 /// signed (\p sext) or unsigned: its flags say so, or what is known of its
 /// operands' bits shows it.
 static bool noWrap(BinaryOperator &bo, bool sext, const DataLayout &dl) {
-  auto *ob = dyn_cast<OverflowingBinaryOperator>(&bo);
-  if (ob && (sext ? ob->hasNoSignedWrap() : ob->hasNoUnsignedWrap()))
+  // An `or` of disjoint bits is an add that carries nowhere.
+  if (auto *d = dyn_cast<PossiblyDisjointInst>(&bo))
+    return d->isDisjoint();
+  unsigned op = bo.getOpcode();
+  if (op != Instruction::Add && op != Instruction::Sub &&
+      op != Instruction::Mul && op != Instruction::Shl)
+    return false;
+  auto *ob = cast<OverflowingBinaryOperator>(&bo);
+  if (sext ? ob->hasNoSignedWrap() : ob->hasNoUnsignedWrap())
     return true;
-  if (bo.getOpcode() == Instruction::Sub)
+  if (op == Instruction::Sub)
     return false;
   // Both operands non-negative and small: no wrap either way.
   SimplifyQuery q(dl, &bo);
@@ -243,14 +250,11 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
         (sext ? c->getValue().sext(bits) : c->getValue().zext(bits))
             .getZExtValue(),
         bits);
-  // Only through instructions this step computed (or computed once before
-  // any loop): a carried value's operands belong to another iteration.
+  // Only through instructions this step computed (from the operands' values
+  // now), or computed once before any loop: a carried value's operands
+  // belong to another iteration.
   auto *i = dyn_cast<Instruction>(v);
-  bool here = i && depth < 8 && (local.count(i) || side.stable.count(i)) &&
-              llvm::all_of(i->operands(), [&](Value *op) {
-                return !isa<Instruction>(op) || local.count(op) ||
-                       side.stable.count(op);
-              });
+  bool here = i && depth < 8 && (local.count(i) || side.stable.count(i));
   // A non-negative value extends the same either way: zero-extended, as
   // -O2 writes it (known bits hold wherever the value is not poison).
   bool both = isKnownNonNegative(v, SimplifyQuery(dl, i));
@@ -280,6 +284,7 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
         return std::nullopt;
       switch (bo->getOpcode()) {
       case Instruction::Add:
+      case Instruction::Or:
         return *x + *y;
       case Instruction::Sub:
         return *x - *y;
@@ -302,6 +307,9 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
                      depth + 1);
     }
   }
+  if (sext && bits == 64 && !here)
+    if (auto it = wideIn.find(v); it != wideIn.end())
+      return it->second;
   std::optional<z3::expr> x = get(v);
   if (!x)
     return std::nullopt;
@@ -505,6 +513,9 @@ std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
           return std::nullopt;
         s.vals.insert_or_assign(v, *x);
         s.poison.insert_or_assign(v, P(src));
+        if (v->getType()->isIntegerTy() && bitsOf(v->getType(), dl) < 64)
+          if (std::optional<z3::expr> w = widen(src, 64, /*sext=*/true))
+            s.wide.insert_or_assign(v, *w);
       }
       out.exits.push_back({succ, c, std::move(s)});
     }
@@ -530,6 +541,34 @@ std::optional<Step> Side::step(BasicBlock *cut, const State &in) {
   if (!r)
     fail(s.why.empty() ? "a construct it does not model" : s.why);
   return r;
+}
+
+std::optional<Step> Side::steps(BasicBlock *cut, const State &in, unsigned u) {
+  Step total{{}, sh.ctx.bool_val(false), {}, {}};
+  // The paths still in the loop: their condition and state.
+  std::vector<std::pair<z3::expr, State>> inLoop{{sh.ctx.bool_val(true), in}};
+  for (unsigned i = 0; i < u && !inLoop.empty(); ++i) {
+    std::vector<std::pair<z3::expr, State>> next;
+    for (auto &[pc, st] : inLoop) {
+      std::optional<Step> s = step(cut, st);
+      if (!s)
+        return std::nullopt;
+      total.ub = total.ub || (pc && s->ub);
+      total.terms.insert(total.terms.end(), s->terms.begin(), s->terms.end());
+      total.loads.insert(total.loads.end(), s->loads.begin(), s->loads.end());
+      for (Exit &x : s->exits) {
+        if (x.cut == cut && i + 1 < u)
+          next.push_back({pc && x.cond, std::move(x.state)});
+        else
+          total.exits.push_back({x.cut, pc && x.cond, std::move(x.state)});
+      }
+    }
+    // (Paths that branch in every iteration: too many to follow.)
+    if (next.size() > 4)
+      return std::nullopt;
+    inLoop = std::move(next);
+  }
+  return total;
 }
 
 } // namespace kv::rel

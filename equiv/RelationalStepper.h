@@ -28,7 +28,7 @@ public:
   Stepper(Side &s, const State &in)
       : side(s), sh(s.sh), ctx(s.sh.ctx),
         dl(s.fn->getParent()->getDataLayout()), ub(ctx.bool_val(false)),
-        vals(in.vals), pois(in.poison) {}
+        vals(in.vals), pois(in.poison), wideIn(in.wide) {}
 
   std::optional<Step> run(llvm::BasicBlock *start, const State &in);
 
@@ -48,6 +48,8 @@ private:
   /// Where each value is poison (LLVM's deferred undefined behaviour: an
   /// overflowing `nsw` add, say), for the values that may be.
   std::unordered_map<const llvm::Value *, z3::expr> pois;
+  /// State::wide of the state the step starts in.
+  std::unordered_map<const llvm::Value *, z3::expr> wideIn;
   /// The instructions this step computed (the others in `vals` were
   /// carried in from an earlier step).
   std::unordered_set<const llvm::Value *> local;

@@ -37,10 +37,17 @@
 // RUN:   -mllvm -kvalidate-kernel=scan_tree %inputs/block_scan.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SCAN-ANY --implicit-check-not=warning: --implicit-check-not=error:
 // SCAN-ANY: remark: kvalidate: kernel 'scan_tree': equivalent ({{[0-9]+}} ms) [{{.*}}] [proof: interval by interval: {{.*}}; loops unrolled exactly
-// Without exact unrolling the loop is unsupported, as a remark, and the
-// code is unchanged.
+// Without exact unrolling the relational proof takes the loop: one step
+// around it, whatever blockDim.x is.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-unroll-exact=0 \
+// RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=RELATIONAL
+// RELATIONAL: remark: kvalidate: kernel 'sum_strided': equivalent ({{[0-9]+}} ms) {{.*}}[proof: relational: {{.*}}1 loop
+// Without it too the loop is unsupported, as a remark, and the code is
+// unchanged.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-unroll-exact=0 -mllvm -kvalidate-relational=false \
 // RUN:   -mllvm -kvalidate-kernel=sum_strided %inputs/block_reduce.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOSPLIT
 // NOSPLIT: remark: kvalidate: kernel 'sum_strided': unsupported: {{.*}}loop whose trip count is not a constant {{.*}}(no case split: the assumptions allow more than 64 values of blockDim.x)

@@ -1,0 +1,255 @@
+//===- RelationalQuery.cpp - the relational proof's solver queries -*- C++ -*-===//
+//
+// A query: the invariant at an edge's source, its step, and the failure of
+// a claim about its target, without array theory; goals about every
+// address split by cases.
+//
+//===----------------------------------------------------------------------===//
+
+#include "equiv/RelationalProduct.h"
+
+#include "smt-encode/Debug.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <functional>
+
+using namespace llvm;
+
+namespace kv::rel {
+
+z3::expr ArrayElim::select(const z3::expr &arr, const z3::expr &idx) {
+  auto key = std::make_pair(arr.id(), idx.id());
+  auto it = selects.find(key);
+  if (it != selects.end())
+    return it->second;
+  z3::expr r(ctx);
+  switch (arr.decl().decl_kind()) {
+  case Z3_OP_STORE:
+    r = z3::ite(idx == rewrite(arr.arg(1)), rewrite(arr.arg(2)),
+                select(arr.arg(0), idx));
+    break;
+  case Z3_OP_ITE:
+    r = z3::ite(rewrite(arr.arg(0)), select(arr.arg(1), idx),
+                select(arr.arg(2), idx));
+    break;
+  case Z3_OP_CONST_ARRAY:
+    r = rewrite(arr.arg(0));
+    break;
+  default:
+    r = z3::select(arr, idx);
+    reads.push_back({arr, idx});
+    break;
+  }
+  selects.emplace(key, r);
+  return r;
+}
+
+z3::expr ArrayElim::rewrite(const z3::expr &e) {
+  auto it = done.find(e.id());
+  if (it != done.end())
+    return it->second;
+  z3::expr r = e;
+  if (e.is_app()) {
+    if (e.decl().decl_kind() == Z3_OP_SELECT) {
+      r = select(e.arg(0), rewrite(e.arg(1)));
+    } else if (e.num_args() > 0 && !e.get_sort().is_array()) {
+      z3::expr_vector args(ctx);
+      bool changed = false;
+      for (unsigned i = 0; i < e.num_args(); ++i) {
+        z3::expr a = rewrite(e.arg(i));
+        changed |= a.id() != e.arg(i).id();
+        args.push_back(a);
+      }
+      if (changed)
+        r = e.decl()(args);
+    }
+  }
+  done.emplace(e.id(), r);
+  return r;
+}
+
+/// The memories (k = 0), written bytes (1) or the read bytes covered (2)
+/// agreeing at address \p x.
+z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
+  if (k == 0)
+    return z3::select(*n.st[0].mem, x) == z3::select(*n.st[1].mem, x);
+  if (k == 1)
+    return z3::select(*n.st[0].wr, x) == z3::select(*n.st[1].wr, x);
+  // k == 4, 5: the after kernel's memory or written bytes are those the
+  // before kernel's step leaves along exit j (where it takes it).
+  // k == 6: the after kernel's reads are among what the before kernel has
+  // accessed once its step along exit j is done (the precise form of k ==
+  // 3, where the step's paths read different cells).
+  if (k >= 4) {
+    const State &a = n.aheadStates[j];
+    z3::expr holds =
+        k == 4   ? z3::select(*a.mem, x) == z3::select(*n.st[1].mem, x)
+        : k == 5 ? z3::select(*a.wr, x) == z3::select(*n.st[1].wr, x)
+                 : z3::implies(z3::select(*n.st[1].rd, x),
+                               z3::select(*a.rd, x) || z3::select(*a.wr, x));
+    return z3::implies(n.aheadConds[j], holds);
+  }
+  z3::expr covered = z3::select(*n.st[0].rd, x) || z3::select(*n.st[0].wr, x);
+  // k == 3: or the before kernel reads it in its next step (the after
+  // kernel read it first, waiting at a barrier the before kernel has not
+  // reached).
+  // (Byte by byte, as the access sets hold them: the same address terms,
+  // which the solver matches without arithmetic.)
+  if (k == 3)
+    for (auto &[a, bytes] : n.ahead)
+      for (unsigned b = 0; b < bytes; ++b)
+        covered = covered || x == a + x.ctx().bv_val(b, 64);
+  return z3::implies(z3::select(*n.st[1].rd, x), covered);
+}
+
+z3::check_result Product::decide(unsigned from, const Edge *e,
+                                 const z3::expr &claim,
+                                 const std::vector<z3::expr> &goals,
+                                 std::vector<bool> *truth) {
+  ++queries;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  deadline - Clock::now())
+                  .count();
+  if (left <= 0 || budget::exceeded())
+    return z3::unknown;
+  const Node &n = nodes[from];
+  z3::expr_vector src(ctx), dst(ctx);
+  if (e)
+    for (auto &[a, b] : e->subst) {
+      src.push_back(a);
+      dst.push_back(b);
+    }
+  auto onEdge = [&](z3::expr x) { return e ? x.substitute(src, dst) : x; };
+  ArrayElim ae(ctx);
+  std::vector<z3::expr> evals;
+  z3::expr all = ctx.bool_val(true);
+  for (const z3::expr &g : goals) {
+    evals.push_back(byCases(onEdge(g)));
+    all = all && evals.back();
+  }
+  z3::expr f = *background && (e ? e->hyp : ctx.bool_val(true)) &&
+               onEdge(claim) && (goals.empty() ? ctx.bool_val(true) : !all);
+  size_t arrays = n.cands.size() - n.facts.size();
+  for (size_t i = 0; i < arrays; ++i)
+    if (n.alive[i])
+      f = f && n.cands[i];
+  f = ae.rewrite(f);
+  std::vector<z3::expr> evalR;
+  for (const z3::expr &x : evals)
+    evalR.push_back(ae.rewrite(x));
+  // The source's facts between arrays, at every address read (reading a
+  // fact's arrays adds reads at the same address only). A fact about
+  // memories matters where a memory is read, one about access sets where a
+  // set is.
+  std::set<std::pair<size_t, unsigned>> inst;
+  for (size_t r = 0; r < ae.reads.size(); ++r) {
+    z3::expr idx = ae.reads[r].second;
+    bool memory = ae.reads[r].first.get_sort().array_range().is_bv();
+    for (size_t k = 0; k < n.facts.size(); ++k)
+      if (n.alive[arrays + k] &&
+          memory == (n.facts[k].first == 0 || n.facts[k].first == 4) &&
+          inst.insert({k, idx.id()}).second)
+        f = f &&
+            ae.rewrite(pointwise(n, n.facts[k].first, idx, n.facts[k].second));
+  }
+  z3::solver s(ctx);
+  z3::params p(ctx);
+  p.set("timeout",
+        budget::solverMs((unsigned)std::min<long long>(left, queryMs ? queryMs : opts.queryMs)));
+  s.set(p);
+  s.add(f);
+  if (const char *dir = getenv("KV_RELATIONAL_DUMP")) {
+    std::error_code ec;
+    raw_fd_ostream os(
+        std::string(dir) + "/q" + std::to_string(queries) + ".smt2", ec);
+    if (!ec)
+      os << s.to_smt2();
+  }
+  auto t0 = Clock::now();
+  z3::check_result r = s.check();
+  if (debugEnabled("relational-queries"))
+    errs()
+        << "[kv] relational: query " << queries << ": "
+        << (r == z3::sat     ? "sat"
+            : r == z3::unsat ? "unsat"
+                             : "unknown")
+        << " in "
+        << std::chrono::duration<double, std::milli>(Clock::now() - t0).count()
+        << " ms" << (r == z3::unknown ? " (" + s.reason_unknown() + ")" : "")
+        << "\n";
+  if (r == z3::sat)
+    lastModel = s.get_model();
+  if (r == z3::sat && truth) {
+    z3::model m = s.get_model();
+    truth->clear();
+    for (const z3::expr &x : evalR)
+      truth->push_back(m.eval(x, true).is_true());
+  }
+  return r;
+}
+
+/// The arrays \p a reads through (stores and choices down to base arrays):
+/// the addresses of its stores.
+static void storedAt(const z3::expr &a, std::vector<z3::expr> &out,
+                     std::set<unsigned> &seen) {
+  if (!seen.insert(a.id()).second || !a.is_app() || out.size() > 64)
+    return;
+  switch (a.decl().decl_kind()) {
+  case Z3_OP_STORE:
+    out.push_back(a.arg(1));
+    storedAt(a.arg(0), out, seen);
+    break;
+  case Z3_OP_ITE:
+    storedAt(a.arg(1), out, seen);
+    storedAt(a.arg(2), out, seen);
+    break;
+  default:
+    break;
+  }
+}
+
+/// ∀x g(x) as g at each address a store in the arrays it reads at x
+/// writes, and g(x) for x elsewhere. At a store's address every read
+/// resolves, and the solver compares two kernels' addresses as terms in
+/// normal form (s + 4t + 4 against s + 4(t + 1)) where the difference of
+/// two bit-blasted sums would take it seconds.
+z3::expr Product::byCases(const z3::expr &g) {
+  // The fresh address: the index of a select that is a goal's constant.
+  std::optional<z3::expr> x;
+  std::vector<z3::expr> addrs;
+  std::set<unsigned> seen, visited;
+  bool two = false; // two fresh addresses: not split
+  std::function<void(const z3::expr &)> walk = [&](const z3::expr &e) {
+    if (!e.is_app() || !visited.insert(e.id()).second)
+      return;
+    if (e.decl().decl_kind() == Z3_OP_SELECT && e.arg(1).is_const() &&
+        e.arg(1).decl().name().str().rfind("at", 0) == 0) {
+      two |= x && x->id() != e.arg(1).id();
+      x = e.arg(1);
+      storedAt(e.arg(0), addrs, seen);
+    }
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      walk(e.arg(i));
+  };
+  walk(g);
+  if (!x || two || addrs.empty() || addrs.size() > 64)
+    return g;
+  z3::expr_vector from(ctx), to(ctx);
+  from.push_back(*x);
+  z3::expr r = ctx.bool_val(true), somewhere = ctx.bool_val(false);
+  std::set<unsigned> distinct;
+  for (const z3::expr &a : addrs) {
+    if (!distinct.insert(a.id()).second)
+      continue;
+    to.resize(0);
+    to.push_back(a);
+    r = r && z3::expr(g).substitute(from, to);
+    somewhere = somewhere || *x == a;
+  }
+  return r && (somewhere || g);
+}
+
+} // namespace kv::rel
