@@ -56,7 +56,11 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
       }
     }
   // The after kernel's values computed ahead: those the before kernel
-  // holds after its step along exit j, where it takes it.
+  // holds after its step along exit j, where it takes it. And which exit
+  // that step takes (a loop the after kernel has left: the source's next
+  // test leaves it too).
+  for (size_t j = 0; j < n.aheadConds.size() && j < 4; ++j)
+    c.push_back(n.aheadConds[j]);
   for (size_t j = 0; j < n.aheadStates.size() && j < 4; ++j)
     for (auto &[w, e] : n.aheadStates[j].vals)
       for (auto &[v, a] : n.st[1].vals)
