@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/IRExecutorInternal.h"
+#include "equiv/Intrinsics.h"
 #include "kv/Budget.h"
 #include "passes/LowerToKV.h"
 
@@ -63,23 +64,22 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
   auto arg = [&](unsigned i) { return get(t, c.getArgOperand(i)); };
   if (callee->isIntrinsic()) {
     Intrinsic::ID id = callee->getIntrinsicID();
+    if (auto r = specialRegister(id)) {
+      unsigned a = r->second;
+      switch (r->first) {
+      case SpecialReg::Tid:
+        return set(Val{t.tid[a]});
+      case SpecialReg::Ntid:
+        return set(Val{cfg.block[a]});
+      case SpecialReg::Ctaid:
+        return set(Val{bid[a]});
+      case SpecialReg::Nctaid:
+        return set(Val{cfg.grid[a]});
+      }
+    }
+    if (hasNoEffect(id))
+      return true;
     switch (id) {
-    case Intrinsic::nvvm_read_ptx_sreg_tid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_tid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_tid_z:
-      return set(Val{t.tid[id - Intrinsic::nvvm_read_ptx_sreg_tid_x]});
-    case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
-      return set(Val{cfg.block[id - Intrinsic::nvvm_read_ptx_sreg_ntid_x]});
-    case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
-      return set(Val{bid[id - Intrinsic::nvvm_read_ptx_sreg_ctaid_x]});
-    case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
-      return set(Val{cfg.grid[id - Intrinsic::nvvm_read_ptx_sreg_nctaid_x]});
     case Intrinsic::nvvm_read_ptx_sreg_warpsize:
       return set(Val{32});
     default:
@@ -117,14 +117,6 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
       if (arg(0).bits != 0)
         return fail("named barrier");
       barrier = true;
-      return true;
-    case Intrinsic::lifetime_start:
-    case Intrinsic::lifetime_end:
-    case Intrinsic::dbg_declare:
-    case Intrinsic::dbg_value:
-    case Intrinsic::dbg_label:
-    case Intrinsic::donothing:
-    case Intrinsic::experimental_noalias_scope_decl:
       return true;
     case Intrinsic::assume:
       if (!(arg(0).bits & 1))

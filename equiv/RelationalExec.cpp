@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "equiv/Intrinsics.h"
 #include "equiv/RelationalStepper.h"
 
 #include "llvm/IR/Constants.h"
@@ -342,42 +343,18 @@ bool Stepper::call(CallBase &c) {
   Intrinsic::ID id = callee->getIntrinsicID();
   unsigned bits = bitsOf(c.getType(), dl);
   auto arg = [&](unsigned n) { return get(c.getArgOperand(n)); };
-  static const char *axes[] = {"x", "y", "z"};
+  if (auto r = specialRegister(id)) {
+    static const char *names[] = {"tid.", "ntid.", "ctaid.", "nctaid."};
+    static const char *axes[] = {"x", "y", "z"};
+    set(c, sh.sreg(std::string(names[(int)r->first]) + axes[r->second]));
+    return true;
+  }
+  if (hasNoEffect(id))
+    return true;
   switch (id) {
-  case Intrinsic::nvvm_read_ptx_sreg_tid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_tid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_tid_z:
-    set(c, sh.sreg(std::string("tid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_tid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
-    set(c, sh.sreg(std::string("ntid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_ntid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
-    set(c, sh.sreg(std::string("ctaid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_ctaid_x]));
-    return true;
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
-    set(c, sh.sreg(std::string("nctaid.") +
-                   axes[id - Intrinsic::nvvm_read_ptx_sreg_nctaid_x]));
-    return true;
   case Intrinsic::nvvm_read_ptx_sreg_warpsize:
     set(c, ctx.bv_val(32, 32));
     return true;
-  case Intrinsic::lifetime_start:
-  case Intrinsic::lifetime_end:
-  case Intrinsic::dbg_declare:
-  case Intrinsic::dbg_value:
-  case Intrinsic::dbg_label:
-  case Intrinsic::donothing:
-  case Intrinsic::experimental_noalias_scope_decl:
   case Intrinsic::sideeffect:
     return true;
   case Intrinsic::assume: {
