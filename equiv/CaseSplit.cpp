@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <set>
 
@@ -178,7 +179,9 @@ CheckResult checkByCases(
                    std::to_string(work.size() + 1) + " not checked";
         return finish(r);
       }
-      o.timeoutSecs = std::max(1u, (unsigned)(left / 1000));
+      // Rounded up: the kernel's budget, not a second early deadline,
+      // ends the last case.
+      o.timeoutSecs = std::max(1u, (unsigned)std::ceil(left / 1000));
     }
 
     std::vector<std::string> splitOn;

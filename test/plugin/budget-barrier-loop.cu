@@ -11,7 +11,9 @@
 // RUN: sh -c 'ulimit -v 4000000 && exec timed %t.with.ms timeout 60 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=5 -mllvm -kvalidate-cache= %s -o %t.with.s' 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: cmp %t.without.s %t.with.s
 // RUN: sh -c 'test $(( $(cat %t.with.ms) - $(cat %t.without.ms) )) -le 5500'
-// TIME: remark: kvalidate: kernel 'barrier_loop': unknown: budget: time (5 s per kernel
+// Where the lowering finishes its 1024 copies inside the budget (a fast
+// machine), the loop is named unsupported and the budget still ends the rest.
+// TIME: remark: kvalidate: kernel 'barrier_loop': {{unknown: budget|unsupported: .*; then the budget}}: time (5 s per kernel
 // TIME-NOT: kvalidate: kernel
 //
 // The memory bound: the unrolled model's size is capped by it (about a
