@@ -7,7 +7,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <chrono>
-#include <cmath>
 #include <deque>
 #include <set>
 
@@ -179,9 +178,9 @@ CheckResult checkByCases(
                    std::to_string(work.size() + 1) + " not checked";
         return finish(r);
       }
-      // Rounded up: the kernel's budget, not a second early deadline,
-      // ends the last case.
-      o.timeoutSecs = std::max(1u, (unsigned)std::ceil(left / 1000));
+      // Rounded down: what is left of the kernel's budget after the case's
+      // deadline goes to the runs after an open proof.
+      o.timeoutSecs = std::max(1u, (unsigned)(left / 1000));
     }
 
     std::vector<std::string> splitOn;

@@ -848,6 +848,9 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   Validation u;
   u.result.verdict = Verdict::Unknown;
   u.result.reason = budget::reason();
+  // Where the work noticed: "the time budget ran out while encoding ...".
+  if (llvm::StringRef(v.result.reason).starts_with("timeout: "))
+    u.result.reason += "; " + v.result.reason.substr(9);
   u.result.assumptions = std::move(v.result.assumptions);
   u.result.timeMs = v.result.timeMs;
   u.loweredUnroll = v.loweredUnroll;
