@@ -13,6 +13,7 @@
 //   safety    the race, divergence and bounds queries
 //   regroup   the sum regrouping proofs in detail
 //   rlimit    the resource count of each portfolio check
+//   products  each abstracted product the refinement makes exact
 //   substats  one line per side query: name, outcome, ms, resource count
 //   strategies each main query again with four solver strategies alone
 //   compile   the clang runs that compile .cu inputs (precompiled headers)

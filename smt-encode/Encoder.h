@@ -335,6 +335,11 @@ public:
            llvm::function_ref<bool(mlir::Operation *)> isTarget, unsigned width,
            z3::expr rhs, const Thread &base);
 
+  /// Fresh symbols for n / d and n % d (unsigned), defined by division
+  /// with remainder on the abstracted product q * d: no divider in the
+  /// query.
+  std::pair<z3::expr, z3::expr> quotient(const z3::expr &n, const z3::expr &d);
+
   /// Value written to array[index] by t's last hitting write of `interval`,
   /// else `otherwise`.
   z3::expr writeChain(KernelModel &k, unsigned arg, unsigned interval,

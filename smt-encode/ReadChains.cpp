@@ -317,6 +317,54 @@ z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
   return otherwise;
 }
 
+/// Whether some path from \p v to an op \p isTarget accepts multiplies by
+/// a constant other than 1 or shifts left: the index scales the target.
+static bool scales(Value v, llvm::function_ref<bool(Operation *)> isTarget,
+                   bool scaled = false, unsigned depth = 0) {
+  Operation *d = v.getDefiningOp();
+  if (!d || depth > 12)
+    return false;
+  if (isTarget(d))
+    return scaled;
+  bool here = false;
+  if (isa<arith::MulIOp, arith::ShLIOp>(d)) {
+    llvm::APInt c;
+    here = llvm::any_of(d->getOperands(), [&](Value o) {
+      return matchPattern(o, m_ConstantInt(&c)) && !c.isOne();
+    });
+  }
+  return llvm::any_of(d->getOperands(), [&](Value o) {
+    return scales(o, isTarget, scaled || here, depth + 1);
+  });
+}
+
+/// The op computing coordinate \p c's global id, `bid * bdim + tid` (in
+/// either order), that \p v is computed from, if any.
+static Operation *globalIdOp(Value v, int c, unsigned depth = 0) {
+  Operation *d = v.getDefiningOp();
+  if (!d || depth > 8)
+    return nullptr;
+  auto isSReg = [&](Value x, SRegGroup g) {
+    auto s = x.getDefiningOp<SRegOp>();
+    return s && s.getName() == makeSReg(g, c);
+  };
+  auto isProduct = [&](Value x) {
+    auto m = x.getDefiningOp<arith::MulIOp>();
+    return m && ((isSReg(m.getLhs(), SRegGroup::Bid) &&
+                  isSReg(m.getRhs(), SRegGroup::BDim)) ||
+                 (isSReg(m.getLhs(), SRegGroup::BDim) &&
+                  isSReg(m.getRhs(), SRegGroup::Bid)));
+  };
+  if (auto a = dyn_cast<arith::AddIOp>(d))
+    if ((isProduct(a.getLhs()) && isSReg(a.getRhs(), SRegGroup::Tid)) ||
+        (isProduct(a.getRhs()) && isSReg(a.getLhs(), SRegGroup::Tid)))
+      return d;
+  for (Value o : d->getOperands())
+    if (Operation *g = globalIdOp(o, c, depth + 1))
+      return g;
+  return nullptr;
+}
+
 std::vector<Thread *>
 Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
                     const z3::expr &index, const Thread &reader,
@@ -388,7 +436,8 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
   // the anchors; anything else is usually written by a thread close to the
   // reader.
   std::vector<const Thread *> bases;
-  if (&reader == host)
+  bool forHost = &reader == host;
+  if (forHost)
     bases = anchors;
   else
     bases = {&reader};
@@ -400,19 +449,70 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
   // host: of each anchor, whose block is likely the writer's).
   for (const Thread *b : bases)
     for (WriteOp wr : k.writes[arg][interval])
-      for (int c = 0; c < 3; ++c) {
-        SReg coord = makeSReg(SRegGroup::Tid, c);
+      for (int c = 0; c < 6; ++c) {
+        // A thread coordinate, or a block coordinate that the index
+        // scales: a coarsened kernel's final output
+        // (`blockIdx.x * blockDim.x * C + threadIdx.x + c * blockDim.x`)
+        // is written by another block than the other kernel's. (Inside read
+        // chains, or for unscaled blocks, more candidates only multiply
+        // the threads.)
+        bool isBid = c >= 3;
+        if (isBid && !forHost)
+          break;
+        SReg coord = makeSReg(isBid ? SRegGroup::Bid : SRegGroup::Tid, c % 3);
         auto isCoord = [&](Operation *op) {
           auto s = dyn_cast<SRegOp>(op);
           return s && s.getName() == coord;
         };
+        if (isBid && !scales(wr.getIndex(), isCoord))
+          continue;
         if (auto sol = solveFor(k, wr.getIndex(), isCoord, modelWidth(32, bits),
                                 index, *b)) {
-          std::vector<z3::expr> tid = b->tid;
-          tid[c] = *sol;
-          add(tid, b->bid);
+          std::vector<z3::expr> tid = b->tid, bid = b->bid;
+          (isBid ? bid : tid)[c % 3] = *sol;
+          add(tid, bid);
         }
       }
+  // Solve each final output's write index for a coordinate's global id
+  // `blockIdx * blockDim + threadIdx` where the index scales it: a
+  // coarsened kernel's cell `gid * C + c` is written by a thread of another
+  // block than the other kernel's. The id splits into block and thread by
+  // blockDim; the caller checks the candidate like any other.
+  if (forHost)
+    for (const Thread *b : bases)
+      for (WriteOp wr : k.writes[arg][interval])
+        for (int c = 0; c < 3; ++c) {
+          Operation *gid = globalIdOp(wr.getIndex(), c);
+          auto isGid = [&](Operation *op) { return op == gid; };
+          if (!gid || !scales(wr.getIndex(), isGid))
+            continue;
+          std::optional<z3::expr> sol = solveFor(
+              k, wr.getIndex(), isGid, modelWidth(32, bits), index, *b);
+          if (!sol)
+            continue;
+          std::vector<z3::expr> tid = b->tid, bid = b->bid;
+          z3::expr g = *sol, d = bdim[c], n = gdim[c];
+          z3::expr ds = d.simplify();
+          if (ds.is_numeral() && llvm::isPowerOf2_64(ds.get_numeral_uint64())) {
+            tid[c] = z3::urem(g, ds);
+            bid[c] = z3::udiv(g, ds);
+          } else {
+            // No divider in the query. The bound on
+            // the quotient holds wrapped too (g * d mod 2^w <= g * d).
+            std::tie(bid[c], tid[c]) = quotient(g, d);
+            side.push_back(z3::implies(d != 0 && z3::ult(g, mulTerm(n, d)),
+                                       z3::ult(bid[c], n)));
+          }
+          size_t first = out.size();
+          add(tid, bid);
+          // The candidate's global id is the solution (blockDim >= 1, so
+          // q * d + r == g without wrapping): stated so, the encoding does
+          // not multiply the quotient out again.
+          for (size_t i = first; i < out.size(); ++i)
+            memo.emplace(std::make_pair(gid->getResult(0).getAsOpaquePointer(),
+                                        out[i]->id),
+                         *sol);
+        }
   // Solve each write's index for the iteration of its loop, the base's ids
   // kept: a row loop's column (`out[r * w + c]`) against the other kernel's,
   // unrolled at run time (`out[r * w + 4 * k + 1]`) or rotated.
@@ -461,6 +561,22 @@ z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
             dom, widthOf(et))(args);
 }
 
+std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
+                                                const z3::expr &d) {
+  // The real quotient and remainder satisfy the definition, so the symbols
+  // over-approximate them; a candidate built on them is checked anyway.
+  std::string name = "quot" + std::to_string(fresh++);
+  unsigned w = n.get_sort().bv_size();
+  z3::expr q = ctx.bv_const((name + ".q").c_str(), w);
+  z3::expr r = ctx.bv_const((name + ".r").c_str(), w);
+  z3::expr noWrap = d.simplify().is_numeral()
+                        ? z3::bvmul_no_overflow(q, d, false)
+                        : unsignedNoWrap(q, d);
+  side.push_back(
+      z3::implies(d != 0, noWrap && mulTerm(q, d) + r == n && z3::ult(r, d)));
+  return {q, r};
+}
+
 std::optional<z3::expr>
 Encoder::solveFor(KernelModel &k, Value v,
                   llvm::function_ref<bool(Operation *)> isTarget,
@@ -498,10 +614,15 @@ Encoder::solveFor(KernelModel &k, Value v,
     return solve(rhs & ~other(1 - i));
   }
   if (isa<arith::MulIOp>(d)) {
-    llvm::APInt c;
-    if (!matchPattern(d->getOperand(1 - i), m_ConstantInt(&c)) || c.isZero())
+    // By a constant, or a value the assumptions fix (blockDim.x == 64).
+    z3::expr m = other(1 - i).simplify();
+    if (!m.is_numeral() || m.get_numeral_uint64() == 0)
       return std::nullopt;
-    return solve(z3::udiv(rhs, other(1 - i)));
+    // A power of two divides by a shift; other constants through a
+    // quotient symbol, cheaper than a divider.
+    if (llvm::isPowerOf2_64(m.get_numeral_uint64()))
+      return solve(z3::udiv(rhs, m));
+    return solve(quotient(rhs, m).first);
   }
   return std::nullopt;
 }

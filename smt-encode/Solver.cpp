@@ -461,6 +461,8 @@ z3::check_result Portfolio::checkRefined(
       add(app == precise);
       exact[i] = true;
       ++added;
+      if (debugEnabled("products"))
+        kvDebugf("  exact: %s\n", app.to_string().substr(0, 300).c_str());
     }
     if (added)
       ++productRounds;

@@ -1,0 +1,69 @@
+// Thread coarsening under one launch: each thread of the coarsened kernels
+// covers C cells, contiguous (`gid * C + c`) or a block apart
+// (`blockIdx.x * blockDim.x * C + threadIdx.x + c * blockDim.x`), so the
+// writer of a cell is in another block than the one-cell kernel's. Its
+// candidate comes from solving the write index for the global id (split by
+// blockDim, symbolic or fixed) or for the block id. (Not yet: a factor C
+// that is not a power of two under a symbolic blockDim, as 3, where the
+// solver runs out of time, and 2-D coarsening by rows of a symbolic width.)
+//
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
+// RUN:   --assume='n > 0 && n <= 1048576 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %s:affine %s:contiguous | FileCheck %s --check-prefix=EQ
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
+// RUN:   --assume='n > 0 && n <= 1048576 && blockDim.x == 64 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %s:affine %s:cyclic | FileCheck %s --check-prefix=EQ
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
+// RUN:   --assume='n > 0 && n <= 1048576 && blockDim.x == 96 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %s:affine_f %s:contiguous_f | FileCheck %s --check-prefix=EQ
+// EQ: verdict: equivalent
+//
+// Each thread's four cells, one of them left out.
+// RUN: %expect-exit 1 %kvalidate --cuda-path= --timeout=60 \
+// RUN:   --assume='n > 0 && n <= 1048576 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %s:affine %s:contiguous_gap | FileCheck %s --check-prefix=NE
+// NE: verdict: not-equivalent
+// NE: (replayed)
+
+__global__ void affine(const int *src, int *dst, int n) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g < n)
+    dst[g] = 5 * src[g] - 7;
+}
+
+__global__ void contiguous(const int *src, int *dst, int n) {
+  int first = 4 * (threadIdx.x + blockIdx.x * blockDim.x);
+  for (int c = 0; c < 4; ++c)
+    if (first + c < n)
+      dst[first + c] = 5 * src[first + c] - 7;
+}
+
+__global__ void contiguous_gap(const int *src, int *dst, int n) {
+  int first = 4 * (threadIdx.x + blockIdx.x * blockDim.x);
+  for (int c = 0; c < 3; ++c)
+    if (first + c < n)
+      dst[first + c] = 5 * src[first + c] - 7;
+}
+
+__global__ void cyclic(const int *src, int *dst, int n) {
+  int start = blockIdx.x * blockDim.x * 2 + threadIdx.x;
+  for (int c = 0; c < 2; ++c) {
+    int g = start + c * blockDim.x;
+    if (g < n)
+      dst[g] = 5 * src[g] - 7;
+  }
+}
+
+__global__ void affine_f(const float *src, float *dst, int n) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g < n)
+    dst[g] = src[g] * 0.5f + 2.0f;
+}
+
+__global__ void contiguous_f(const float *src, float *dst, int n) {
+  int first = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
+  if (first < n)
+    dst[first] = src[first] * 0.5f + 2.0f;
+  if (first + 1 < n)
+    dst[first + 1] = src[first + 1] * 0.5f + 2.0f;
+}
