@@ -120,7 +120,7 @@ PAIRS = [
     ("matmul naive / tiled, any n = 16k", "matmul.cu:matmul_naive",
      "matmul.cu:matmul_tiled", [MM], "equivalent"),
     # Bug hunting within a bound: the unbounded query's models have
-    # launches too large to replay (see README, "Loops"); n <= 256 keeps the
+    # launches too large to replay (see docs/loops.md); n <= 256 keeps the
     # barrier loop within the bound (a loop cut there would leave a barrier
     # under a condition).
     ("matmul tiled off by one (bug), --unroll=16", "matmul.cu:matmul_naive",
