@@ -3,7 +3,6 @@
 #include "equiv/Driver.h"
 #include "equiv/Assumptions.h"
 #include "equiv/RandomRuns.h"
-#include "equiv/Relational.h"
 #include "kv/Budget.h"
 #include "passes/LowerToKV.h"
 #include "smt-encode/Debug.h"
@@ -15,7 +14,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/IR/CFG.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -120,8 +118,7 @@ Driver::Driver(KernelInput before, KernelInput after, mlir::ModuleOp scratch,
 
 /// Scalar parameters are matched by position; cases are named by the before
 /// kernel's parameters. Launch dimensions keep their names.
-std::string Driver::translateName(const std::string &name,
-                                  bool toAfter) const {
+std::string Driver::translateName(const std::string &name, bool toAfter) const {
   const std::vector<std::string> &from = toAfter ? beforeNames : afterNames;
   const std::vector<std::string> &to = toAfter ? afterNames : beforeNames;
   for (size_t i = 0; i < from.size() && i < to.size(); ++i)
@@ -178,10 +175,11 @@ static void placeGlobalArrays(
   k.setArgNamesAttr(mlir::ArrayAttr::get(k.getContext(), names));
 }
 
-std::optional<LoweredPair>
-Driver::lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
-                  std::vector<std::string> &splitOn, KernelOp &signature,
-                  CheckResult &failure, bool exact) {
+std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
+                                             bool reportSplit,
+                                             std::vector<std::string> &splitOn,
+                                             KernelOp &signature,
+                                             CheckResult &failure, bool exact) {
   stats::Scoped timer("lowering");
   LoweredPair out;
   for (KernelInput *in : {&before, &after}) {
@@ -281,8 +279,7 @@ std::optional<LoweredPair> Driver::lowerOnce(unsigned unroll,
   CheckOptions o = checkOptionsFor(opts);
   Case pins;
   std::optional<LoweredPair> pair;
-  while (!(pair = lowerPair(pins, unroll, true, splitOn, signature,
-                            failure)) &&
+  while (!(pair = lowerPair(pins, unroll, true, splitOn, signature, failure)) &&
          !splitOn.empty()) {
     std::string why;
     auto cases = enumerateCases(signature, splitOn, pins, o, 1, why);
@@ -484,8 +481,7 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
     proof.reason += "; " + search + " found no counterexample";
   else
     proof.reason += "; " + search + " ended " +
-                    std::string(verdictName(hunt.verdict)) + ": " +
-                    hunt.reason;
+                    std::string(verdictName(hunt.verdict)) + ": " + hunt.reason;
   proof.timeMs += hunt.timeMs;
   v.result = std::move(proof);
   return v;
@@ -524,29 +520,6 @@ void Driver::shrink(Validation &v) {
                  << "\n";
   pair->before.erase();
   pair->after.erase();
-}
-
-/// Whether \p f has a loop (a block reached again from itself) or calls a
-/// barrier.
-static bool hasLoopOrBarrier(const llvm::Function &f) {
-  for (const llvm::BasicBlock &bb : f)
-    for (const llvm::Instruction &i : bb)
-      if (auto *c = llvm::dyn_cast<llvm::CallBase>(&i))
-        if (const llvm::Function *g = c->getCalledFunction())
-          if (g->getName().contains("barrier"))
-            return true;
-  llvm::SmallPtrSet<const llvm::BasicBlock *, 32> done, open;
-  std::function<bool(const llvm::BasicBlock *)> cyclic =
-      [&](const llvm::BasicBlock *bb) {
-        open.insert(bb);
-        for (const llvm::BasicBlock *s : llvm::successors(bb))
-          if (open.count(s) || (!done.count(s) && cyclic(s)))
-            return true;
-        open.erase(bb);
-        done.insert(bb);
-        return false;
-      };
-  return !f.empty() && cyclic(&f.getEntryBlock());
 }
 
 Validation
@@ -660,60 +633,19 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
     }
     return v;
   };
-  // The relational proof over the kernels' own IR: where the before kernel
-  // is taken as free of defects (the plugin), it comes first, being the
-  // one method for every loop; on the command line, whose safety checks
-  // report a defective before kernel, it runs where the model's methods
-  // did not decide.
+  // The relational proof over the kernels' own IR, within the proof's
+  // share of the budget (DriverRelational.cpp).
   auto relational = [&]() -> std::optional<Validation> {
-    // (Its integers are the kernels' own: not under --bits.)
-    // (For loops and barriers: a kernel with neither is the model's.)
-    // It assumes the before kernel free of races and divergence: where the
-    // safety checks are on (the command line) they have not shown that when
-    // the model's methods stop, so it runs only where safety is assumed.
-    if (!opts.relational || launch || !before.function || !after.function ||
-        co.realFloats || co.bits != 32 || !hasLoopOrBarrier(*after.function) ||
-        (!co.assumeSafe && !debugEnabled("relational-only")))
+    if (launch)
       return std::nullopt;
-    RelationalOptions ro;
-    ro.timeoutMs = 8000;
-    // Out of the proof's share of the budget (the bounded search keeps
-    // its own).
-    if (unsigned proofSecs = co.timeoutSecs ? co.timeoutSecs : timeout) {
-      auto used = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      Clock::now() - start)
-                      .count();
-      long long left = (long long)proofSecs * 1000 - used;
-      if (left < 500)
-        return std::nullopt;
-      ro.timeoutMs = (unsigned)std::min<long long>(left / 2, 8000);
-    }
-    // And within the kernel's budget, which counts the plugin's lowering of
-    // the source too.
-    if (unsigned budgetLeft = budget::remainingMs()) {
-      if (budgetLeft < 500)
-        return std::nullopt;
-      ro.timeoutMs = std::min(ro.timeoutMs, budgetLeft / 2);
-    }
-    if (debugEnabled("relational-only")) {
-      ro.timeoutMs = std::max(ro.timeoutMs, 60000u);
-      // (KV_RELATIONAL_MS: a longer attempt, to see where it converges.)
-      if (const char *ms = getenv("KV_RELATIONAL_MS"))
-        ro.timeoutMs = std::max(ro.timeoutMs, (unsigned)atoi(ms));
-    }
-    RelationalResult r = proveRelational(*before.function, *after.function, ro);
-    if (debugEnabled("relational"))
-      llvm::errs() << "[kv] relational: "
-                   << (r.proved ? r.method : "not proved: " + r.why) << "\n";
-    if (!r.proved) {
-      relationalWhy = r.why;
-      return std::nullopt;
-    }
-    Validation v;
-    v.result.verdict = Verdict::Equivalent;
-    v.result.method = r.method;
-    v.result.assumptions = std::move(r.assumptions);
-    return v;
+    unsigned proofSecs = co.timeoutSecs ? co.timeoutSecs : timeout;
+    long long leftMs =
+        proofSecs ? (long long)proofSecs * 1000 -
+                        std::chrono::duration_cast<std::chrono::milliseconds>(
+                            Clock::now() - start)
+                            .count()
+                  : -1;
+    return proveRelationally(co, leftMs);
   };
   // The relational proof runs where the model's methods leave the pair
   // open (their proofs of the shapes they cover are cheaper), and first

@@ -100,12 +100,10 @@ public:
 private:
   /// validate() without the budget's scope.
   Validation validateUnbounded(const std::optional<LaunchConfig> &launch);
-  std::optional<LoweredPair> lowerPair(const Case &pins, unsigned unroll,
-                                       bool reportSplit,
-                                       std::vector<std::string> &splitOn,
-                                       KernelOp &signature,
-                                       CheckResult &failure,
-                                       bool exact = false);
+  std::optional<LoweredPair>
+  lowerPair(const Case &pins, unsigned unroll, bool reportSplit,
+            std::vector<std::string> &splitOn, KernelOp &signature,
+            CheckResult &failure, bool exact = false);
   using CaseCheckFn =
       std::function<CheckResult(KernelOp, KernelOp, const CheckOptions &)>;
   /// Run both kernels on \p tiers of launches (--run-first): a
@@ -138,6 +136,12 @@ private:
   bool sawBreakLoops = false, noBreakLoops = false;
   /// Why the relational proof did not prove the pair (for reports).
   std::string relationalWhy;
+  /// The relational proof over the kernels' own IR (DriverRelational.cpp),
+  /// where it applies: an `equivalent` verdict, or nothing (relationalWhy
+  /// says why). \p proofLeftMs is what is left of the proof's share of the
+  /// budget (negative: no budget).
+  std::optional<Validation> proveRelationally(const CheckOptions &co,
+                                              long long proofLeftMs);
 };
 
 } // namespace kv
