@@ -86,8 +86,8 @@ private:
     if (!text.substr(pos).starts_with(tok))
       return false;
     // Do not split "<=" into "<" "=", "&&" into "&" "&", and so on.
-    static const char *longer[] = {"<=", ">=", "==", "!=", "&&", "||", "<<",
-                                   ">>"};
+    static const char *longer[] = {
+        "<=", ">=", "==", "!=", "&&", "||", "<<", ">>"};
     if (tok.size() == 1)
       for (const char *l : longer)
         if (text.substr(pos).starts_with(l) && l[0] == tok[0])
@@ -181,9 +181,8 @@ private:
     }
     if (isalpha((unsigned char)c) || c == '_') {
       size_t start = pos;
-      while (pos < text.size() &&
-             (isalnum((unsigned char)text[pos]) || text[pos] == '_' ||
-              text[pos] == '.'))
+      while (pos < text.size() && (isalnum((unsigned char)text[pos]) ||
+                                   text[pos] == '_' || text[pos] == '.'))
         ++pos;
       llvm::StringRef id = text.slice(start, pos);
       for (int i = 0; i < 3; ++i) {
@@ -225,10 +224,9 @@ private:
     auto lhs = parsePrimary();
     while (lhs && msg.empty()) {
       static const std::pair<const char *, int> ops[] = {
-          {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},
-          {"==", 6}, {"!=", 6}, {"<=", 7}, {">=", 7}, {"<<", 8},
-          {">>", 8}, {"<", 7},  {">", 7},  {"+", 9},  {"-", 9},
-          {"*", 10}, {"/", 10}, {"%", 10}};
+          {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6},
+          {"!=", 6}, {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"<", 7},
+          {">", 7},  {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
       const char *op = nullptr;
       int prec = 0;
       size_t save = pos;
@@ -261,24 +259,40 @@ private:
         bool u = (isUnsigned(l) && wl == w) || (isUnsigned(r) && wr == w);
         l = widen(l, w);
         r = widen(r, w);
-        if (o == "|") lhs = l | r;
-        else if (o == "^") lhs = l ^ r;
-        else if (o == "&") lhs = l & r;
-        else if (o == "==") lhs = l == r;
-        else if (o == "!=") lhs = l != r;
-        else if (o == "<=") lhs = u ? z3::ule(l, r) : l <= r;
-        else if (o == ">=") lhs = u ? z3::uge(l, r) : l >= r;
-        else if (o == "<") lhs = u ? z3::ult(l, r) : l < r;
-        else if (o == ">") lhs = u ? z3::ugt(l, r) : l > r;
-        else if (o == "<<") lhs = z3::shl(l, r);
-        else if (o == ">>") lhs = u ? z3::lshr(l, r) : z3::ashr(l, r);
-        else if (o == "+") lhs = l + r;
-        else if (o == "-") lhs = l - r;
+        if (o == "|")
+          lhs = l | r;
+        else if (o == "^")
+          lhs = l ^ r;
+        else if (o == "&")
+          lhs = l & r;
+        else if (o == "==")
+          lhs = l == r;
+        else if (o == "!=")
+          lhs = l != r;
+        else if (o == "<=")
+          lhs = u ? z3::ule(l, r) : l <= r;
+        else if (o == ">=")
+          lhs = u ? z3::uge(l, r) : l >= r;
+        else if (o == "<")
+          lhs = u ? z3::ult(l, r) : l < r;
+        else if (o == ">")
+          lhs = u ? z3::ugt(l, r) : l > r;
+        else if (o == "<<")
+          lhs = z3::shl(l, r);
+        else if (o == ">>")
+          lhs = u ? z3::lshr(l, r) : z3::ashr(l, r);
+        else if (o == "+")
+          lhs = l + r;
+        else if (o == "-")
+          lhs = l - r;
         // The kernels' products are abstracted alike: gridDim.x * blockDim.x
         // here is the same term as a grid-stride loop's step.
-        else if (o == "*") lhs = enc.mulTerm(l, r);
-        else if (o == "/") lhs = u ? z3::udiv(l, r) : l / r;
-        else lhs = u ? z3::urem(l, r) : z3::srem(l, r);
+        else if (o == "*")
+          lhs = enc.mulTerm(l, r);
+        else if (o == "/")
+          lhs = u ? z3::udiv(l, r) : l / r;
+        else
+          lhs = u ? z3::urem(l, r) : z3::srem(l, r);
         if (u && !lhs->is_bool())
           markUnsigned(*lhs);
       }
@@ -295,8 +309,7 @@ std::optional<z3::expr> parseAssumption(Encoder &enc, llvm::StringRef text,
   return parser.parse(error);
 }
 
-std::optional<z3::expr> parseAssumptions(Encoder &enc,
-                                         const CheckOptions &opts,
+std::optional<z3::expr> parseAssumptions(Encoder &enc, const CheckOptions &opts,
                                          std::string &err) {
   z3::expr f = enc.ctx.bool_val(true);
   for (const std::string &a : opts.assumptions) {

@@ -9,10 +9,10 @@
 #define KV_EQUIV_ASSUMPTIONS_H
 
 #include "equiv/Checker.h"
+#include "smt-encode/Solver.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
-#include "smt-encode/Solver.h"
 
 namespace kv {
 

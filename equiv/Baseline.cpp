@@ -99,7 +99,8 @@ struct FixedLaunch {
       } else {
         // Uninitialized shared memory: the same unknown content in both
         // kernels (by array name), per block.
-        Type et = getArrayElementType(k.op.getBlock().getArgument(arg).getType());
+        Type et =
+            getArrayElementType(k.op.getBlock().getArgument(arg).getType());
         a = ctx.constant(("shared." + k.op.getArgName(arg).str() + "@init.b" +
                           std::to_string(block))
                              .c_str(),
@@ -144,14 +145,14 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
                         .count();
     return result;
   };
-  std::string launch = "gridDim (" + std::to_string(cfg.grid[0]) + "," +
-                       std::to_string(cfg.grid[1]) + "," +
-                       std::to_string(cfg.grid[2]) + "), blockDim (" +
-                       std::to_string(cfg.block[0]) + "," +
-                       std::to_string(cfg.block[1]) + "," +
-                       std::to_string(cfg.block[2]) + ")";
+  std::string launch =
+      "gridDim (" + std::to_string(cfg.grid[0]) + "," +
+      std::to_string(cfg.grid[1]) + "," + std::to_string(cfg.grid[2]) +
+      "), blockDim (" + std::to_string(cfg.block[0]) + "," +
+      std::to_string(cfg.block[1]) + "," + std::to_string(cfg.block[2]) + ")";
   result.assumptions.push_back("bounded: this launch only, every thread "
-                               "modelled (" + launch + ")");
+                               "modelled (" +
+                               launch + ")");
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(a + " (--assume)");
   try {
@@ -193,10 +194,9 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
         if (!enc.isShared(*km, arg))
           outputs.insert(arg);
     for (unsigned arg : outputs) {
-      z3::expr d = z3::select(fl.arrayAfter(kb, arg, kb.numIntervals - 1, -1),
-                              k) !=
-                   z3::select(fl.arrayAfter(ka, arg, ka.numIntervals - 1, -1),
-                              k);
+      z3::expr d =
+          z3::select(fl.arrayAfter(kb, arg, kb.numIntervals - 1, -1), k) !=
+          z3::select(fl.arrayAfter(ka, arg, ka.numIntervals - 1, -1), k);
       outs.push_back({arg, d});
       differ = differ || d;
     }
@@ -206,14 +206,17 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
       return finish();
     }
     auto deadline = start + std::chrono::seconds(opts.timeoutSecs);
-    Portfolio s(ctx, [&]() -> unsigned {
-      if (!opts.timeoutSecs)
-        return 0;
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - std::chrono::steady_clock::now())
-                      .count();
-      return left <= 1 ? 1 : (unsigned)left;
-    }, SolverSettings{opts.solver, opts.seed});
+    Portfolio s(
+        ctx,
+        [&]() -> unsigned {
+          if (!opts.timeoutSecs)
+            return 0;
+          auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+          return left <= 1 ? 1 : (unsigned)left;
+        },
+        SolverSettings{opts.solver, opts.seed});
     s.add(facts);
     s.add(enc.side);
     // The before kernel's preconditions for every thread of the launch.
@@ -249,16 +252,16 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
       in.initial = [&, kmp = &km](unsigned a, uint64_t idx) {
         Type et =
             getArrayElementType(kmp->op.getBlock().getArgument(a).getType());
-        llvm::APInt v = numeralOf(
-            m.eval(z3::select(*enc.params[a],
-                              ctx.bv_val(idx, Encoder::indexBits)),
-                   true),
-            enc.widthOf(et));
+        llvm::APInt v =
+            numeralOf(m.eval(z3::select(*enc.params[a],
+                                        ctx.bv_val(idx, Encoder::indexBits)),
+                             true),
+                      enc.widthOf(et));
         read.emplace(std::make_pair(a, idx), v);
         return v;
       };
       in.sharedInitial = [&, kmp = &km](unsigned a, const uint64_t bid[3],
-                                         uint64_t idx) {
+                                        uint64_t idx) {
         Thread t;
         unsigned w = modelWidth(32, enc.bits);
         for (int i = 0; i < 3; ++i) {
@@ -288,10 +291,11 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
             auto it = x.written[arg].find(i);
             if (it != x.written[arg].end())
               return it->second.getSExtValue();
-            return numeralOf(m.eval(z3::select(*enc.params[arg],
-                                               ctx.bv_val(i, Encoder::indexBits)),
-                                    true),
-                             64)
+            return numeralOf(
+                       m.eval(z3::select(*enc.params[arg],
+                                         ctx.bv_val(i, Encoder::indexBits)),
+                              true),
+                       64)
                 .getSExtValue();
           };
           int64_t b = val(rb), a = val(ra);
@@ -327,9 +331,9 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
         }
       }
     result.verdict = Verdict::Unknown;
-    result.reason = "the solver's counterexample for " + launch +
-                    " does not replay" +
-                    (rb.ok && ra.ok ? "" : ": " + (rb.ok ? ra.error : rb.error));
+    result.reason =
+        "the solver's counterexample for " + launch + " does not replay" +
+        (rb.ok && ra.ok ? "" : ": " + (rb.ok ? ra.error : rb.error));
     return finish();
   } catch (z3::exception &e) {
     result.verdict = Verdict::Unknown;

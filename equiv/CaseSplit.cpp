@@ -36,8 +36,7 @@ static std::optional<z3::expr> termFor(Encoder &enc, const std::string &name,
       return enc.gdim[i];
   }
   for (unsigned i = 0; i < enc.paramNames.size(); ++i)
-    if (enc.paramNames[i] == name && enc.params[i] &&
-        enc.params[i]->is_bv()) {
+    if (enc.paramNames[i] == name && enc.params[i] && enc.params[i]->is_bv()) {
       isUnsigned = enc.paramUnsigned[i];
       return *enc.params[i];
     }
@@ -213,8 +212,8 @@ CheckResult checkByCases(
     }
     if (!pair) {
       if (!pins.empty())
-        failure.reason = "in the case " + describeCase(pins) + ": " +
-                         failure.reason;
+        failure.reason =
+            "in the case " + describeCase(pins) + ": " + failure.reason;
       return finish(failure);
     }
     CheckResult r = check(pair->before, pair->after, o);
@@ -299,7 +298,8 @@ CheckResult checkByCases(
   if (bounded) {
     r.verdict = Verdict::EquivalentUpToBound;
     r.reason = "proved in each of the " + std::to_string(proved.size()) +
-               " cases of " + names + ", for executions within the --unroll "
+               " cases of " + names +
+               ", for executions within the --unroll "
                "bound (bounded)";
   } else if (r.verdict == Verdict::Equivalent) {
     r.reason = "proved for every launch configuration and input, by cases "

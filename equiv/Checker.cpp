@@ -229,7 +229,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
          result.verdict == Verdict::Unsupported) &&
         !notLockstep.empty())
       result.reason += "; the kernels are not aligned interval by interval (" +
-                       notLockstep + "), so reads are followed through the "
+                       notLockstep +
+                       "), so reads are followed through the "
                        "intervals before them";
     if (!unconfirmed.empty()) {
       if (result.verdict == Verdict::NotEquivalent)
@@ -250,10 +251,10 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
     return finish();
   }
   if (opts.modelConditionsOnly) {
-    result.verdict = unconfirmed.empty() ? Verdict::Equivalent
-                                         : Verdict::Unknown;
-    result.reason = unconfirmed.empty() ? "the models' conditions hold"
-                                        : unconfirmed;
+    result.verdict =
+        unconfirmed.empty() ? Verdict::Equivalent : Verdict::Unknown;
+    result.reason =
+        unconfirmed.empty() ? "the models' conditions hold" : unconfirmed;
     return finish();
   }
   // Barriers and thread mapping kept (an optimizer's rewrite): proved
@@ -311,7 +312,7 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
   if (!unconfirmed.empty()) {
     result.verdict = Verdict::Unknown;
     result.reason = unconfirmed + " (the equivalence proof rests on its "
-                                     "absence)";
+                                  "absence)";
     return finish();
   }
   result.verdict = Verdict::Equivalent;

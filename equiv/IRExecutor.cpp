@@ -89,8 +89,8 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     }
     if (auto *mi = dyn_cast<MemIntrinsic>(&c))
       return memIntrinsic(t, *mi);
-    unsigned w = c.getType()->isIntegerTy() ? c.getType()->getIntegerBitWidth()
-                                            : 0;
+    unsigned w =
+        c.getType()->isIntegerTy() ? c.getType()->getIntegerBitWidth() : 0;
     auto ap = [&](unsigned i) {
       return APInt(c.getArgOperand(i)->getType()->getIntegerBitWidth(),
                    arg(i).bits);
@@ -166,9 +166,8 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     case Intrinsic::fshr: {
       APInt hi = ap(0), lo = ap(1);
       unsigned s = (unsigned)ap(2).urem(w);
-      APInt r = id == Intrinsic::fshl
-                    ? (s ? hi.shl(s) | lo.lshr(w - s) : hi)
-                    : (s ? hi.shl(w - s) | lo.lshr(s) : lo);
+      APInt r = id == Intrinsic::fshl ? (s ? hi.shl(s) | lo.lshr(w - s) : hi)
+                                      : (s ? hi.shl(w - s) | lo.lshr(s) : lo);
       return set(Val{r.getZExtValue()});
     }
     default:
@@ -626,10 +625,9 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
         // The block's private and shared objects end with it; global
         // objects it made first stay (they sit below later blocks' ones
         // only if made in block 0, so keep everything that is global).
-        if (globals.empty() || std::all_of(globals.begin(), globals.end(),
-                                           [&](auto &g) {
-                                             return g.second < (int32_t)mark;
-                                           }))
+        if (globals.empty() ||
+            std::all_of(globals.begin(), globals.end(),
+                        [&](auto &g) { return g.second < (int32_t)mark; }))
           objs.resize(mark);
       }
   for (Obj &o : objs)
@@ -658,4 +656,3 @@ ExecResult executeIR(const llvm::Function &kernel, const LaunchConfig &cfg,
 }
 
 } // namespace kv
-

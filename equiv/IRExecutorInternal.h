@@ -109,7 +109,9 @@ struct ThreadState {
   } shuffle;
 };
 
-inline uint64_t maskOf(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
+inline uint64_t maskOf(unsigned w) {
+  return w >= 64 ? ~0ull : ((1ull << w) - 1);
+}
 
 inline int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -129,8 +131,8 @@ inline std::string typeName(Type *t) {
 
 class IRRunner {
 public:
-  IRRunner(const Function &kernel, const LaunchConfig &cfg,
-           const IRInputs &in, uint64_t maxSteps)
+  IRRunner(const Function &kernel, const LaunchConfig &cfg, const IRInputs &in,
+           uint64_t maxSteps)
       : kernel(kernel), cfg(cfg), in(in), maxSteps(maxSteps),
         dl(kernel.getParent()->getDataLayout()) {}
 

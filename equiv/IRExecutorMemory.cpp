@@ -93,12 +93,11 @@ bool IRRunner::constantBytes(const Constant *c, int32_t obj, uint64_t off) {
       isa<ConstantPointerNull>(c))
     return true; // already zero
   if (isa<ConstantInt>(c) || isa<ConstantFP>(c)) {
-    uint64_t bits = isa<ConstantInt>(c)
-                        ? cast<ConstantInt>(c)->getZExtValue()
-                        : cast<ConstantFP>(c)
-                              ->getValueAPF()
-                              .bitcastToAPInt()
-                              .getZExtValue();
+    uint64_t bits = isa<ConstantInt>(c) ? cast<ConstantInt>(c)->getZExtValue()
+                                        : cast<ConstantFP>(c)
+                                              ->getValueAPF()
+                                              .bitcastToAPInt()
+                                              .getZExtValue();
     uint64_t n = dl.getTypeStoreSize(ty);
     for (uint64_t i = 0; i < n && i < 8; ++i)
       objs[obj].bytes[off + i] = (bits >> (8 * i)) & 0xff;
@@ -400,8 +399,7 @@ bool IRRunner::load(ThreadState &t, Type *ty, Val p, Val &out) {
     uint64_t es = dl.getTypeAllocSize(at->getElementType());
     std::vector<Val> parts(at->getNumElements());
     for (uint64_t i = 0; i < at->getNumElements(); ++i)
-      if (!load(t, at->getElementType(), Val{p.bits + i * es, p.obj},
-                parts[i]))
+      if (!load(t, at->getElementType(), Val{p.bits + i * es, p.obj}, parts[i]))
         return false;
     out = aggregate(t, std::move(parts));
     return true;

@@ -81,8 +81,7 @@ bool IRRunner::binary(unsigned opc, Type *ty, Val a, Val b, Val &out) {
     r = ax.ashr(y >= w ? w - 1 : (unsigned)y).getZExtValue();
     break;
   default:
-    return fail(Twine("instruction '") + Instruction::getOpcodeName(opc) +
-                "'");
+    return fail(Twine("instruction '") + Instruction::getOpcodeName(opc) + "'");
   }
   out = Val{r & m};
   return true;
@@ -133,8 +132,8 @@ bool IRRunner::apply(StringRef fn, ArrayRef<Val> args, ArrayRef<Type *> types,
     ops.push_back(APInt(types[i]->getPrimitiveSizeInBits(), args[i].bits));
   }
   std::string why;
-  std::optional<APInt> r = executor::nativeApply(
-      fn, ops, ret->getPrimitiveSizeInBits(), why);
+  std::optional<APInt> r =
+      executor::nativeApply(fn, ops, ret->getPrimitiveSizeInBits(), why);
   if (!r)
     return fail("cannot run '" + fn + "'" + (why.empty() ? "" : ": " + why));
   out = Val{r->getZExtValue()};
@@ -146,8 +145,8 @@ bool IRRunner::gep(ThreadState &t, const GEPOperator &g, Val &out) {
   if (failed)
     return false;
   int64_t off = 0;
-  for (gep_type_iterator it = gep_type_begin(&g), e = gep_type_end(&g);
-       it != e; ++it) {
+  for (gep_type_iterator it = gep_type_begin(&g), e = gep_type_end(&g); it != e;
+       ++it) {
     Val idx = get(t, it.getOperand());
     unsigned w = it.getOperand()->getType()->getIntegerBitWidth();
     int64_t i = APInt(w, idx.bits).getSExtValue();

@@ -1,8 +1,8 @@
 //===- Lockstep.cpp - interval-by-interval proofs ---------------*- C++ -*-===//
 
-#include "smt-encode/Debug.h"
 #include "equiv/Lockstep.h"
 #include "equiv/Safety.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include <cstdlib>
 #include <set>
@@ -221,8 +221,8 @@ bool proveLockstep(
       // Each pair on its own: the conjunction is much harder to refute
       // than its parts.
       for (size_t i = from; i < pairs.size() && (!single || i == from); ++i) {
-        bool same = refuted(pairs[i].second, exact ? "lockstep exact"
-                                                   : "lockstep");
+        bool same =
+            refuted(pairs[i].second, exact ? "lockstep exact" : "lockstep");
         if (debugEnabled("lockstep"))
           llvm::errs() << "lockstep: " << pairs[i].first
                        << (exact ? " (exact products)" : "") << ": "

@@ -106,8 +106,8 @@ void dumpReplay(Encoder &enc, const z3::model &m, const LaunchConfig &cfg,
                 unsigned arg) {
   llvm::errs() << "replay: grid " << cfg.grid[0] << "," << cfg.grid[1] << ","
                << cfg.grid[2] << " block " << cfg.block[0] << ","
-               << cfg.block[1] << "," << cfg.block[2] << " k="
-               << m.eval(k, true).to_string();
+               << cfg.block[1] << "," << cfg.block[2]
+               << " k=" << m.eval(k, true).to_string();
   PairCheck::dumpModel(enc, m);
   for (const Thread &t : enc.threads) {
     llvm::errs() << "  t" << t.id << ": tid";
@@ -161,8 +161,7 @@ bool firstMismatch(
     for (unsigned i = 0; i < enc.params.size(); ++i)
       if (enc.params[i] && !enc.params[i]->is_array()) {
         Type t = ks.op.getBlock().getArgument(i).getType();
-        llvm::APInt v =
-            numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
+        llvm::APInt v = numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
         cex.addScalar(enc.paramNames[i], v, enc.paramUnsigned[i]);
       }
     unsigned shown = 0;
@@ -330,8 +329,8 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
 
 bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                        const z3::model &m, unsigned arg, const z3::expr &k,
-                       Counterexample &cex, std::string &why,
-                       bool zeroUnread, bool smallInputs, unsigned seed) {
+                       Counterexample &cex, std::string &why, bool zeroUnread,
+                       bool smallInputs, unsigned seed) {
   // The input cells the query constrains; with zeroUnread every other cell
   // is 0 (the model's default value may break the before kernel's
   // preconditions in threads the query never looked at).
@@ -378,7 +377,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   for (auto &[a, idx, live] : enc.initialReads)
     if (m.eval(live, true).is_true())
       constrained.insert(
-        {a, numeralOf(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
+          {a, numeralOf(m.eval(idx, true), Encoder::indexBits).getZExtValue()});
   std::map<unsigned, ModelArray> tables;
   auto inputsFor = [&](KernelModel &km) {
     ExecInputs in;
@@ -431,7 +430,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       return v;
     };
     in.sharedInitial = [&, km = &km](unsigned a, const uint64_t bid[3],
-                                      uint64_t idx) {
+                                     uint64_t idx) {
       std::vector<z3::expr> b, t;
       for (int i = 0; i < 3; ++i) {
         b.push_back(ctx.bv_val(bid[i], w32));

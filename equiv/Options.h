@@ -20,7 +20,7 @@ struct Options {
 #define KV_UINT(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, MIN, MAX, VALUE,     \
                 RANGE, HIDDEN, DESC)                                           \
   unsigned FIELD = 0;
-#define KV_BOOL(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, HIDDEN, DESC)      \
+#define KV_BOOL(FIELD, NAME, CLI_DEFAULT, PLUGIN_DEFAULT, HIDDEN, DESC)        \
   bool FIELD = false;
 #define KV_LIST(FIELD, NAME, VALUE, DESC) std::vector<std::string> FIELD;
 #define KV_CHOICE(FIELD, NAME, CHOICES, HIDDEN, DESC) std::string FIELD;

@@ -6,9 +6,9 @@
 // model that replays.
 //
 //===----------------------------------------------------------------------===//
-#include "smt-encode/Debug.h"
 #include "equiv/PairCheck.h"
 #include "equiv/Assumptions.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
@@ -46,8 +46,7 @@ bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
     return false;
   z3::tactic prep = z3::tactic(ctx, "simplify") &
                     z3::tactic(ctx, "propagate-values") &
-                    z3::tactic(ctx, "solve-eqs") &
-                    z3::tactic(ctx, "simplify");
+                    z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "simplify");
   for (uint64_t z = 0; z < dims[2]; ++z)
     for (uint64_t y = 0; y < dims[1]; ++y)
       for (uint64_t x = 0; x < dims[0]; ++x) {
@@ -168,8 +167,9 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     return false;
   }
 
-  Portfolio s(ctx, [this] { return remainingMs(); },
-              SolverSettings{opts.solver, opts.seed});
+  Portfolio s(
+      ctx, [this] { return remainingMs(); },
+      SolverSettings{opts.solver, opts.seed});
   s.add(enc.facts);
   s.add(enc.side);
   // Index lemmas are quadratic in the index terms: hundreds or thousands
@@ -184,8 +184,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   else
     s.add(lemmas);
   s.add(differ);
-  if (std::string path = dumpPath("query", enc.paramNames[arg]);
-      !path.empty())
+  if (std::string path = dumpPath("query", enc.paramNames[arg]); !path.empty())
     dumpTo(path, s.to_smt2());
   if (debugEnabled("checker"))
     llvm::errs() << "array " << enc.paramNames[arg] << ": "
@@ -311,7 +310,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     s.add(quantified);
     // Quantifiers may keep the solver busy: this retry gets 30 s at most.
     s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
-                                      std::chrono::seconds(30)));
+                                     std::chrono::seconds(30)));
     z3::check_result qr = checkRefined(enc, s);
     if (qr == z3::unsat)
       return true;
@@ -438,13 +437,13 @@ void PairCheck::reportReplayed(
     if (within)
       break;
     s.setRemaining(Portfolio::capped([this] { return remainingMs(); },
-                                      std::chrono::seconds(5)));
+                                     std::chrono::seconds(5)));
     s.push();
     limitLaunch(enc, s, lim);
     Counterexample found = early;
     early = Counterexample();
-    bool small = checkRefined(enc, s, replaysEarly) == z3::sat &&
-                 early.replayed;
+    bool small =
+        checkRefined(enc, s, replaysEarly) == z3::sat && early.replayed;
     s.pop();
     if (!small)
       early = found;
@@ -546,8 +545,8 @@ bool PairCheck::findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
       replayThreads = smallReplayThreads;
       result.verdict = Verdict::NotEquivalent;
       result.counterexample = cex;
-      result.reason = "the kernels write different values to '" +
-                      cex.mismatchArray + "'";
+      result.reason =
+          "the kernels write different values to '" + cex.mismatchArray + "'";
       s.pop();
       return true;
     }

@@ -14,11 +14,11 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Solver.h"
 
+#include "smt-encode/Solver.h"
 #include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include "smt-encode/Solver.h"
 
 namespace kv {
 
@@ -99,9 +99,9 @@ struct PairCheck {
   uint64_t replayThreads = smallReplayThreads;
   /// Sets the not-equivalent verdict with \p early, the counterexample of a
   /// model that replayed, or a smaller one \p replaysEarly finds.
-  void reportReplayed(
-      Encoder &enc, Portfolio &s, Counterexample &early,
-      const std::function<bool(const z3::model &)> &replaysEarly);
+  void
+  reportReplayed(Encoder &enc, Portfolio &s, Counterexample &early,
+                 const std::function<bool(const z3::model &)> &replaysEarly);
   /// Looks for a model of \p s that replays (\p why: why none did).
   bool findReplaying(Encoder &enc, Portfolio &s, KernelModel &ks,
                      KernelModel &kt, unsigned arg, const z3::expr &k,

@@ -1,4 +1,5 @@
-//===- RelationalHoudini.cpp - the relational proof's invariants -*- C++ -*-===//
+//===- RelationalHoudini.cpp - the relational proof's invariants -*- C++
+//-*-===//
 //
 // Candidates at each pair of cut points, and Houdini: drop a candidate a
 // model of the others falsifies across an edge, until every edge keeps
@@ -29,9 +30,8 @@ bool fresh(const z3::expr &e) {
 /// to a term the other kernel computes in its step, conditions that hold,
 /// values that are not poison, and the memories and access sets agreeing.
 void guess(Node &n, const std::vector<z3::expr> *terms,
-                  const std::vector<z3::expr> &symbols,
-                  std::set<std::pair<unsigned, uint64_t>> bounds,
-                  z3::context &ctx) {
+           const std::vector<z3::expr> &symbols,
+           std::set<std::pair<unsigned, uint64_t>> bounds, z3::context &ctx) {
   std::vector<z3::expr> &c = n.cands;
   auto sameSort = [](const z3::expr &a, const z3::expr &b) {
     return a.get_sort().bv_size() == b.get_sort().bv_size();

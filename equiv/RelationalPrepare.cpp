@@ -1,4 +1,5 @@
-//===- RelationalPrepare.cpp - shared symbols, a kernel prepared -*- C++ -*-===//
+//===- RelationalPrepare.cpp - shared symbols, a kernel prepared -*- C++
+//-*-===//
 
 #include "equiv/RelationalInternal.h"
 

@@ -1,4 +1,5 @@
-//===- RelationalProduct.h - the product of two kernels' cut graphs -*- C++ -*-===//
+//===- RelationalProduct.h - the product of two kernels' cut graphs -*- C++
+//-*-===//
 //
 // The relational proof's product (pairs of cut points, the steps between
 // them), its candidates and queries, shared by Relational.cpp (building and
@@ -93,7 +94,8 @@ class Product {
 public:
   Product(const RelationalOptions &o, z3::context &c)
       : opts(o), ctx(c), sh(c), sides{Side(sh, true), Side(sh, false)} {}
-  RelationalResult run(const llvm::Function &before, const llvm::Function &after);
+  RelationalResult run(const llvm::Function &before,
+                       const llvm::Function &after);
 
 private:
   const RelationalOptions &opts;

@@ -1,4 +1,5 @@
-//===- RelationalQuery.cpp - the relational proof's solver queries -*- C++ -*-===//
+//===- RelationalQuery.cpp - the relational proof's solver queries -*- C++
+//-*-===//
 //
 // A query: the invariant at an edge's source, its step, and the failure of
 // a claim about its target, without array theory; goals about every
@@ -157,8 +158,8 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
   }
   z3::solver s(ctx);
   z3::params p(ctx);
-  p.set("timeout",
-        budget::solverMs((unsigned)std::min<long long>(left, queryMs ? queryMs : opts.queryMs)));
+  p.set("timeout", budget::solverMs((unsigned)std::min<long long>(
+                       left, queryMs ? queryMs : opts.queryMs)));
   s.set(p);
   s.add(f);
   if (const char *dir = getenv("KV_RELATIONAL_DUMP")) {

@@ -206,17 +206,16 @@ void Query::fillLaunch(Defect &d) {
   }
   for (unsigned i = 0; i < enc.params.size(); ++i)
     if (enc.params[i] && !enc.params[i]->is_array()) {
-      d.scalars.push_back({enc.paramNames[i],
-                           enc.paramUnsigned[i]
-                               ? (int64_t)evalU(*model, *enc.params[i])
-                               : evalS(*model, *enc.params[i])});
+      d.scalars.push_back(
+          {enc.paramNames[i], enc.paramUnsigned[i]
+                                  ? (int64_t)evalU(*model, *enc.params[i])
+                                  : evalS(*model, *enc.params[i])});
       if (enc.paramUnsigned[i])
         d.unsignedScalars.insert(enc.paramNames[i]);
     }
 }
 
-Defect::Site Query::site(const Thread &t, Operation *op,
-                         std::string access) {
+Defect::Site Query::site(const Thread &t, Operation *op, std::string access) {
   Defect::Site s;
   for (int i = 0; i < 3; ++i) {
     s.block[i] = evalU(*model, t.bid[i]);
@@ -268,8 +267,7 @@ std::string describe(const Defect &d) {
   for (size_t i = 0; i < d.sites.size(); ++i) {
     const Defect::Site &x = d.sites[i];
     s += (i == 0 ? ": " : "; ") + std::string("thread ") + coords(x.thread) +
-         " of block " + coords(x.block) + " " + x.access + " at " +
-         x.location;
+         " of block " + coords(x.block) + " " + x.access + " at " + x.location;
   }
   return s + " (" + describeLaunch(d) + ")";
 }
@@ -307,16 +305,14 @@ bool SafetyCheck::undecided(Query &q, const std::string &what) {
   if (!q.enc.unsupported.empty()) {
     result.verdict = Verdict::Unsupported;
     result.reason = std::string(label) + " kernel: " + what +
-                    ": kv construct without an encoding: " +
-                    q.enc.unsupported;
+                    ": kv construct without an encoding: " + q.enc.unsupported;
     return false;
   }
   assumed.push_back(what);
   return true;
 }
 
-bool SafetyCheck::report(Query &q, Verdict v, Defect d,
-                         bool dataDependent) {
+bool SafetyCheck::report(Query &q, Verdict v, Defect d, bool dataDependent) {
   d.kernel = label;
   q.fillLaunch(d);
   // A thread of the witness in a loop the model does not count at this
@@ -325,8 +321,7 @@ bool SafetyCheck::report(Query &q, Verdict v, Defect d,
   for (IterOp it : q.km.iterOps)
     for (const Thread *t : {q.t1, q.t2})
       if (it.getUncounted() && t &&
-          q.model->eval(q.enc.uncountable(q.km, it, *t, true), true)
-              .is_true())
+          q.model->eval(q.enc.uncountable(q.km, it, *t, true), true).is_true())
         uncounted = true;
   if (uncounted) {
     result.verdict = Verdict::Unknown;

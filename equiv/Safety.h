@@ -9,8 +9,8 @@
 #define KV_EQUIV_SAFETY_H
 
 #include "equiv/Checker.h"
-#include <functional>
 #include "smt-encode/Solver.h"
+#include <functional>
 
 namespace kv {
 
@@ -21,8 +21,7 @@ using FactsFn =
     std::function<std::optional<z3::expr>(Encoder &, std::string &error)>;
 
 /// The --assume expressions as one Z3 boolean, or an error message.
-std::optional<z3::expr> parseAssumptions(Encoder &enc,
-                                         const CheckOptions &opts,
+std::optional<z3::expr> parseAssumptions(Encoder &enc, const CheckOptions &opts,
                                          std::string &err);
 
 /// Budget of each safety query: Z3 resource units (deterministic, about

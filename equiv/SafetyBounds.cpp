@@ -28,10 +28,10 @@ bool SafetyCheck::checkBounds() {
       SharedArrayType sh = fixedShared(a);
       if (!sh)
         continue;
-      z3::expr c = x.access(a.op, *x.t1) &&
-                   z3::uge(x.index(a.index, *x.t1),
-                           x.ctx.bv_val((uint64_t)sh.getSize(),
-                                        Encoder::indexBits));
+      z3::expr c =
+          x.access(a.op, *x.t1) &&
+          z3::uge(x.index(a.index, *x.t1),
+                  x.ctx.bv_val((uint64_t)sh.getSize(), Encoder::indexBits));
       conds.push_back({&a, c});
       any = any || c;
     }
@@ -73,8 +73,8 @@ bool SafetyCheck::checkBounds() {
       for (auto &[a, c] : conds) {
         if (!q.model->eval(c, true).is_true())
           continue;
-        auto sh = cast<SharedArrayType>(
-            k.getBlock().getArgument(a->arg).getType());
+        auto sh =
+            cast<SharedArrayType>(k.getBlock().getArgument(a->arg).getType());
         Defect d;
         d.kind = "out-of-bounds " + std::string(a->write ? "write" : "read") +
                  " (the array has " + std::to_string(sh.getSize()) +

@@ -111,8 +111,7 @@ struct Query {
   bool madeReadable = false;
 
   void fillLaunch(Defect &d);
-  Defect::Site site(const Thread &t, mlir::Operation *op,
-                    std::string access);
+  Defect::Site site(const Thread &t, mlir::Operation *op, std::string access);
 };
 
 /// Whether the encoding of \p v may over-approximate (Safety.cpp).

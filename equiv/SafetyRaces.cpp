@@ -55,8 +55,8 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
       if (warpApart)
         order = order && !warpOrdered(q, a, b);
       z3::expr i1 = q.index(a.index, *q.t1), i2 = q.index(b.index, *q.t2);
-      z3::expr c = order && q.access(a.op, *q.t1) &&
-                   q.access(b.op, *q.t2) && i1 == i2;
+      z3::expr c =
+          order && q.access(a.op, *q.t1) && q.access(b.op, *q.t2) && i1 == i2;
       pairs.push_back({&a, &b, c});
     }
   return pairs;
@@ -113,10 +113,9 @@ z3::expr SafetyCheck::harmful(Query &q, std::vector<Pair> &pairs) {
   z3::expr any = q.ctx.bool_val(false);
   for (Pair &p : pairs) {
     if (!valueFree(p))
-      p.cond =
-          p.cond &&
-          q.enc.value(q.km, cast<WriteOp>(p.a->op).getValue(), *q.t1) !=
-              q.enc.value(q.km, cast<WriteOp>(p.b->op).getValue(), *q.t2);
+      p.cond = p.cond &&
+               q.enc.value(q.km, cast<WriteOp>(p.a->op).getValue(), *q.t1) !=
+                   q.enc.value(q.km, cast<WriteOp>(p.b->op).getValue(), *q.t2);
     any = any || p.cond;
   }
   return any;

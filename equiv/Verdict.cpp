@@ -10,18 +10,28 @@ namespace kv {
 
 const char *verdictName(Verdict v) {
   switch (v) {
-  case Verdict::Equivalent: return "equivalent";
-  case Verdict::EquivalentForLaunch: return "equivalent-for-launch";
-  case Verdict::EquivalentUpToBound: return "equivalent-up-to-bound";
+  case Verdict::Equivalent:
+    return "equivalent";
+  case Verdict::EquivalentForLaunch:
+    return "equivalent-for-launch";
+  case Verdict::EquivalentUpToBound:
+    return "equivalent-up-to-bound";
   case Verdict::EquivalentOverReals:
     return "equivalent-over-the-reals";
-  case Verdict::NotEquivalent: return "not-equivalent";
-  case Verdict::Unknown: return "unknown";
-  case Verdict::Unsupported: return "unsupported";
-  case Verdict::Error: return "error";
-  case Verdict::Race: return "race";
-  case Verdict::Divergence: return "divergence";
-  case Verdict::OutOfBounds: return "out-of-bounds";
+  case Verdict::NotEquivalent:
+    return "not-equivalent";
+  case Verdict::Unknown:
+    return "unknown";
+  case Verdict::Unsupported:
+    return "unsupported";
+  case Verdict::Error:
+    return "error";
+  case Verdict::Race:
+    return "race";
+  case Verdict::Divergence:
+    return "divergence";
+  case Verdict::OutOfBounds:
+    return "out-of-bounds";
   }
   return "error";
 }
@@ -44,13 +54,17 @@ int exitCode(Verdict v) {
   case Verdict::EquivalentUpToBound:
   case Verdict::EquivalentOverReals:
     return 0;
-  case Verdict::NotEquivalent: return 1;
+  case Verdict::NotEquivalent:
+    return 1;
   case Verdict::Unknown:
-  case Verdict::Unsupported: return 2;
-  case Verdict::Error: return 3;
+  case Verdict::Unsupported:
+    return 2;
+  case Verdict::Error:
+    return 3;
   case Verdict::Race:
   case Verdict::Divergence:
-  case Verdict::OutOfBounds: return 4;
+  case Verdict::OutOfBounds:
+    return 4;
   }
   return 3;
 }

@@ -231,8 +231,8 @@ std::optional<std::array<Value, 3>> Lowerer::writerOf(Value wIdx, Value rIdx) {
         q.addTerm(v, k / c);
       who[open[0]] = materialize(q);
     } else {
-      who[open[0]] = b.createOrFold<arith::DivUIOp>(loc, materialize(D),
-                                                    cst(i64, c));
+      who[open[0]] =
+          b.createOrFold<arith::DivUIOp>(loc, materialize(D), cst(i64, c));
     }
   } else if (!open.empty()) {
     // Mixed radix: the weights must divide one another.
@@ -274,8 +274,8 @@ Value Lowerer::instantiate(Value v, llvm::DenseMap<Value, Value> &map) {
   return map[v] = c->getResult(0);
 }
 
-Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index,
-                             Value guard, Type ty) {
+Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index, Value guard,
+                             Type ty) {
   Type i64 = b.getI64Type();
   Value v = cst(ty, 0), any = i1(false);
   bool first = true;
@@ -323,12 +323,11 @@ Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index,
         b, loc,
         b.createOrFold<arith::OrIOp>(
             loc, notI1(guard),
-            b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
-                                          index, cst(i64, size))),
+            b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index,
+                                          cst(i64, size))),
         b.getStringAttr("staged shared-array read in bounds"));
   return v;
 }
-
 
 bool Lowerer::checkBarrierPhases(LoopModel &lm) {
   SymLoop &m = lm.m;

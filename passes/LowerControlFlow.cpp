@@ -28,8 +28,7 @@ SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
     }
     return scalar(select(c, t.scalar, e.scalar));
   }
-  if (t.kind == e.kind && t.obj == e.obj && t.array == e.array &&
-      t.isPtr()) {
+  if (t.kind == e.kind && t.obj == e.obj && t.array == e.array && t.isPtr()) {
     // The offsets' common factor stays outside the select: an element
     // index into an array of 4-byte elements stays a multiple of 4.
     int64_t g = 0;
@@ -99,8 +98,8 @@ State Lowerer::merge(State &t, State &e, Value c, Value guard,
   return m;
 }
 
-void Lowerer::takeEdge(const llvm::BasicBlock *from,
-                       const llvm::BasicBlock *to, State &s) {
+void Lowerer::takeEdge(const llvm::BasicBlock *from, const llvm::BasicBlock *to,
+                       State &s) {
   llvm::SmallVector<std::pair<const llvm::PHINode *, SymVal>> phis;
   for (const llvm::PHINode &phi : to->phis())
     phis.push_back({&phi, eval(phi.getIncomingValueForBlock(from), s)});
@@ -171,9 +170,9 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
     // The kernel's budget: unrolling stops at its deadline or when the
     // model outgrows its memory bound; the verdict is then `unknown`.
     if (maxLowered && lowered > maxLowered)
-      budget::stop(budget::Kind::Memory,
-                   "the unrolled model passed " + std::to_string(maxLowered) +
-                       " lowered instructions");
+      budget::stop(budget::Kind::Memory, "the unrolled model passed " +
+                                             std::to_string(maxLowered) +
+                                             " lowered instructions");
     if (budget::exceeded()) {
       curInst = bb->getTerminator();
       return fail(budget::shortReason());
@@ -466,10 +465,9 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         Value leaves = notI1(andI1(s.guard, stay));
         if (opts.exactUnroll)
           ProveOp::create(b, loc, leaves,
-                          b.getStringAttr(
-                              "a loop that runs at most " +
-                              std::to_string(opts.unrollBound) +
-                              " iterations (unrolled that far)"));
+                          b.getStringAttr("a loop that runs at most " +
+                                          std::to_string(opts.unrollBound) +
+                                          " iterations (unrolled that far)"));
         else
           AssumeOp::create(b, loc, leaves,
                            b.getI64IntegerAttr(opts.unrollBound),

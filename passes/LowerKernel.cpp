@@ -87,9 +87,8 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   if (auto *fc = dyn_cast<llvm::FCmpInst>(&inst)) {
     Value l = evalScalar(fc->getOperand(0), s);
     Value r = evalScalar(fc->getOperand(1), s);
-    std::string fn = ("fcmp." + llvm::CmpInst::getPredicateName(
-                                    fc->getPredicate()))
-                         .str();
+    std::string fn =
+        ("fcmp." + llvm::CmpInst::getPredicateName(fc->getPredicate())).str();
     return setS(floatOp(fn, {l, r}, b.getI1Type()));
   }
   if (auto *sel = dyn_cast<llvm::SelectInst>(&inst)) {
@@ -494,8 +493,7 @@ FailureOr<KernelOp> Lowerer::run() {
       p.kind = SymVal::ArrayPtr;
       p.array = arr;
       paramVals[&a] = p;
-    } else if (a.getType()->isIntegerTy() ||
-               a.getType()->isFloatingPointTy()) {
+    } else if (a.getType()->isIntegerTy() || a.getType()->isFloatingPointTy()) {
       Value v = blk->addArgument(typeFor(a.getType()), UnknownLoc::get(ctx));
       auto pin = opts.pins.find(name);
       if (pin != opts.pins.end() && a.getType()->isIntegerTy())
@@ -541,8 +539,8 @@ FailureOr<KernelOp> Lowerer::run() {
     uint64_t bytes =
         f.getParent()->getDataLayout().getTypeAllocSize(gv->getValueType());
     uint64_t es = arrayElemSize.count(arr) ? arrayElemSize[arr] : 4;
-    arr.setType(SharedArrayType::get(ctx, sh.getElementType(),
-                                     (int64_t)(bytes / es)));
+    arr.setType(
+        SharedArrayType::get(ctx, sh.getElementType(), (int64_t)(bytes / es)));
   }
   kernel.setArgNamesAttr(b.getStrArrayAttr(
       llvm::SmallVector<llvm::StringRef>(argNames.begin(), argNames.end())));
@@ -614,5 +612,3 @@ std::map<std::string, unsigned> arrayElemBytes(KernelOp k, unsigned numParams) {
 }
 
 } // namespace kv
-
-

@@ -107,8 +107,8 @@ bool Lowerer::dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops) {
 }
 
 Value Lowerer::placeholder(LoopModel &lm, Type t) {
-  auto op = UnrealizedConversionCastOp::create(b, loc, TypeRange{t},
-                                               ValueRange{});
+  auto op =
+      UnrealizedConversionCastOp::create(b, loc, TypeRange{t}, ValueRange{});
   lm.holders.insert(op);
   return op.getResult(0);
 }
@@ -195,8 +195,8 @@ bool Lowerer::carryValues(LoopModel &lm, State &s) {
     p.kind = SymVal::PrivPtr;
     p.obj = st.obj;
     p.off = st.off;
-    SymVal cur = loadPrivate(
-        p, llvm::IntegerType::get(f.getContext(), st.size * 8), s);
+    SymVal cur =
+        loadPrivate(p, llvm::IntegerType::get(f.getContext(), st.size * 8), s);
     if (failed)
       return false;
     if (cur.kind != SymVal::Scalar)
@@ -296,11 +296,11 @@ bool Lowerer::nextValues(LoopModel &lm, State &s) {
       const PrivStore &st = s.stores[i];
       if (st.obj != c.obj)
         continue;
-      bool exact = st.off.terms.empty() && st.off.constant == c.off &&
-                   st.size == c.size;
-      bool disjoint = st.off.terms.empty() &&
-                      (st.off.constant >= c.off + (int64_t)c.size ||
-                       c.off >= st.off.constant + (int64_t)st.size);
+      bool exact =
+          st.off.terms.empty() && st.off.constant == c.off && st.size == c.size;
+      bool disjoint =
+          st.off.terms.empty() && (st.off.constant >= c.off + (int64_t)c.size ||
+                                   c.off >= st.off.constant + (int64_t)st.size);
       if (disjoint)
         continue;
       if (!exact || st.val.kind != SymVal::Scalar ||
@@ -366,15 +366,32 @@ bool Lowerer::readExitTest(LoopModel &lm) {
   if (dependsOnAny(rhs, lm.holders)) {
     std::swap(lhs, rhs);
     switch (pred) {
-    case P::slt: pred = P::sgt; break;
-    case P::sle: pred = P::sge; break;
-    case P::sgt: pred = P::slt; break;
-    case P::sge: pred = P::sle; break;
-    case P::ult: pred = P::ugt; break;
-    case P::ule: pred = P::uge; break;
-    case P::ugt: pred = P::ult; break;
-    case P::uge: pred = P::ule; break;
-    default: break;
+    case P::slt:
+      pred = P::sgt;
+      break;
+    case P::sle:
+      pred = P::sge;
+      break;
+    case P::sgt:
+      pred = P::slt;
+      break;
+    case P::sge:
+      pred = P::sle;
+      break;
+    case P::ult:
+      pred = P::ugt;
+      break;
+    case P::ule:
+      pred = P::uge;
+      break;
+    case P::ugt:
+      pred = P::ult;
+      break;
+    case P::uge:
+      pred = P::ule;
+      break;
+    default:
+      break;
     }
   }
   // `x != bound` (how -O2 writes a rotated loop's test): ult, with the
@@ -388,11 +405,24 @@ bool Lowerer::readExitTest(LoopModel &lm) {
   // over to it.
   bool down = false;
   switch (pred) {
-  case P::sgt: pred = P::slt; down = true; break;
-  case P::sge: pred = P::sle; down = true; break;
-  case P::ugt: pred = P::ult; down = true; break;
-  case P::uge: pred = P::ule; down = true; break;
-  default: break;
+  case P::sgt:
+    pred = P::slt;
+    down = true;
+    break;
+  case P::sge:
+    pred = P::sle;
+    down = true;
+    break;
+  case P::ugt:
+    pred = P::ult;
+    down = true;
+    break;
+  case P::uge:
+    pred = P::ule;
+    down = true;
+    break;
+  default:
+    break;
   }
   bool isSigned = pred == P::slt || pred == P::sle;
   if (!isSigned && pred != P::ult && pred != P::ule)
@@ -404,11 +434,11 @@ bool Lowerer::readExitTest(LoopModel &lm) {
     lhs = e.getIn();
   else if (auto e = lhs.getDefiningOp<arith::ExtUIOp>(); e && !isSigned)
     lhs = e.getIn();
-  if (auto e = rhs.getDefiningOp<arith::ExtSIOp>(); e && isSigned &&
-      e.getIn().getType() == lhs.getType())
+  if (auto e = rhs.getDefiningOp<arith::ExtSIOp>();
+      e && isSigned && e.getIn().getType() == lhs.getType())
     rhs = e.getIn();
-  else if (auto e = rhs.getDefiningOp<arith::ExtUIOp>(); e && !isSigned &&
-           e.getIn().getType() == lhs.getType())
+  else if (auto e = rhs.getDefiningOp<arith::ExtUIOp>();
+           e && !isSigned && e.getIn().getType() == lhs.getType())
     rhs = e.getIn();
   lm.pred = pred;
   lm.lhs = lhs;
@@ -447,8 +477,8 @@ bool Lowerer::findInductionVariable(LoopModel &lm) {
                       "variable plus a loop-invariant offset");
   Value step = stepOf(lm, *iv);
   // `x != bound` stepping down by a constant.
-  if (llvm::APInt c; fromNe && matchPattern(step, m_ConstantInt(&c)) &&
-                     c.isNegative())
+  if (llvm::APInt c;
+      fromNe && matchPattern(step, m_ConstantInt(&c)) && c.isNegative())
     lm.down = true;
   // The model counts without wraparound; kv.iter's width makes the checker
   // prove that the variable does not wrap before the loop ends (C's
@@ -501,8 +531,7 @@ void Lowerer::emitIterOp(LoopModel &lm) {
   Value bound = toI64(rhs, isSigned);
   // The model's variable for a decreasing loop: ~x as a 64-bit value, C - x
   // with C = -1 (signed) or 2^w - 1 (unsigned), with the opposite step.
-  Value &iterLb = lm.iterLb, &iterStep = lm.iterStep,
-        &iterBound = lm.iterBound;
+  Value &iterLb = lm.iterLb, &iterStep = lm.iterStep, &iterBound = lm.iterBound;
   iterLb = lb;
   iterStep = step64;
   iterBound = bound;
@@ -513,15 +542,12 @@ void Lowerer::emitIterOp(LoopModel &lm) {
     iterBound = b.createOrFold<arith::SubIOp>(loc, c, bound);
     iterStep = b.createOrFold<arith::SubIOp>(loc, cst(i64, 0), step64);
   }
-  auto iter = IterOp::create(b, loc, i64, iterLb, iterStep, iterBound,
-                             lm.entryGuard,
-                             isSigned ? (pred == P::slt ? IterPred::slt
-                                                        : IterPred::sle)
-                                      : (pred == P::ult ? IterPred::ult
-                                                        : IterPred::ule),
-                             doWhile,
-                             b.getI64IntegerAttr(lm.w), lm.fromNe,
-                             /*uncounted=*/false);
+  auto iter = IterOp::create(
+      b, loc, i64, iterLb, iterStep, iterBound, lm.entryGuard,
+      isSigned ? (pred == P::slt ? IterPred::slt : IterPred::sle)
+               : (pred == P::ult ? IterPred::ult : IterPred::ule),
+      doWhile, b.getI64IntegerAttr(lm.w), lm.fromNe,
+      /*uncounted=*/false);
   lm.k = iter.getResult();
 }
 
@@ -564,9 +590,9 @@ void Lowerer::replacePlaceholders(LoopModel &lm) {
       c.step64 = s64;
       Value at = b.createOrFold<arith::AddIOp>(
           loc, &c == iv ? init64 : toI64(c.init, sgn), kTimes(lm, s64));
-      v = cw == 64 ? at
-                   : b.createOrFold<arith::TruncIOp>(loc, c.holder.getType(),
-                                                     at);
+      v = cw == 64
+              ? at
+              : b.createOrFold<arith::TruncIOp>(loc, c.holder.getType(), at);
     }
     repl.push_back({c.holder, v});
   }

@@ -120,7 +120,7 @@ Value Lowerer::elementIndex(Value array, const Linear &off, llvm::Type *ty) {
 }
 
 Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
-                          Value guard) {
+                         Value guard) {
   const llvm::DataLayout &dl = f.getParent()->getDataLayout();
   uint64_t size = dl.getTypeStoreSize(ty);
   uint64_t es = elemSizeFor(array, size);
@@ -163,8 +163,8 @@ Value Lowerer::loadArray(Value array, const Linear &off, llvm::Type *ty,
     l.stagedReads.push_back({array, l.phase});
     // Resolved when the loop's body is complete: the private variables it
     // does not change are then their values before it (thread ids, say).
-    auto ph = UnrealizedConversionCastOp::create(
-        b, loc, TypeRange{typeFor(ty)}, ValueRange{idx, guard});
+    auto ph = UnrealizedConversionCastOp::create(b, loc, TypeRange{typeFor(ty)},
+                                                 ValueRange{idx, guard});
     l.pending.push_back({ph, array});
     return ph.getResult(0);
   }

@@ -125,9 +125,8 @@ bool Lowerer::dropRunningSums(LoopModel &lm) {
     // Users come after their operands in the block: erase from the last.
     llvm::SmallVector<Operation *> dead(slice.begin(), slice.end());
     dead.append(a.chain.begin(), a.chain.end());
-    llvm::sort(dead, [](Operation *x, Operation *y) {
-      return y->isBeforeInBlock(x);
-    });
+    llvm::sort(
+        dead, [](Operation *x, Operation *y) { return y->isBeforeInBlock(x); });
     for (Operation *op : dead)
       op->erase();
   }
@@ -153,8 +152,8 @@ void Lowerer::emitSums(LoopModel &lm) {
       totals.push_back(fold.getResult());
       continue;
     }
-    auto sum = SumOp::create(b, loc, a.term.getType(), a.term, lm.k,
-                             IntegerAttr());
+    auto sum =
+        SumOp::create(b, loc, a.term.getType(), a.term, lm.k, IntegerAttr());
     if (unrolled && a.addends == *unrolled)
       sum.setGroupAttr(b.getI64IntegerAttr(*unrolled));
     // A barrier loop over tiles adds a tile's terms per iteration: the

@@ -121,13 +121,20 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
     }
   }
   switch (bo->getOpcode()) {
-  case O::Add: return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
-  case O::Sub: return setS(b.createOrFold<arith::SubIOp>(loc, l, r));
-  case O::Mul: return setS(b.createOrFold<arith::MulIOp>(loc, l, r));
-  case O::UDiv: return setS(b.createOrFold<arith::DivUIOp>(loc, l, r));
-  case O::SDiv: return setS(b.createOrFold<arith::DivSIOp>(loc, l, r));
-  case O::URem: return setS(b.createOrFold<arith::RemUIOp>(loc, l, r));
-  case O::SRem: return setS(b.createOrFold<arith::RemSIOp>(loc, l, r));
+  case O::Add:
+    return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
+  case O::Sub:
+    return setS(b.createOrFold<arith::SubIOp>(loc, l, r));
+  case O::Mul:
+    return setS(b.createOrFold<arith::MulIOp>(loc, l, r));
+  case O::UDiv:
+    return setS(b.createOrFold<arith::DivUIOp>(loc, l, r));
+  case O::SDiv:
+    return setS(b.createOrFold<arith::DivSIOp>(loc, l, r));
+  case O::URem:
+    return setS(b.createOrFold<arith::RemUIOp>(loc, l, r));
+  case O::SRem:
+    return setS(b.createOrFold<arith::RemSIOp>(loc, l, r));
   case O::Shl: {
     // x << c is x * 2^c: the checker's index reasoning (solving for a
     // coordinate, the mixed-radix lemmas) knows products, and -O2 turns
@@ -146,9 +153,12 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
                                                          c->getBitWidth()))))));
     return setS(b.createOrFold<arith::ShLIOp>(loc, l, r));
   }
-  case O::LShr: return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
-  case O::AShr: return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
-  case O::And: return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
+  case O::LShr:
+    return setS(b.createOrFold<arith::ShRUIOp>(loc, l, r));
+  case O::AShr:
+    return setS(b.createOrFold<arith::ShRSIOp>(loc, l, r));
+  case O::And:
+    return setS(b.createOrFold<arith::AndIOp>(loc, l, r));
   case O::Or:
     // `or disjoint` is an add (an unrolled body's `k | 1` for k + 1), as
     // the index reasoning knows it. Overlapping bits would make it
@@ -157,12 +167,18 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
     if (cast<llvm::PossiblyDisjointInst>(bo)->isDisjoint())
       return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
     return setS(b.createOrFold<arith::OrIOp>(loc, l, r));
-  case O::Xor: return setS(b.createOrFold<arith::XOrIOp>(loc, l, r));
-  case O::FAdd: return setS(floatOp("fadd", {l, r}, l.getType()));
-  case O::FSub: return setS(floatOp("fsub", {l, r}, l.getType()));
-  case O::FMul: return setS(floatOp("fmul", {l, r}, l.getType()));
-  case O::FDiv: return setS(floatOp("fdiv", {l, r}, l.getType()));
-  case O::FRem: return setS(floatOp("frem", {l, r}, l.getType()));
+  case O::Xor:
+    return setS(b.createOrFold<arith::XOrIOp>(loc, l, r));
+  case O::FAdd:
+    return setS(floatOp("fadd", {l, r}, l.getType()));
+  case O::FSub:
+    return setS(floatOp("fsub", {l, r}, l.getType()));
+  case O::FMul:
+    return setS(floatOp("fmul", {l, r}, l.getType()));
+  case O::FDiv:
+    return setS(floatOp("fdiv", {l, r}, l.getType()));
+  case O::FRem:
+    return setS(floatOp("frem", {l, r}, l.getType()));
   default:
     return fail(llvm::Twine("instruction '") + bo->getOpcodeName() + "'");
   }
@@ -207,16 +223,36 @@ void Lowerer::execICmp(const llvm::ICmpInst *cmp, State &s) {
     return;
   arith::CmpIPredicate p;
   switch (pred) {
-  case P::ICMP_EQ: p = arith::CmpIPredicate::eq; break;
-  case P::ICMP_NE: p = arith::CmpIPredicate::ne; break;
-  case P::ICMP_SLT: p = arith::CmpIPredicate::slt; break;
-  case P::ICMP_SLE: p = arith::CmpIPredicate::sle; break;
-  case P::ICMP_SGT: p = arith::CmpIPredicate::sgt; break;
-  case P::ICMP_SGE: p = arith::CmpIPredicate::sge; break;
-  case P::ICMP_ULT: p = arith::CmpIPredicate::ult; break;
-  case P::ICMP_ULE: p = arith::CmpIPredicate::ule; break;
-  case P::ICMP_UGT: p = arith::CmpIPredicate::ugt; break;
-  default: p = arith::CmpIPredicate::uge; break;
+  case P::ICMP_EQ:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case P::ICMP_NE:
+    p = arith::CmpIPredicate::ne;
+    break;
+  case P::ICMP_SLT:
+    p = arith::CmpIPredicate::slt;
+    break;
+  case P::ICMP_SLE:
+    p = arith::CmpIPredicate::sle;
+    break;
+  case P::ICMP_SGT:
+    p = arith::CmpIPredicate::sgt;
+    break;
+  case P::ICMP_SGE:
+    p = arith::CmpIPredicate::sge;
+    break;
+  case P::ICMP_ULT:
+    p = arith::CmpIPredicate::ult;
+    break;
+  case P::ICMP_ULE:
+    p = arith::CmpIPredicate::ule;
+    break;
+  case P::ICMP_UGT:
+    p = arith::CmpIPredicate::ugt;
+    break;
+  default:
+    p = arith::CmpIPredicate::uge;
+    break;
   }
   return setS(b.createOrFold<arith::CmpIOp>(loc, p, l, r));
 }
@@ -235,10 +271,14 @@ void Lowerer::execCast(const llvm::CastInst *cast, State &s) {
   if (failed)
     return;
   switch (cast->getOpcode()) {
-  case O::ZExt: return setS(b.createOrFold<arith::ExtUIOp>(loc, t, v));
-  case O::SExt: return setS(b.createOrFold<arith::ExtSIOp>(loc, t, v));
-  case O::Trunc: return setS(b.createOrFold<arith::TruncIOp>(loc, t, v));
-  case O::BitCast: return setS(v); // float <-> int: same bits
+  case O::ZExt:
+    return setS(b.createOrFold<arith::ExtUIOp>(loc, t, v));
+  case O::SExt:
+    return setS(b.createOrFold<arith::ExtSIOp>(loc, t, v));
+  case O::Trunc:
+    return setS(b.createOrFold<arith::TruncIOp>(loc, t, v));
+  case O::BitCast:
+    return setS(v); // float <-> int: same bits
   default: {
     std::string fn = std::string(cast->getOpcodeName()) + "." +
                      typeName(cast->getSrcTy()) + "." +

@@ -17,9 +17,9 @@
 #ifndef KV_PASSES_LOWERER_H
 #define KV_PASSES_LOWERER_H
 
+#include "kv/Budget.h"
 #include "passes/ImportGPU.h"
 #include "passes/LowerToKV.h"
-#include "kv/Budget.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -97,10 +97,10 @@ struct SymVal {
     ArrayPtr,
     NullPtr
   } kind = None;
-  Value scalar;      // Scalar
-  unsigned obj = 0;  // PrivPtr: private object id
-  Value array;       // ArrayPtr: kv kernel argument
-  Linear off;        // pointers: byte offset
+  Value scalar;              // Scalar
+  unsigned obj = 0;          // PrivPtr: private object id
+  Value array;               // ArrayPtr: kv kernel argument
+  Linear off;                // pointers: byte offset
   std::vector<SymVal> parts; // Aggregate
   bool isPtr() const { return kind >= PrivPtr; }
   bool operator==(const SymVal &o) const {
@@ -357,8 +357,7 @@ private:
     why.location = describeLocation(outer, /*outermost=*/true);
     std::string inner = describeLocation(curInst, false);
     if (inner != why.location)
-      why.construct += " (in " +
-                       sourceName(curInst->getFunction()->getName()) +
+      why.construct += " (in " + sourceName(curInst->getFunction()->getName()) +
                        " at " + inner + ")";
   }
   llvm::SmallVector<const llvm::CallBase *> callStack;
@@ -506,8 +505,7 @@ private:
       if (!seen.insert(v).second)
         continue;
       if (auto a = dyn_cast<BlockArgument>(v)) {
-        if (a.getOwner() != &kernel.getBlock() ||
-            !a.getType().isIntOrIndex() ||
+        if (a.getOwner() != &kernel.getBlock() || !a.getType().isIntOrIndex() ||
             a.getArgNumber() >= argNames.size())
           return false;
         names.insert(argNames[a.getArgNumber()]);
@@ -555,18 +553,15 @@ private:
   // --- execution -------------------------------------------------------
   void runBlocks(const llvm::BasicBlock *bb, State &s,
                  const llvm::BasicBlock *stopAt,
-                 const llvm::BasicBlock *from = nullptr,
-                 bool entered = false);
+                 const llvm::BasicBlock *from = nullptr, bool entered = false);
   /// \p header of loop \p l is entered from outside: run the loop (and the
   /// rest up to \p stopAt), as a kv.iter model if its exit test is
   /// symbolic, else unrolled.
-  void enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
-                 State &s, const llvm::BasicBlock *stopAt,
-                 const llvm::BasicBlock *from);
+  void enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header, State &s,
+                 const llvm::BasicBlock *stopAt, const llvm::BasicBlock *from);
   /// One symbolic iteration of \p l from state \p s; on success \p s is
   /// the state after the loop on its exit edge to \p exit.
-  bool modelLoop(const llvm::Loop *l, State &s,
-                 const llvm::BasicBlock *&exit);
+  bool modelLoop(const llvm::Loop *l, State &s, const llvm::BasicBlock *&exit);
   /// The model of a loop with several exits, or whose exit tests read
   /// values carried around it (`while (x < n) x = next[x]`, a search with
   /// `break`): kv.iter counting from 0, a kv.break per exit, folds for the

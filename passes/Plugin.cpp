@@ -198,9 +198,9 @@ const std::optional<PluginOptions> &options(LLVMContext &Ctx) {
         Opts.reset();
     }
     if (!Opts) {
-      Ctx.diagnose(DiagnosticInfoGeneric(
-          "kvalidate: invalid option: " + Error + "; nothing is validated",
-          DS_Error));
+      Ctx.diagnose(DiagnosticInfoGeneric("kvalidate: invalid option: " + Error +
+                                             "; nothing is validated",
+                                         DS_Error));
     }
   }
   return Opts;
@@ -331,8 +331,8 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
     mlir::FailureOr<kv::KernelOp> Op = mlir::failure();
     {
       kv::budget::Scope Budget({Opts.timeoutSecs, Opts.maxMemoryMB});
-      Op = kv::lowerFunction(F, *S->Module, /*isSource=*/true, Opts.unroll,
-                             {}, /*reportSplit=*/true, Split, K.Failure);
+      Op = kv::lowerFunction(F, *S->Module, /*isSource=*/true, Opts.unroll, {},
+                             /*reportSplit=*/true, Split, K.Failure);
       if (kv::budget::stopped() != kv::budget::Kind::None) {
         K.BudgetStop = true;
         K.Failure = kv::budget::reason();
@@ -517,8 +517,8 @@ void checkModule(Module &M, Snapshot &S) {
     const Snapshot::Kernel &Before = It->second;
     if (!Before.Op && !Before.NeedsSource) {
       kv::Validation V;
-      V.result.verdict = Before.BudgetStop ? kv::Verdict::Unknown
-                                           : kv::Verdict::Unsupported;
+      V.result.verdict =
+          Before.BudgetStop ? kv::Verdict::Unknown : kv::Verdict::Unsupported;
       V.result.reason = Before.BudgetStop
                             ? Before.Failure
                             : "before optimization: " + Before.Failure;

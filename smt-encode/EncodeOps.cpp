@@ -530,7 +530,8 @@ z3::expr Encoder::uncountable(KernelModel &km, IterOp it, const Thread &t,
       llvm::APInt max = sgn ? llvm::APInt::getSignedMaxValue(bitsW)
                             : llvm::APInt::getMaxValue(bitsW);
       z3::expr min = sgn ? -ctx.bv_val(uint64_t(1) << (bitsW - 1), 128) : zero;
-      z3::expr past = bound + step - (it.isStrict() ? ctx.bv_val(1, 128) : zero);
+      z3::expr past =
+          bound + step - (it.isStrict() ? ctx.bv_val(1, 128) : zero);
       z3::expr top = ctx.bv_val(max.getZExtValue(), 128);
       bad = bad || past > top || first < min || first > top;
     }
@@ -589,9 +590,9 @@ z3::expr Encoder::liveOwn(KernelModel &k, IterOp it, const Thread &t) {
     if (w < 64)
       first = sgn ? z3::sext(lb.extract(w - 1, 0), 64 - w)
                   : z3::zext(lb.extract(w - 1, 0), 64 - w);
-    z3::expr firstRuns =
-        it.isStrict() ? (sgn ? first < bound : z3::ult(first, bound))
-                      : (sgn ? first <= bound : z3::ule(first, bound));
+    z3::expr firstRuns = it.isStrict()
+                             ? (sgn ? first < bound : z3::ult(first, bound))
+                             : (sgn ? first <= bound : z3::ule(first, bound));
     z3::sort b64 = ctx.bv_sort(64);
     z3::func_decl later =
         ctx.function(("iter.runs." + std::string(sgn ? "s" : "u") +

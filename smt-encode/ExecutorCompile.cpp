@@ -231,9 +231,8 @@ bool Executor::compileLoops(
     // so does a fold.
     if (i.kind == Kind::Sum || i.kind == Kind::Fold || i.kind == Kind::Last) {
       unsigned iter = i.ops[i.kind == Kind::Fold ? 2 : 1];
-      llvm::erase_if(slotLoops[i.result], [&](unsigned l) {
-        return iv.instrs[l].result == iter;
-      });
+      llvm::erase_if(slotLoops[i.result],
+                     [&](unsigned l) { return iv.instrs[l].result == iter; });
     }
   }
   for (unsigned n = 0; n < iv.instrs.size(); ++n) {

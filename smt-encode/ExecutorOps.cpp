@@ -6,8 +6,8 @@
 // through ExecInputs::apply.
 //
 //===----------------------------------------------------------------------===//
-#include "smt-encode/ExecutorInternal.h"
 #include "kv/Budget.h"
+#include "smt-encode/ExecutorInternal.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APSInt.h"
@@ -370,9 +370,8 @@ static std::optional<APInt> libdeviceInteger(llvm::StringRef name,
   return std::nullopt;
 }
 
-std::optional<APInt> nativeApply(llvm::StringRef fn,
-                                 llvm::ArrayRef<APInt> args, unsigned width,
-                                 std::string &why) {
+std::optional<APInt> nativeApply(llvm::StringRef fn, llvm::ArrayRef<APInt> args,
+                                 unsigned width, std::string &why) {
   // Conversions, named by the lowering "<cast>.<from>.<to>": exact on the
   // host where the result is representable, rounded to nearest otherwise,
   // as PTX's cvt.rn (int to float) and cvt.rzi (float to int) do.
@@ -384,16 +383,18 @@ std::optional<APInt> nativeApply(llvm::StringRef fn,
     const llvm::fltSemantics *fromF = semanticsOf(from), *toF = semanticsOf(to);
     std::optional<unsigned> fromI = intWidth(from), toI = intWidth(to);
     if ((op == "sitofp" || op == "uitofp") && fromI && toF &&
-        a.getBitWidth() == *fromI && llvm::APFloat::getSizeInBits(*toF) == width)
+        a.getBitWidth() == *fromI &&
+        llvm::APFloat::getSizeInBits(*toF) == width)
       return intToFloat(a, op == "sitofp", *toF,
                         llvm::APFloat::rmNearestTiesToEven);
     if ((op == "fptosi" || op == "fptoui") && fromF && toI && *toI == width &&
         a.getBitWidth() == llvm::APFloat::getSizeInBits(*fromF)) {
-      auto [r, invalid] = floatToInt(llvm::APFloat(*fromF, a), width,
-                                     op == "fptoui",
-                                     llvm::APFloat::rmTowardZero);
+      auto [r, invalid] =
+          floatToInt(llvm::APFloat(*fromF, a), width, op == "fptoui",
+                     llvm::APFloat::rmTowardZero);
       if (invalid) {
-        why = "'" + fn.str() + "' of a value out of the integer's range "
+        why = "'" + fn.str() +
+              "' of a value out of the integer's range "
               "(poison)";
         return std::nullopt;
       }

@@ -52,8 +52,7 @@ z3::expr Encoder::launchProducts() {
   if (!hugeGrids)
     for (int i = 0; i < 3; ++i) {
       z3::expr prod =
-          w == 32 ? z3::zext(gdim[i], 11) *
-                        z3::zext(bdim[i].extract(10, 0), 32)
+          w == 32 ? z3::zext(gdim[i], 11) * z3::zext(bdim[i].extract(10, 0), 32)
                   : z3::zext(gdim[i], 64 - w) * z3::zext(bdim[i], 64 - w);
       c = c && z3::ule(prod, ctx.bv_val((uint64_t)INT32_MAX,
                                         prod.get_sort().bv_size()));

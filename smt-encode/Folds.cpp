@@ -61,9 +61,8 @@ std::vector<Operation *> Encoder::outerIters(KernelModel &k, FoldOp f) {
   // By nesting (block order), so that two kernels' loops pair up by
   // position.
   std::vector<Operation *> outer = k.itersOf(f);
-  llvm::sort(outer, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(outer,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return outer;
 }
 
@@ -159,10 +158,11 @@ z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
   if (x)
     args.push_back(*x);
   auto own = foldName.find(f);
-  std::string name = (x ? "carry." : "fold.") +
-                     (own != foldName.end()
-                          ? own->second
-                          : k.label + ".fold" + std::to_string(foldName.size()));
+  std::string name =
+      (x ? "carry." : "fold.") +
+      (own != foldName.end()
+           ? own->second
+           : k.label + ".fold" + std::to_string(foldName.size()));
   return appOf(name, args, w);
 }
 
@@ -294,8 +294,8 @@ z3::expr Encoder::foldValue(KernelModel &k, FoldOp f, const Thread &t) {
   auto al = alignment.find(f);
   if (al == alignment.end())
     return own;
-  z3::expr p = ctx.bv_val(al->second.scale, 64) * foldTrips(k, f, t) +
-               foldOffset(f, t);
+  z3::expr p =
+      ctx.bv_val(al->second.scale, 64) * foldTrips(k, f, t) + foldOffset(f, t);
   return z3::ite(inRange(t), rootCarry(f, t, p, /*unfold=*/true), own);
 }
 
@@ -373,8 +373,8 @@ void Encoder::alignFolds() {
   }
 }
 
-bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
-                           FoldOp x, unsigned scale) {
+bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2, FoldOp x,
+                           unsigned scale) {
   std::string n = std::to_string(fresh++);
   std::vector<z3::expr> tid, bid;
   namedIds("align", tid, bid);
@@ -387,15 +387,15 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
   // The loops around the folds at the same iterations, by position.
   std::vector<Operation *> o1 = outerIters(k1, f), o2 = outerIters(k2, x);
   for (size_t i = 0; i < o1.size(); ++i) {
-    z3::expr o = ctx.bv_const(("align" + n + ".o" + std::to_string(i)).c_str(),
-                              64);
+    z3::expr o =
+        ctx.bv_const(("align" + n + ".o" + std::to_string(i)).c_str(), 64);
     q.push_back(z3::ult(o, ctx.bv_val(uint64_t(1) << 31, 64)));
     t.iters.emplace(o1[i], o);
     t.iters.emplace(o2[i], o);
   }
   z3::expr y = z3::zext(ctx.bv_const(("align" + n + ".y").c_str(), 31), 33);
-  z3::expr a = ctx.bv_const(("align" + n + ".acc").c_str(),
-                            widthOf(f.getType()));
+  z3::expr a =
+      ctx.bv_const(("align" + n + ".acc").c_str(), widthOf(f.getType()));
   z3::expr differ = ctx.bool_val(false);
   std::vector<Equation> eqs;
   z3::expr pre = ctx.bool_val(true);
@@ -429,14 +429,13 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
       if (&k1 == trusted)
         for (AssumeOp as : k1.assumes) {
           const std::vector<Operation *> &deps = k1.itersOf(as);
-          if (dependsOn(as.getCond()) ||
-              llvm::any_of(deps, [&](Operation *d) {
+          if (dependsOn(as.getCond()) || llvm::any_of(deps, [&](Operation *d) {
                 return d != itf.getOperation() && !llvm::is_contained(o1, d);
               }))
             continue;
           z3::expr c = value(k1, as.getCond(), tf);
-          pre = pre && z3::implies(liveAll(k1, as, tf),
-                                   c.is_bool() ? c : bvToBool(c));
+          pre = pre &&
+                z3::implies(liveAll(k1, as, tf), c.is_bool() ? c : bvToBool(c));
         }
     }
     z3::expr next = value(k2, x.getNext(), tx);
@@ -462,8 +461,8 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2,
   bool proved = proveEqual(z3::mk_and(q), eqs, differ, "align-fold");
   if (debugEnabled("encoder"))
     llvm::errs() << "aligning " << foldName[x] << " with " << foldName[f]
-                 << " (" << scale << ":1): "
-                 << (proved ? "proved" : "not proved") << "\n";
+                 << " (" << scale
+                 << ":1): " << (proved ? "proved" : "not proved") << "\n";
   return proved;
 }
 

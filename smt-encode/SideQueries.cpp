@@ -6,10 +6,10 @@
 // check's time budget that both respect.
 //
 //===----------------------------------------------------------------------===//
+#include "kv/Budget.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Stats.h"
-#include "kv/Budget.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"

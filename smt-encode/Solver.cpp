@@ -1,9 +1,9 @@
 //===- Solver.cpp - the solver layer: Z3 strategies in parallel -----------===//
 
 #include "smt-encode/Solver.h"
+#include "kv/Budget.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
-#include "kv/Budget.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -391,8 +391,8 @@ z3::check_result Portfolio::check() {
     return r2;
   }
   reason = budget::exceeded() ? budget::shortReason()
-           : s1                ? s1->reason_unknown()
-                               : s2.reason_unknown();
+           : s1               ? s1->reason_unknown()
+                              : s2.reason_unknown();
   return z3::unknown;
 }
 z3::check_result Portfolio::checkRefined(
@@ -454,9 +454,8 @@ z3::check_result Portfolio::checkRefined(
       // After a few rounds, every application is made exact: models that
       // get one new product wrong per round would otherwise take as many
       // rounds as there are products.
-      if (exact[i] ||
-          (productRounds < 3 &&
-           z3::eq(model->eval(app, true), model->eval(precise, true))))
+      if (exact[i] || (productRounds < 3 && z3::eq(model->eval(app, true),
+                                                   model->eval(precise, true))))
         continue;
       add(app == precise);
       exact[i] = true;

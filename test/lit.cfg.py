@@ -160,3 +160,8 @@ if shutil.which("redis-server"):
 
 if os.path.exists("/usr/local/cuda/include/cuda_runtime.h"):
     config.available_features.add("cuda-sdk")
+
+# The formatting check (test/style) needs the formatter of LLVM 22.
+if shutil.which("clang-format-22"):
+    config.available_features.add("clang-format")
+config.substitutions.append(("%kv-src", config.kv_src_root))

@@ -158,9 +158,8 @@ static std::string describeCandidates(ArrayRef<const Candidate *> cands,
 
 /// Pick the kernel \p want names: exact symbol or source name first, then
 /// the source name without template arguments or namespaces, if unique.
-static std::optional<size_t> pickKernel(ArrayRef<Candidate> cands,
-                                        const KernelRef &ref,
-                                        std::string &err) {
+static std::optional<size_t>
+pickKernel(ArrayRef<Candidate> cands, const KernelRef &ref, std::string &err) {
   StringRef want = ref.kernel;
   // Tier 0: exact symbol or source name; tier 1: without template
   // arguments or namespaces.
@@ -336,9 +335,9 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
         return false;
       }
     }
-    args.insert(args.end(), {"--cuda-path=/nonexistent", "-nocudainc",
-                             "-nocudalib", "--cuda-feature=+ptx80",
-                             "-include", hdrPath});
+    args.insert(args.end(),
+                {"--cuda-path=/nonexistent", "-nocudainc", "-nocudalib",
+                 "--cuda-feature=+ptx80", "-include", hdrPath});
   }
   for (const std::string &dir : flags.includeDirs)
     args.push_back("-I" + dir);
@@ -365,9 +364,9 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
   bool pchRejected = false;
   if (pch) {
     int rc = run({"-Xclang", "-include-pch", "-Xclang", *pch}, execErr);
-    KV_DEBUG("compile", errs() << "kvalidate: compile " << file << " with "
-                               << *pch << ": "
-                               << (rc == 0 ? "ok" : "failed") << "\n");
+    KV_DEBUG("compile", errs()
+                            << "kvalidate: compile " << file << " with " << *pch
+                            << ": " << (rc == 0 ? "ok" : "failed") << "\n");
     if (rc == 0) {
       reportIgnoredAssumes(readFile(errPath));
       return true;
@@ -418,8 +417,8 @@ static bool readLLVM(Input &in, LLVMContext &llvmCtx, const CudaFlags &flags,
   std::string verifyMsg;
   raw_string_ostream vos(verifyMsg);
   if (verifyModule(*in.ownedLLVM, &vos)) {
-    err = in.ref.file + ": invalid LLVM IR: " +
-          StringRef(verifyMsg).trim().str();
+    err =
+        in.ref.file + ": invalid LLVM IR: " + StringRef(verifyMsg).trim().str();
     return false;
   }
   in.llvmModule = in.ownedLLVM.get();
@@ -519,4 +518,3 @@ bool kv::loadInput(Input &in, const Input *prev, LLVMContext &llvmCtx,
         "' (expected .cu, .ll, .bc or .mlir)";
   return false;
 }
-

@@ -5,12 +5,13 @@
 set -eu
 
 # LLVM/Clang/MLIR 22 (bookworm-security), Z3, the build tools, python3 for
-# lit and python3-psutil for its per-test time limit, lld-22 (CMake
+# lit and python3-psutil for its per-test time limit, clang-format-22 for
+# the formatting check (test/style), lld-22 (CMake
 # links with /usr/lib/llvm-22/bin/ld.lld when present;
 # bfd is about 5x slower), GoogleTest for the unit tests (test/unit), and
 # hiredis with redis-server for the verdict cache in Redis
 # (-kvalidate-cache=redis://HOST:PORT) and its test.
-PACKAGES="llvm-22-dev clang-22 llvm-22-tools libmlir-22-dev mlir-22-tools
+PACKAGES="llvm-22-dev clang-22 clang-format-22 llvm-22-tools libmlir-22-dev mlir-22-tools
 libz3-dev z3 cmake ninja-build pkg-config g++ python3 python3-psutil lld-22
 libgtest-dev libhiredis-dev redis-server"
 

@@ -46,7 +46,9 @@ KV_DEV unsigned long long atomicAdd(unsigned long long *p,
                                     unsigned long long v) {
   return __nvvm_atom_add_gen_ll((long long *)p, (long long)v);
 }
-KV_DEV float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }
+KV_DEV float atomicAdd(float *p, float v) {
+  return __nvvm_atom_add_gen_f(p, v);
+}
 KV_DEV int atomicSub(int *p, int v) { return __nvvm_atom_sub_gen_i(p, v); }
 KV_DEV unsigned atomicSub(unsigned *p, unsigned v) {
   return __nvvm_atom_sub_gen_i((int *)p, (int)v);
@@ -93,14 +95,14 @@ KV_DEV unsigned atomicDec(unsigned *p, unsigned v) {
 #define KV_SHUFFLE(NAME, OP, CLAMP)                                            \
   KV_DEV int NAME(unsigned mask, int v, int x, int width = 32) {               \
     return __nvvm_shfl_sync_##OP##_i32(mask, v, x,                             \
-                                        ((32 - width) << 8) | (CLAMP));        \
+                                       ((32 - width) << 8) | (CLAMP));         \
   }                                                                            \
   KV_DEV unsigned NAME(unsigned mask, unsigned v, int x, int width = 32) {     \
     return (unsigned)NAME(mask, (int)v, x, width);                             \
   }                                                                            \
   KV_DEV float NAME(unsigned mask, float v, int x, int width = 32) {           \
     return __nvvm_shfl_sync_##OP##_f32(mask, v, x,                             \
-                                        ((32 - width) << 8) | (CLAMP));        \
+                                       ((32 - width) << 8) | (CLAMP));         \
   }
 KV_SHUFFLE(__shfl_sync, idx, 0x1f)
 KV_SHUFFLE(__shfl_up_sync, up, 0)

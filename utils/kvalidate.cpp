@@ -98,9 +98,10 @@ static cl::list<std::string>
                 cl::desc("Add DIR to the include path of .cu inputs"),
                 cl::value_desc("DIR"), cl::cat(KVCategory));
 
-static cl::list<std::string>
-    Defines("D", cl::Prefix, cl::desc("Define a macro for .cu inputs"),
-            cl::value_desc("NAME[=V]"), cl::cat(KVCategory));
+static cl::list<std::string> Defines("D", cl::Prefix,
+                                     cl::desc("Define a macro for .cu inputs"),
+                                     cl::value_desc("NAME[=V]"),
+                                     cl::cat(KVCategory));
 
 static cl::opt<std::string> CudaPath(
     "cuda-path",
@@ -333,8 +334,8 @@ static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
   after = o->getString("after")->str();
   if (std::optional<int64_t> u = o->getInteger("unroll"); u && *u > 0)
     unroll = (unsigned)*u;
-  for (auto [key, dst] : {std::pair{"gridDim", out.cfg.grid},
-                          {"blockDim", out.cfg.block}}) {
+  for (auto [key, dst] :
+       {std::pair{"gridDim", out.cfg.grid}, {"blockDim", out.cfg.block}}) {
     const json::Array *a = c->getArray(key);
     if (!a || a->size() != 3) {
       err = path.str() + ": counterexample." + key + " must be [x, y, z]";
@@ -529,8 +530,8 @@ static std::optional<kv::LaunchConfig> parseLaunch(std::string &err) {
     err = "--block must be X[,Y[,Z]] with positive integers, got '" +
           BlockDims + "'";
   else if (GridDims.getNumOccurrences() && !dims(GridDims, fixed.grid))
-    err = "--grid must be X[,Y[,Z]] with positive integers, got '" +
-          GridDims + "'";
+    err = "--grid must be X[,Y[,Z]] with positive integers, got '" + GridDims +
+          "'";
   if (!err.empty())
     return std::nullopt;
   uint64_t n = 1;

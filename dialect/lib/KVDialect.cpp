@@ -21,8 +21,7 @@ static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
 }
 
 template <typename AttrT>
-static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
-                             AttrT attr) {
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
   printer << stringifyEnum(attr.getValue());
 }
 
@@ -46,8 +45,8 @@ static void printRmwArray(OpAsmPrinter &printer, Operation *op,
   printer << array;
 }
 
-#include "kv/KVOpsDialect.cpp.inc"
 #include "kv/KVEnums.cpp.inc"
+#include "kv/KVOpsDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "kv/KVOpsAttrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES
@@ -78,7 +77,9 @@ Type kv::getArrayElementType(Type t) {
   return {};
 }
 
-bool kv::isArrayType(Type t) { return isa<GlobalArrayType, SharedArrayType>(t); }
+bool kv::isArrayType(Type t) {
+  return isa<GlobalArrayType, SharedArrayType>(t);
+}
 
 void kv::registerKVDialects(DialectRegistry &registry) {
   registry.insert<KVDialect, arith::ArithDialect>();
@@ -91,8 +92,7 @@ void kv::registerKVDialects(DialectRegistry &registry) {
 LogicalResult KernelOp::verify() {
   Block &b = getBlock();
   if (getArgNames().size() != b.getNumArguments())
-    return emitOpError("has ") << b.getNumArguments()
-                               << " block arguments but "
+    return emitOpError("has ") << b.getNumArguments() << " block arguments but "
                                << getArgNames().size() << " arg_names";
   if (auto u = getUnsignedParams())
     for (Attribute a : *u) {

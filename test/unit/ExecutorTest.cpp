@@ -649,10 +649,8 @@ TEST(NativeApply, ConversionsAndExactMath) {
   EXPECT_EQ(native("llvm.fma.f32", {f32(3.0f), f32(5.0f), f32(1.0f)}, 32),
             bitsOf(16.0f));
   // fabs clears the sign bit and nothing else, NaN payload included.
-  EXPECT_EQ(native("llvm.fabs.f32", {APInt(32, 0xffc00001u)}, 32),
-            0x7fc00001u);
-  EXPECT_EQ(native("llvm.maxnum.f32", {f32(NAN), f32(2.0f)}, 32),
-            bitsOf(2.0f));
+  EXPECT_EQ(native("llvm.fabs.f32", {APInt(32, 0xffc00001u)}, 32), 0x7fc00001u);
+  EXPECT_EQ(native("llvm.maxnum.f32", {f32(NAN), f32(2.0f)}, 32), bitsOf(2.0f));
   EXPECT_EQ(native("frem", {f32(7.5f), f32(2.0f)}, 32), bitsOf(1.5f));
   // PTX's cvt: rounding modes, saturation, NaN to 0, halves of a double.
   EXPECT_EQ(native("llvm.nvvm.f2i.rn", {f32(2.5f)}, 32), 2u);

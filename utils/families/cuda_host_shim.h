@@ -51,9 +51,9 @@ struct Block {
   std::barrier<> bar;
   std::vector<std::unique_ptr<Warp>> warps;
 };
-inline Block *block;  // the running block (blocks run one at a time)
-inline thread_local unsigned linear;  // the thread's linear id in its block
-}  // namespace kvh
+inline Block *block; // the running block (blocks run one at a time)
+inline thread_local unsigned linear; // the thread's linear id in its block
+} // namespace kvh
 
 inline thread_local uint3 threadIdx, blockIdx;
 inline uint3 blockDim, gridDim;
@@ -69,7 +69,7 @@ template <class T> T kvh_shfl(T v, int src_lane, bool keep) {
   w.slot[kvh::linear % 32] = bits;
   w.bar.arrive_and_wait();
   uint64_t got = keep ? bits : w.slot[src_lane];
-  w.bar.arrive_and_wait();  // nobody overwrites a slot before all have read
+  w.bar.arrive_and_wait(); // nobody overwrites a slot before all have read
   T r;
   std::memcpy(&r, &got, sizeof(T));
   return r;
@@ -141,10 +141,11 @@ inline void launch(uint3 grid, uint3 blk, const std::function<void()> &body) {
             b.warps[t / 32]->bar.arrive_and_drop();
             b.bar.arrive_and_drop();
           });
-        for (auto &th : threads) th.join();
+        for (auto &th : threads)
+          th.join();
         block = nullptr;
       }
 }
-}  // namespace kvh
+} // namespace kvh
 
 #endif

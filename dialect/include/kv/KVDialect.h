@@ -2,6 +2,7 @@
 #ifndef KV_KVDIALECT_H
 #define KV_KVDIALECT_H
 
+#include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -9,10 +10,9 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Bytecode/BytecodeOpInterface.h"
 
-#include "kv/KVOpsDialect.h.inc"
 #include "kv/KVEnums.h.inc"
+#include "kv/KVOpsDialect.h.inc"
 
 namespace kv {
 /// The groups of special registers (kv::SReg is group * 3 + axis).
