@@ -80,12 +80,13 @@ static cl::opt<std::string> AfterArg(cl::Positional,
 static cl::opt<bool> Json("json", cl::desc("Print one JSON object on stdout"),
                           cl::cat(KVCategory));
 
-// Spelled --stats; LLVM's libraries own "stats" too (see --threads).
-static cl::opt<bool> Stats(
-    "phase-stats",
-    cl::desc("--stats: print the time of each phase (lowering, run-first, "
-             "safety, lockstep, equivalence, solver, replay) on stderr"),
-    cl::cat(KVCategory));
+// Registered as "phase-stats" and renamed "stats" in main(): LLVM's
+// libraries own an option of that name (see --threads).
+static cl::opt<bool>
+    Stats("phase-stats",
+          cl::desc("Print the time of each phase (lowering, run-first, "
+                   "safety, lockstep, equivalence, solver, replay) on stderr"),
+          cl::cat(KVCategory));
 
 static cl::opt<std::string> ReportPath(
     "report",
@@ -116,11 +117,11 @@ static cl::opt<std::string> CacheDir(
              "empty DIR turns the cache off)"),
     cl::value_desc("DIR"), cl::cat(KVCategory));
 
-// Spelled --threads=N on the command line; LLVM's libraries already own an
-// option called "threads", so main() renames the argument before parsing.
+// Registered as "baseline-threads" and renamed "threads" in main(): LLVM's
+// libraries already own an option of that name.
 static cl::opt<std::string> Threads(
     "baseline-threads",
-    cl::desc("--threads=N: non-parameterized baseline, one block of N threads "
+    cl::desc("Non-parameterized baseline, one block of N threads "
              "(as --block=N --grid=1); the verdict holds for that launch only"),
     cl::value_desc("N"), cl::cat(KVCategory));
 static cl::opt<std::string>
@@ -152,7 +153,8 @@ static const char *const Overview = R"(prove two CUDA kernels equivalent
 EXIT STATUS
   0  equivalent; the verdict line says which kind: equivalent (every
      launch), equivalent-for-launch (--threads/--block/--grid: that one
-     launch), equivalent-up-to-bound (--unroll: loops cut at the bound)
+     launch), equivalent-up-to-bound (--unroll: loops cut at the bound),
+     equivalent-over-the-reals (--fp=real: each float operation exact)
   1  not equivalent (with a counterexample)
   2  unknown (timeout, undecided) or unsupported construct
   3  error (usage, input)
@@ -457,24 +459,23 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
 
 /// Parse the command line into the cl options; a message on failure.
 static std::optional<std::string> parseCommandLine(int argc, char **argv) {
-  // --threads is spelled --baseline-threads inside: LLVM's libraries already
-  // own an option called "threads".
-  std::vector<std::string> renamed;
-  renamed.reserve(argc); // the pointers taken below stay valid
-  std::vector<char *> args(argv, argv + argc);
-  for (char *&a : args) {
-    StringRef arg(a);
-    for (StringRef p : {"--threads", "-threads"})
-      if (arg == p || arg.starts_with((p + "=").str())) {
-        renamed.push_back("--baseline-threads" + arg.substr(p.size()).str());
-        a = renamed.back().data();
-        break;
-      }
-    if (arg == "--stats" || arg == "-stats") {
-      renamed.push_back("--phase-stats");
-      a = renamed.back().data();
-    }
+  // --threads and --stats are ours: LLVM's libraries register options of
+  // those names, which a user of kvalidate never means. (The old internal
+  // names stay accepted.)
+  auto &registered = cl::getRegisteredOptions();
+  for (auto [ours, name] :
+       {std::pair<cl::Option *, StringRef>{&Threads, "threads"},
+        {&Stats, "stats"}}) {
+    if (auto it = registered.find(name);
+        it != registered.end() && it->second != ours)
+      it->second->removeArgument();
+    ours->setArgStr(name);
   }
+  static cl::alias ThreadsOld("baseline-threads", cl::aliasopt(Threads),
+                              cl::ReallyHidden);
+  static cl::alias StatsOld("phase-stats", cl::aliasopt(Stats),
+                            cl::ReallyHidden);
+  std::vector<char *> args(argv, argv + argc);
   std::string clErrors;
   raw_string_ostream clErrs(clErrors);
   if (cl::ParseCommandLineOptions((int)args.size(), args.data(), Overview,
@@ -568,6 +569,9 @@ int main(int argc, char **argv) {
   if (std::optional<std::string> clError = parseCommandLine(argc, argv))
     return fail(*clError);
 
+  if (BeforeArg == "replay" && AfterArg.empty())
+    return fail("replay expects a saved verdict: kvalidate replay CEX.json "
+                "(the output of kvalidate --json; see --help)");
   if (BeforeArg.empty() || AfterArg.empty())
     return fail("expected two arguments BEFORE AFTER, each FILE:KERNEL "
                 "(see --help)");
