@@ -135,6 +135,11 @@ struct CheckOptions {
   /// the kv models produce is run on it too, and a disagreement between
   /// the two runs is reported as an internal error, not a counterexample.
   const llvm::Function *beforeIR = nullptr, *afterIR = nullptr;
+  /// Which of them are source kernels, on which signed overflow of an
+  /// `nsw` operation is undefined behaviour (LowerOptions::
+  /// assumeNoSignedOverflow): runs of their IR alone take it as an input
+  /// the kernel is not defined on.
+  bool beforeIRIsSource = false, afterIRIsSource = false;
 };
 
 struct CheckResult {

@@ -97,6 +97,62 @@ void adopt(Defect &d, const RunDefect &r) {
 
 } // namespace
 
+std::optional<CheckResult>
+defectOfRun(KernelOp k, const std::string &kernel, const LaunchConfig &cfg,
+            const std::vector<std::pair<std::string, int64_t>> &scalars,
+            const RunDefect &r, const std::string &inputs) {
+  Defect d;
+  d.kernel = kernel;
+  std::copy(cfg.grid, cfg.grid + 3, d.gridDim);
+  std::copy(cfg.block, cfg.block + 3, d.blockDim);
+  d.scalars = scalars;
+  if (r.arg >= 0 && (unsigned)r.arg < k.getBlock().getNumArguments())
+    d.array = k.getArgName(r.arg).str();
+  d.index = r.cell;
+  auto site = [](const RunDefect::Site &s, const std::string &access) {
+    Defect::Site x;
+    std::copy(s.block, s.block + 3, x.block);
+    std::copy(s.thread, s.thread + 3, x.thread);
+    x.location = s.location.empty() ? "an unknown location" : s.location;
+    x.access = access;
+    return x;
+  };
+  CheckResult result;
+  switch (r.kind) {
+  case RunDefect::Race:
+    // Equal values written twice are no race to the static check either.
+    if (r.sameValue || d.array.empty())
+      return std::nullopt;
+    result.verdict = Verdict::Race;
+    // A read-write race names the read first, as the static check does.
+    d.sites.push_back(site(r.first, "reads"));
+    adopt(d, r);
+    break;
+  case RunDefect::Divergence:
+    // The run knows where a thread waits, not which barrier another one
+    // missed: the static check names it, and confirms it on a run.
+    return std::nullopt;
+  case RunDefect::OutOfBounds:
+    if (d.array.empty())
+      return std::nullopt;
+    result.verdict = Verdict::OutOfBounds;
+    d.kind = "out-of-bounds " + std::string(r.first.write ? "write" : "read");
+    if (auto sh = dyn_cast<SharedArrayType>(
+            k.getBlock().getArgument(r.arg).getType()))
+      d.kind +=
+          " (the array has " + std::to_string(sh.getSize()) + " elements)";
+    d.sites.push_back(site(r.first, r.first.write ? "writes" : "reads"));
+    break;
+  }
+  d.confirmed = "the " + kernel + " kernel's LLVM IR ran at this launch " +
+                "(gridDim " + coordsOf(d.gridDim) + ", blockDim " +
+                coordsOf(d.blockDim) + ", " + inputs + " inputs) and showed " +
+                "it: " + r.what;
+  result.reason = safety::describe(d);
+  result.defect = std::move(d);
+  return result;
+}
+
 void confirmDefect(KernelOp k, const llvm::Function *ir, unsigned bits,
                    CheckResult &result, unsigned remainingMs) {
   if (!result.defect || (result.verdict != Verdict::Race &&

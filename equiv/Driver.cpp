@@ -487,6 +487,23 @@ Validation Driver::mergeHunt(CheckResult proof, CheckResult hunt,
   return v;
 }
 
+bool Driver::irSignatures(KernelOp (&sig)[2]) {
+  if (!before.function || !after.function)
+    return false;
+  llvm::Function *fns[2] = {before.function, after.function};
+  for (int i = 0; i < 2; ++i) {
+    Unsupported why;
+    LowerOptions lo;
+    lo.signatureOnly = true;
+    mlir::FailureOr<KernelOp> k = lowerKernel(*fns[i], scratch, why, lo);
+    if (mlir::failed(k))
+      return false;
+    sig[i] = *k;
+    uniquifySymbol(sig[i], scratch);
+  }
+  return matchParams(sig[0], sig[1]).empty();
+}
+
 void Driver::shrink(Validation &v) {
   std::vector<std::string> splitOn;
   KernelOp signature;
@@ -494,6 +511,18 @@ void Driver::shrink(Validation &v) {
   CheckOptions co = checkOptionsFor(opts);
   co.beforeIR = before.function;
   co.afterIR = after.function;
+  co.beforeIRIsSource = before.isSource;
+  co.afterIRIsSource = after.isSource;
+  if (v.irRuns) {
+    KernelOp sig[2];
+    if (irSignatures(sig))
+      shrinkCounterexample(sig[0], sig[1], co, *v.result.counterexample,
+                           shrinkBudgetMs, /*irOnly=*/true);
+    for (KernelOp &k : sig)
+      if (k)
+        k.erase();
+    return;
+  }
   std::optional<LoweredPair> pair =
       lowerPair({}, v.loweredUnroll, /*reportSplit=*/false, splitOn, signature,
                 failure, /*exact=*/v.loweredUnroll != opts.unroll);
@@ -543,6 +572,8 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   CheckOptions co = checkOptionsFor(opts);
   co.beforeIR = before.function;
   co.afterIR = after.function;
+  co.beforeIRIsSource = before.isSource;
+  co.afterIRIsSource = after.isSource;
   unsigned timeout = opts.timeoutSecs;
   // A concrete launch fixes the dimensions for the lowering too.
   Case initial;

@@ -77,6 +77,9 @@ struct Validation {
   /// --unroll-exact's proved bound, or --hunt's when the search found the
   /// verdict); `kvalidate replay` lowers them the same way.
   unsigned loweredUnroll = 0;
+  /// The counterexample comes from runs of the kernels' LLVM IR alone (no
+  /// model): it is shrunk the same way.
+  bool irRuns = false;
 };
 
 class Driver {
@@ -113,6 +116,13 @@ private:
   runFirst(const CheckOptions &co, const LowerPairFn &lower,
            const CaseCheckFn &check, unsigned tiers,
            const std::string &when = "before any solver query");
+  /// The first part of runFirst: the kernels' LLVM IR alone, on the same
+  /// launches; a difference both runs checked free of defects.
+  std::optional<Validation> runIRFirst(const CheckOptions &co, unsigned tiers,
+                                       const std::string &when);
+  /// Both kernels' signatures (LowerOptions::signatureOnly) in the scratch
+  /// module, when both have LLVM IR and their parameters match.
+  bool irSignatures(KernelOp (&sig)[2]);
   std::optional<std::vector<std::string>> planHunt(unsigned bound);
   std::optional<unsigned> exactBound(const CheckOptions &co);
   /// Shrinks \p v's counterexample (shrinkCounterexample) on the pair

@@ -36,6 +36,10 @@ class GlobalVariable;
 namespace kv {
 
 struct IRInputs {
+  /// A source kernel: an executed add, sub or mul marked `nsw` that
+  /// overflows is undefined behaviour, an input the kernel is not defined
+  /// on (assumeViolated), as its kv model assumes.
+  bool noSignedOverflow = false;
   /// Value of the kernel's scalar parameter #argNo.
   std::function<llvm::APInt(unsigned argNo)> scalar;
   /// Initial content of array #arr (kv argument number) at element index.
@@ -78,6 +82,15 @@ IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
 void confirmDefect(KernelOp k, const llvm::Function *ir, unsigned bits,
                    CheckResult &result, unsigned remainingMs);
 
+/// The defect verdict (race, divergence, out-of-bounds shared access) that
+/// run defect \p r of the \p kernel ("before", "after") kernel \p k shows,
+/// confirmed by that run (launch \p cfg, \p scalars, \p inputs in words);
+/// nothing for what the static checks tolerate (equal values written
+/// twice).
+std::optional<CheckResult>
+defectOfRun(KernelOp k, const std::string &kernel, const LaunchConfig &cfg,
+            const std::vector<std::pair<std::string, int64_t>> &scalars,
+            const RunDefect &r, const std::string &inputs);
 /// Runs the LLVM IR of \p before and \p after (opts.beforeIR/afterIR, where
 /// set) on the launch \p cfg and the inputs the kv runs \p rb and \p ra
 /// read (\p inB, \p inA), and compares every cell. Sets cex.replayedOn.

@@ -168,7 +168,23 @@ bool IRRunner::evalOp(ThreadState &t, const Operator &op, Val &out) {
     return gep(t, *g, out);
   if (Instruction::isBinaryOp(opc)) {
     Val a = get(t, op.getOperand(0)), b = get(t, op.getOperand(1));
-    return !failed && binary(opc, op.getType(), a, b, out);
+    if (failed || !binary(opc, op.getType(), a, b, out))
+      return false;
+    auto *ob = dyn_cast<OverflowingBinaryOperator>(&op);
+    if (in.noSignedOverflow && ob && ob->hasNoSignedWrap() &&
+        op.getType()->isIntegerTy() &&
+        (opc == Instruction::Add || opc == Instruction::Sub ||
+         opc == Instruction::Mul)) {
+      unsigned w = op.getType()->getIntegerBitWidth();
+      APInt x(w, a.bits & maskOf(w)), y(w, b.bits & maskOf(w));
+      bool ov = false;
+      (void)(opc == Instruction::Add   ? x.sadd_ov(y, ov)
+             : opc == Instruction::Sub ? x.ssub_ov(y, ov)
+                                       : x.smul_ov(y, ov));
+      if (ov)
+        assumeViolated = true;
+    }
+    return true;
   }
   if (Instruction::isCast(opc)) {
     Val a = get(t, op.getOperand(0));

@@ -15,6 +15,8 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <chrono>
@@ -91,6 +93,107 @@ static bool appliesOperations(KernelOp k) {
   return found;
 }
 
+/// The same for LLVM IR: float arithmetic or a call to a declaration
+/// (libdevice, an intrinsic that is not a special register).
+static bool
+appliesOperations(const llvm::Function *f,
+                  llvm::SmallPtrSet<const llvm::Function *, 8> &seen) {
+  if (!f || !seen.insert(f).second)
+    return false;
+  if (f->isDeclaration())
+    return !f->isIntrinsic();
+  for (const llvm::BasicBlock &bb : *f)
+    for (const llvm::Instruction &inst : bb) {
+      if (inst.getType()->isFPOrFPVectorTy())
+        return true;
+      for (const llvm::Value *op : inst.operands())
+        if (op->getType()->isFPOrFPVectorTy())
+          return true;
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+        if (const llvm::Function *callee = call->getCalledFunction())
+          if (appliesOperations(callee, seen))
+            return true;
+    }
+  return false;
+}
+
+static bool appliesOperations(const llvm::Function *f) {
+  llvm::SmallPtrSet<const llvm::Function *, 8> seen;
+  return appliesOperations(f, seen);
+}
+
+/// Runs \p k on \p cfg: its kv model, or with \p irOnly its LLVM IR \p ir
+/// (\p k its signature), whose __shared__ arrays are left out of `written`:
+/// global memory is what the kernels leave behind, and the two may lay out
+/// their shared arrays differently.
+static ExecResult runKernel(KernelOp k, const llvm::Function *ir, bool irOnly,
+                            bool isSource, const LaunchConfig &cfg,
+                            ExecInputs &in, uint64_t maxThreads,
+                            uint64_t maxSteps) {
+  if (!irOnly)
+    return execute(k, cfg, in, maxThreads, maxSteps);
+  IRInputs irIn = irInputsFor(k, *ir, in);
+  irIn.noSignedOverflow = isSource;
+  ExecResult r = executeIR(*ir, cfg, irIn, maxThreads, maxSteps);
+  for (auto it = r.written.begin(); it != r.written.end();)
+    it = it->first >= ir->arg_size() ? r.written.erase(it) : std::next(it);
+  return r;
+}
+
+/// A difference of two IR runs: replayed on the IR, clean where both runs
+/// checked themselves.
+static void ranOnIR(Counterexample &cex, const ExecResult &rb,
+                    const ExecResult &ra) {
+  cex.replayedOn = "the LLVM IR of both kernels";
+  cex.runsChecked = rb.unchecked.empty() && ra.unchecked.empty();
+}
+
+/// Whether a defect a run of \p f shows (RunDefect) is the kernel's on
+/// that launch: the run's bookkeeping orders accesses by __syncthreads()
+/// alone, so a kernel that orders them otherwise (__syncwarp, fences,
+/// atomics, named barriers, inline assembly) leaves its defects to the
+/// static checks.
+static bool
+runDefectsTrusted(const llvm::Function *f,
+                  llvm::SmallPtrSet<const llvm::Function *, 8> &seen) {
+  if (!f || !seen.insert(f).second)
+    return true;
+  for (const llvm::BasicBlock &bb : *f)
+    for (const llvm::Instruction &inst : bb) {
+      if (llvm::isa<llvm::FenceInst, llvm::AtomicRMWInst,
+                    llvm::AtomicCmpXchgInst>(inst))
+        return false;
+      auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+      if (!call)
+        continue;
+      if (call->isInlineAsm())
+        return false;
+      const llvm::Function *callee = call->getCalledFunction();
+      if (!callee)
+        return false;
+      if (!callee->isIntrinsic()) {
+        if (!runDefectsTrusted(callee, seen))
+          return false;
+        continue;
+      }
+      llvm::Intrinsic::ID id = callee->getIntrinsicID();
+      if (id == llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all ||
+          id == llvm::Intrinsic::nvvm_barrier_cta_sync_all)
+        continue;
+      llvm::StringRef name = callee->getName();
+      if (name.contains("barrier") || name.contains("bar.") ||
+          name.contains("membar") || name.contains("fence") ||
+          name.contains("atomic"))
+        return false;
+    }
+  return true;
+}
+
+static bool runDefectsTrusted(const llvm::Function *f) {
+  llvm::SmallPtrSet<const llvm::Function *, 8> seen;
+  return runDefectsTrusted(f, seen);
+}
+
 /// The first cell either run wrote that the two leave different, as a
 /// counterexample of launch \p cfg, \p scalars and the input cells \p read
 /// (not confirmed on the IR yet).
@@ -134,10 +237,10 @@ std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
               unsigned &runs, std::string &disagreement, RunLimits limits) {
   using Clock = std::chrono::steady_clock;
-  Clock::time_point start = Clock::now();
+  Clock::time_point began = Clock::now();
   auto overBudget = [&] {
     return limits.budgetMs &&
-           Clock::now() - start > std::chrono::milliseconds(limits.budgetMs);
+           Clock::now() - began > std::chrono::milliseconds(limits.budgetMs);
   };
   runs = 0;
   LaunchFacts lf(before, opts);
@@ -212,17 +315,27 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       s.set(p);
       s.add(*fresh.facts);
       z3::expr threads = sctx.bv_val(1, 64);
-      for (int i = 0; i < 6; ++i) {
-        s.add(z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
+      for (int i = 0; i < 6; ++i)
         threads = threads * z3::zext(svars[i], 64 - w);
-      }
       s.add(z3::ule(threads, sctx.bv_val(limits.maxThreads, 64)));
+      // Within the tier's ranges; else (a block fixed at 512, a size fixed
+      // at 4096) the launch the assumptions leave, within the thread limit.
+      s.push();
+      for (int i = 0; i < 6; ++i)
+        s.add(z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
       for (size_t i = 6; i < svars.size(); ++i)
         s.add(svars[i] >=
                   sctx.bv_val(range[i].first, svars[i].get_sort().bv_size()) &&
               svars[i] <=
                   sctx.bv_val(range[i].second, svars[i].get_sort().bv_size()));
-      if (s.check() != z3::sat)
+      z3::check_result r = s.check();
+      if (r == z3::unsat) {
+        s.pop();
+        for (int i = 1; i < 6; i += 2)
+          s.add(z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
+        r = s.check();
+      }
+      if (r != z3::sat)
         continue;
       z3::model m = s.get_model();
       for (size_t i = 0; i < svars.size(); ++i) {
@@ -235,8 +348,14 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       Values vals = start;
       for (size_t i = 0; i < vals.size(); ++i) {
         Values cand = vals;
-        cand[i] = draws.in(range[i].first, range[i].second);
-        if (holds(cand)) {
+        // A few draws: assumptions such as n % 16 == 0 admit one value in
+        // sixteen.
+        bool admitted = false;
+        for (int d = 0; d < 8 && !admitted; ++d) {
+          cand[i] = draws.in(range[i].first, range[i].second);
+          admitted = holds(cand);
+        }
+        if (admitted) {
           vals = cand;
           continue;
         }
@@ -272,8 +391,11 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       // floats: negative ones are NaNs there, whose payloads LLVM leaves
       // unspecified (a NaN-only difference is none).
       for (unsigned seed : {1u, 2u}) {
-        if (seed == 2 && (overBudget() || appliesOperations(before) ||
-                          appliesOperations(after)))
+        if (seed == 2 && (overBudget() ||
+                          (limits.irOnly ? appliesOperations(opts.beforeIR) ||
+                                               appliesOperations(opts.afterIR)
+                                         : appliesOperations(before) ||
+                                               appliesOperations(after))))
           break;
         bool floats = seed == 1;
         std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
@@ -304,7 +426,12 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         ExecInputs inB = inputsFor(before), inA = inputsFor(after);
         const uint64_t maxThreads = limits.maxThreads,
                        maxSteps = limits.maxSteps;
-        ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
+        auto run = [&](KernelOp k, const llvm::Function *ir, bool isSource,
+                       ExecInputs &in) {
+          return runKernel(k, ir, limits.irOnly, isSource, cfg, in, maxThreads,
+                           maxSteps);
+        };
+        ExecResult rb = run(before, opts.beforeIR, opts.beforeIRIsSource, inB);
         // --kv-debug=runs: what became of each launch drawn.
         auto note = [&](const std::string &what) {
           if (!debugEnabled("runs"))
@@ -317,22 +444,62 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
                          << v.getSExtValue();
           llvm::errs() << ": " << what << "\n";
         };
+        // A defect a run shows (irOnly) is the verdict.
+        auto defectIn = [&](const ExecResult &r, bool inAfter) {
+          if (!limits.irOnly || !limits.defect || !r.ok || r.assumeViolated ||
+              !runDefectsTrusted(inAfter ? opts.afterIR : opts.beforeIR))
+            return false;
+          // An access out of bounds first (it may also collide with
+          // another cell's), then a divergent barrier, then a race.
+          std::vector<const RunDefect *> order;
+          for (RunDefect::Kind kind :
+               {RunDefect::OutOfBounds, RunDefect::Divergence, RunDefect::Race})
+            for (const RunDefect &d : r.defects)
+              if (d.kind == kind && !(kind == RunDefect::Race && d.sameValue))
+                order.push_back(&d);
+          for (const RunDefect *dp : order) {
+            const RunDefect &d = *dp;
+            SeenDefect seen;
+            seen.inAfter = inAfter;
+            seen.defect = d;
+            seen.cfg = cfg;
+            for (auto &[a, v] : scalars)
+              seen.scalars.push_back(
+                  {before.getArgName(a).str(), v.getSExtValue()});
+            seen.inputs = "pseudo-random";
+            *limits.defect = std::move(seen);
+            return true;
+          }
+          return false;
+        };
+        if (defectIn(rb, false))
+          return std::nullopt;
         if (!rb.ok || rb.assumeViolated) {
           note("before kernel: " +
                (rb.ok ? std::string("assumption violated") : rb.error));
           continue;
         }
-        ExecResult ra = execute(after, cfg, inA, maxThreads, maxSteps);
-        if (!ra.ok) {
-          note("after kernel: " + ra.error);
+        ExecResult ra = run(after, opts.afterIR, opts.afterIRIsSource, inA);
+        if (defectIn(ra, true))
+          return std::nullopt;
+        if (!ra.ok || (limits.irOnly && ra.assumeViolated)) {
+          note("after kernel: " +
+               (ra.ok ? std::string("assumption violated") : ra.error));
           continue;
         }
         ++runs;
-        note("ran");
+        note(limits.irOnly ? "ran (LLVM IR)" : "ran");
         std::optional<Counterexample> cex =
             firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA);
         if (!cex)
           continue;
+        if (limits.irOnly) {
+          ranOnIR(*cex, rb, ra);
+          if (!cex->runsChecked && debugEnabled("runs"))
+            note("not known to be race free: " +
+                 (rb.unchecked.empty() ? ra.unchecked : rb.unchecked));
+          return cex;
+        }
         if (std::optional<std::string> d =
                 confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, *cex,
                             maxThreads, maxSteps)) {
@@ -428,7 +595,7 @@ namespace kv {
 
 bool shrinkCounterexample(KernelOp before, KernelOp after,
                           const CheckOptions &opts, Counterexample &cex,
-                          unsigned budgetMs) {
+                          unsigned budgetMs, bool irOnly) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
   if (!cex.replayed || opts.bits != 32)
@@ -519,11 +686,14 @@ bool shrinkCounterexample(KernelOp before, KernelOp after,
       return in;
     };
     ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-    ExecResult rb = execute(before, cfg, inB, maxThreads, maxSteps);
+    ExecResult rb =
+        runKernel(before, opts.beforeIR, irOnly, opts.beforeIRIsSource, cfg,
+                  inB, maxThreads, maxSteps);
     if (!rb.ok || rb.assumeViolated)
       return std::nullopt;
-    ExecResult ra = execute(after, cfg, inA, maxThreads, maxSteps);
-    if (!ra.ok)
+    ExecResult ra = runKernel(after, opts.afterIR, irOnly, opts.afterIRIsSource,
+                              cfg, inA, maxThreads, maxSteps);
+    if (!ra.ok || (irOnly && ra.assumeViolated))
       return std::nullopt;
     std::map<unsigned, llvm::APInt> scalars;
     for (size_t i = 0; i < scalarArg.size(); ++i)
@@ -536,8 +706,10 @@ bool shrinkCounterexample(KernelOp before, KernelOp after,
     if (!found)
       return std::nullopt;
     Counterexample &c = *found;
-    if (confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, c, maxThreads,
-                    maxSteps))
+    if (irOnly)
+      ranOnIR(c, rb, ra);
+    else if (confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, c,
+                         maxThreads, maxSteps))
       return std::nullopt;
     // What the original rested on: the same runs on the IR, and where it
     // stood on clean runs instead of the static checks, clean ones.

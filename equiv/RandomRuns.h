@@ -9,11 +9,23 @@
 #define KV_EQUIV_RANDOMRUNS_H
 
 #include "equiv/Checker.h"
+#include "smt-encode/Executor.h"
 
 #include <optional>
 #include <string>
 
 namespace kv {
+
+/// A defect a run of a kernel's LLVM IR showed (RunLimits::irOnly), with
+/// the run's launch and scalars.
+struct SeenDefect {
+  bool inAfter = false;
+  RunDefect defect;
+  LaunchConfig cfg;
+  std::vector<std::pair<std::string, int64_t>> scalars;
+  /// The inputs in words ("pseudo-random").
+  std::string inputs;
+};
 
 /// How far findByRunning goes.
 struct RunLimits {
@@ -24,6 +36,14 @@ struct RunLimits {
   unsigned budgetMs = 0;
   uint64_t maxThreads = uint64_t(1) << 16;
   uint64_t maxSteps = uint64_t(1) << 22;
+  /// Run the LLVM IR of both kernels (opts.beforeIR/afterIR) only: \p
+  /// before and \p after are then their signatures (lowered with
+  /// LowerOptions::signatureOnly), for kernels whose models are out of
+  /// reach. Only the cells of the parameters' arrays are compared.
+  bool irOnly = false;
+  /// With irOnly: where a run shows a race, a divergent barrier or an
+  /// out-of-bounds shared access, the search stops and this receives it.
+  std::optional<SeenDefect> *defect = nullptr;
 };
 
 /// A counterexample from running \p before and \p after (kv models, then
@@ -40,10 +60,11 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
 /// scalar towards 0, one value at a time, keeping the first smaller value
 /// the assumptions admit at which both kernels, run on \p cex's input cells
 /// (others 0), still differ and the LLVM IR confirms it as it confirmed
-/// \p cex. Returns whether \p cex changed; stops after \p budgetMs.
+/// \p cex. Returns whether \p cex changed; stops after \p budgetMs. With
+/// \p irOnly the kernels' IR runs alone (RunLimits::irOnly).
 bool shrinkCounterexample(KernelOp before, KernelOp after,
                           const CheckOptions &opts, Counterexample &cex,
-                          unsigned budgetMs);
+                          unsigned budgetMs, bool irOnly = false);
 
 /// Whether running \p k on a few large launches and scalars that the
 /// assumptions admit (blockDim 1024, scalars 1024 ...) breaks one of its

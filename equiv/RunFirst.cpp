@@ -8,13 +8,80 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/Assumptions.h"
 #include "equiv/Driver.h"
+#include "equiv/IRExecutor.h"
 #include "equiv/RandomRuns.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
 
+#include "passes/LowerToKV.h"
+
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace kv {
+
+std::optional<Validation> Driver::runIRFirst(const CheckOptions &co,
+                                             unsigned tiers,
+                                             const std::string &when) {
+  // The kernels' own LLVM IR, before either is lowered: a lowering that
+  // unrolls a loop thousands of times, or stops at a construct the model
+  // lacks, must not keep a difference on a small launch from showing. A
+  // difference counts only where both runs checked themselves (no race, no
+  // divergent barrier, no shared access out of bounds); else the runs of
+  // the models and the static checks decide, as without this.
+  if (!co.beforeIR || !co.afterIR || co.bits != 32 || co.assumeSafe)
+    return std::nullopt;
+  KernelOp sig[2];
+  auto cleanup = llvm::make_scope_exit([&] {
+    for (KernelOp &k : sig)
+      if (k)
+        k.erase();
+  });
+  if (!irSignatures(sig))
+    return std::nullopt;
+  unsigned runs = 0;
+  std::string disagreement;
+  RunLimits limits;
+  limits.budgetMs = opts.runFirst;
+  limits.maxSteps = uint64_t(1) << 22;
+  limits.tiers = tiers;
+  limits.irOnly = true;
+  std::optional<SeenDefect> defect;
+  limits.defect = &defect;
+  std::optional<Counterexample> cex =
+      findByRunning(sig[0], sig[1], co, runs, disagreement, limits);
+  Validation v;
+  v.loweredUnroll = opts.unroll;
+  bool bounded = false;
+  int64_t bound = 0;
+  if (defect) {
+    KernelOp k = sig[defect->inAfter ? 1 : 0];
+    std::optional<CheckResult> found =
+        defectOfRun(k, defect->inAfter ? "after" : "before", defect->cfg,
+                    defect->scalars, defect->defect, defect->inputs);
+    if (!found)
+      return std::nullopt;
+    v.result = std::move(*found);
+    listAssumptions(sig[0], sig[1], co, v.result, bounded, bound);
+    return v;
+  }
+  if (!cex || !cex->runsChecked)
+    return std::nullopt;
+  listAssumptions(sig[0], sig[1], co, v.result, bounded, bound);
+  v.result.assumptions.push_back(
+      "checked on the run: neither kernel has a data race, a barrier not "
+      "every thread of a block reaches, or an out-of-bounds shared access "
+      "on this launch and input");
+  v.result.verdict = Verdict::NotEquivalent;
+  v.result.reason =
+      "the kernels write different values to '" + cex->mismatchArray + "'";
+  v.result.counterexample = std::move(cex);
+  v.irRuns = true;
+  v.foundBy = "running both kernels' LLVM IR on pseudo-random inputs (" +
+              std::to_string(runs) + (runs == 1 ? " run" : " runs") +
+              " on small launches the assumptions admit), " + when;
+  return v;
+}
 
 std::optional<Validation> Driver::runFirst(const CheckOptions &co,
                                            const LowerPairFn &lower,
@@ -22,6 +89,9 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
                                            unsigned tiers,
                                            const std::string &when) {
   stats::Scoped timer("run-first");
+  if (opts.runIRFirst)
+    if (std::optional<Validation> v = runIRFirst(co, tiers, when))
+      return v;
   std::vector<std::string> splitOn;
   KernelOp signature;
   CheckResult failure;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lowerer.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -459,6 +460,69 @@ SymVal Lowerer::callFunction(const llvm::Function &callee,
   return s.ret;
 }
 
+/// The functions \p f calls, directly or not, with \p f.
+static llvm::SmallVector<const llvm::Function *>
+reachableFunctions(const llvm::Function &f) {
+  llvm::SmallVector<const llvm::Function *> out{&f};
+  llvm::SmallPtrSet<const llvm::Function *, 8> seen{&f};
+  for (size_t i = 0; i < out.size(); ++i)
+    for (const llvm::Instruction &inst : llvm::instructions(*out[i]))
+      if (auto *call = dyn_cast<llvm::CallBase>(&inst))
+        if (const llvm::Function *callee = call->getCalledFunction())
+          if (!callee->isDeclaration() && seen.insert(callee).second)
+            out.push_back(callee);
+  return out;
+}
+
+std::vector<const llvm::GlobalVariable *>
+Lowerer::sharedVariablesOf(const llvm::Function &f) {
+  std::vector<const llvm::GlobalVariable *> out;
+  llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> seen;
+  for (const llvm::Function *fn : reachableFunctions(f))
+    for (const llvm::Instruction &inst : llvm::instructions(*fn))
+      for (const llvm::Value *op : inst.operands()) {
+        auto *gv = dyn_cast<llvm::GlobalVariable>(
+            llvm::getUnderlyingObject(op->stripPointerCasts()));
+        if (gv && gv->getAddressSpace() == 3 && seen.insert(gv).second)
+          out.push_back(gv);
+      }
+  return out;
+}
+
+/// The narrowest access (load, store) in bytes through each pointer
+/// parameter ("#N") and __shared__ variable (its kv name) of \p f and its
+/// callees: the element sizes of a signature's arrays.
+static std::map<std::string, unsigned> accessBytes(const llvm::Function &f) {
+  std::map<std::string, unsigned> out;
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  for (const llvm::Function *fn : reachableFunctions(f))
+    for (const llvm::Instruction &inst : llvm::instructions(*fn)) {
+      const llvm::Value *ptr = llvm::getLoadStorePointerOperand(&inst);
+      if (!ptr)
+        continue;
+      llvm::Type *ty =
+          isa<llvm::LoadInst>(inst)
+              ? inst.getType()
+              : cast<llvm::StoreInst>(inst).getValueOperand()->getType();
+      uint64_t bytes = dl.getTypeStoreSize(ty).getKnownMinValue();
+      if (bytes == 0 || bytes > 8 || (bytes & (bytes - 1)))
+        continue;
+      const llvm::Value *base = llvm::getUnderlyingObject(ptr);
+      std::string key;
+      if (auto *a = dyn_cast<llvm::Argument>(base); a && a->getParent() == &f)
+        key = "#" + std::to_string(a->getArgNo());
+      else if (auto *gv = dyn_cast<llvm::GlobalVariable>(base);
+               gv && gv->getAddressSpace() == 3)
+        key = variableName(gv->getName());
+      else
+        continue;
+      auto [it, fresh] = out.try_emplace(key, (unsigned)bytes);
+      if (!fresh)
+        it->second = std::min(it->second, (unsigned)bytes);
+    }
+  return out;
+}
+
 FailureOr<KernelOp> Lowerer::run() {
   b.setInsertionPointToEnd(module.getBody());
   std::string sym = f.getName().str();
@@ -509,7 +573,10 @@ FailureOr<KernelOp> Lowerer::run() {
     }
     argNames.push_back(name);
   }
-  if (!failed) {
+  if (!failed && opts.signatureOnly) {
+    for (const llvm::GlobalVariable *gv : sharedVariablesOf(f))
+      arrayFor(gv);
+  } else if (!failed) {
     State s;
     s.guard = i1(true);
     initConstantTables(f, s);
@@ -582,6 +649,9 @@ mlir::FailureOr<KernelOp> lowerKernel(llvm::Function &f, mlir::ModuleOp module,
   // (a struct's fields after a whole-struct copy) restarts the lowering
   // with that element size; each restart narrows one array.
   LowerOptions o = opts;
+  if (o.signatureOnly)
+    for (auto &[key, bytes] : lowering::accessBytes(f))
+      o.elemBytes.try_emplace(key, bytes);
   for (unsigned attempt = 0;; ++attempt) {
     Unsupported u;
     lowering::Lowerer l(f, module, u, o);

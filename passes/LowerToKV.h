@@ -62,6 +62,11 @@ struct LowerOptions {
   /// Model loops with several or data-dependent exits with kv.break
   /// (passes/LowerBreakLoops.cpp); off, they are unrolled or split on.
   bool breakLoops = true;
+  /// Lower the signature only: the parameters and the __shared__ variables
+  /// the kernel and its callees use, element sizes from the IR's accesses,
+  /// an empty body. Runs of the LLVM IR itself need no more (when the
+  /// kernel's model is out of reach).
+  bool signatureOnly = false;
 };
 
 /// Why a kernel could not be lowered: the construct and where it is.

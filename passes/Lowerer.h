@@ -549,6 +549,9 @@ private:
   }
   SymVal evalConstant(const llvm::Constant *c, State &s);
   Value arrayFor(const llvm::Value *base);
+  /// The __shared__ variables \p f and the functions it calls use.
+  static std::vector<const llvm::GlobalVariable *>
+  sharedVariablesOf(const llvm::Function &f);
 
   // --- execution -------------------------------------------------------
   void runBlocks(const llvm::BasicBlock *bb, State &s,

@@ -7,7 +7,7 @@
 // replayed on the LLVM IR.
 // RUN: %expect-exit 1 %kvalidate --assume='blockDim.x == 4 && %{1D}' %s:tree_halving %s:tree_pairs | FileCheck %s --check-prefix=IEEE
 // IEEE: verdict: not-equivalent
-// IEEE: found by: running both kernels on pseudo-random inputs
+// IEEE: found by: running both kernels' LLVM IR on pseudo-random inputs
 // IEEE: counterexample (replayed):
 // IEEE: mismatch: out[{{[0-9]+}}]: before = {{-?[0-9]+}}, after = {{-?[0-9]+}}
 // IEEE-NEXT: replayed on: the LLVM IR of both kernels

@@ -5,7 +5,7 @@
 // safety checks decide first, and report the defect.
 //
 // Race-free runs: no static checks, and the verdict says what was checked.
-// RUN: %expect-exit 1 %kvalidate --cuda-path= --kv-debug=runs --assume='%{1D} && blockDim.x <= 64' \
+// RUN: %expect-exit 1 %kvalidate --cuda-path= --run-ir-first=false --kv-debug=runs --assume='%{1D} && blockDim.x <= 64' \
 // RUN:   %s:stage_copy %s:stage_shift 2>&1 | FileCheck %s --check-prefix=CLEAN
 // CLEAN-NOT:  not known to be race free
 // CLEAN:      runs: both runs checked free of races: no static safety checks
@@ -17,21 +17,21 @@
 // CLEAN:        replayed on: the LLVM IR of both kernels
 //
 // A run with a race: the static check runs and reports it.
-// RUN: %expect-exit 4 %kvalidate --cuda-path= --kv-debug=runs --assume='%{1D} && blockDim.x <= 64' \
+// RUN: %expect-exit 4 %kvalidate --cuda-path= --run-ir-first=false --kv-debug=runs --assume='%{1D} && blockDim.x <= 64' \
 // RUN:   %s:stage_copy %s:stage_racy 2>&1 | FileCheck %s --check-prefix=RACE
 // RACE:       runs: the after kernel's IR run is not known to be race free: two threads of a barrier interval access one cell, one of them writing
 // RACE-NOT:   no static safety checks
 // RACE:       verdict: race
 //
 // A barrier only some threads reach: divergence, from the static check.
-// RUN: %expect-exit 4 %kvalidate --cuda-path= --kv-debug=runs --assume='%{1D} && blockDim.x <= 64 && blockDim.x >= 2' \
+// RUN: %expect-exit 4 %kvalidate --cuda-path= --run-ir-first=false --kv-debug=runs --assume='%{1D} && blockDim.x <= 64 && blockDim.x >= 2' \
 // RUN:   %s:stage_copy %s:stage_divergent 2>&1 | FileCheck %s --check-prefix=DIV
 // DIV:        runs: the after kernel's IR run is not known to be race free: a barrier that not every thread of the block reaches at once
 // DIV-NOT:    no static safety checks
 // DIV:        verdict: divergence
 //
 // A shared index past the array: out of bounds, from the static check.
-// RUN: %expect-exit 4 %kvalidate --cuda-path= --kv-debug=runs --assume='%{1D} && blockDim.x == 64' \
+// RUN: %expect-exit 4 %kvalidate --cuda-path= --run-ir-first=false --kv-debug=runs --assume='%{1D} && blockDim.x == 64' \
 // RUN:   %s:stage_copy %s:stage_past_end 2>&1 | FileCheck %s --check-prefix=OOB
 // OOB:        runs: the after kernel's IR run is not known to be race free: a __shared__ access out of bounds
 // OOB-NOT:    no static safety checks

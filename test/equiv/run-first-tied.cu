@@ -7,7 +7,7 @@
 // RUN: %expect-exit 1 %kvalidate --cuda-path= --assume='blockDim.x == blockDim.y && blockDim.x <= 16 && blockDim.z == 1 && gridDim.x <= 1024 && gridDim.y == 1 && gridDim.z == 1' \
 // RUN:   %s:flip_rows %s:flip_cols | FileCheck %s
 // CHECK:      verdict: not-equivalent
-// CHECK-NEXT:   found by: running both kernels on pseudo-random inputs ({{[0-9]+}} run{{s?}} on small launches the assumptions admit), before any solver query
+// CHECK-NEXT:   found by: running both kernels' LLVM IR on pseudo-random inputs ({{[0-9]+}} run{{s?}} on small launches the assumptions admit), before any solver query
 // CHECK:        counterexample (replayed):
 // CHECK-NEXT:     gridDim  = ({{[0-9]+}}, 1, 1)
 // CHECK-NEXT:     blockDim = ([[B:[0-9]*[02-9]]], [[B]], 1)

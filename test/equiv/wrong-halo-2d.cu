@@ -9,7 +9,7 @@
 // RUN: %expect-exit 1 %kvalidate --assume='blockDim.x == 16 && blockDim.y == 16 && blockDim.z == 1 && gridDim.z == 1' \
 // RUN:   %s:blur5 %s:blur5_wrong_halo | FileCheck %s
 // CHECK:      verdict: not-equivalent
-// CHECK-NEXT:   found by: running both kernels on pseudo-random inputs ({{[0-9]+}} run{{s?}} on small launches the assumptions admit), before any solver query
+// CHECK-NEXT:   found by: running both kernels' LLVM IR on pseudo-random inputs ({{[0-9]+}} run{{s?}} on small launches the assumptions admit), before any solver query
 // CHECK:        - checked on the run: neither kernel has a data race, a barrier not every thread of a block reaches, or an out-of-bounds shared access on this launch and input
 // CHECK:        counterexample (replayed):
 // CHECK-NEXT:     gridDim  = ({{[0-9]+}}, {{[0-9]+}}, 1)
