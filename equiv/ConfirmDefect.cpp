@@ -124,9 +124,18 @@ defectOfRun(KernelOp k, const std::string &kernel, const LaunchConfig &cfg,
     if (r.sameValue || d.array.empty())
       return std::nullopt;
     result.verdict = Verdict::Race;
-    // A read-write race names the read first, as the static check does.
-    d.sites.push_back(site(r.first, "reads"));
     adopt(d, r);
+    // In the static check's order: an atomic update, then a read, then a
+    // write.
+    if (d.sites.size() == 2) {
+      auto rank = [](const Defect::Site &x) {
+        return x.access == "updates atomically" ? 0
+               : x.access == "reads"            ? 1
+                                                : 2;
+      };
+      if (rank(d.sites[1]) < rank(d.sites[0]))
+        std::swap(d.sites[0], d.sites[1]);
+    }
     break;
   case RunDefect::Divergence:
     // The run knows where a thread waits, not which barrier another one

@@ -150,9 +150,10 @@ static void ranOnIR(Counterexample &cex, const ExecResult &rb,
 
 /// Whether a defect a run of \p f shows (RunDefect) is the kernel's on
 /// that launch: the run's bookkeeping orders accesses by __syncthreads()
-/// alone, so a kernel that orders them otherwise (__syncwarp, fences,
-/// atomics, named barriers, inline assembly) leaves its defects to the
-/// static checks.
+/// alone (and atomic updates of one kind among themselves), so a kernel
+/// that may order them otherwise (__syncwarp, fences, locks built from
+/// atomicCAS or atomicExch, volatile warp-synchronous code, named
+/// barriers, inline assembly) leaves its defects to the static checks.
 static bool
 runDefectsTrusted(const llvm::Function *f,
                   llvm::SmallPtrSet<const llvm::Function *, 8> &seen) {
@@ -160,8 +161,16 @@ runDefectsTrusted(const llvm::Function *f,
     return true;
   for (const llvm::BasicBlock &bb : *f)
     for (const llvm::Instruction &inst : bb) {
-      if (llvm::isa<llvm::FenceInst, llvm::AtomicRMWInst,
-                    llvm::AtomicCmpXchgInst>(inst))
+      if (llvm::isa<llvm::FenceInst, llvm::AtomicCmpXchgInst>(inst))
+        return false;
+      if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst);
+          rmw && rmw->getOperation() == llvm::AtomicRMWInst::Xchg)
+        return false;
+      if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(&inst);
+          ld && ld->isVolatile())
+        return false;
+      if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst);
+          st && st->isVolatile())
         return false;
       auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
       if (!call)

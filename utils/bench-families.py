@@ -76,6 +76,20 @@ def machine():
     return "%s, %d cores, %s" % (platform.node(), os.cpu_count() or 0, cpu)
 
 
+def commit():
+    """The source tree's commit, marked when it has uncommitted changes."""
+    root = os.path.dirname(HERE)
+    try:
+        head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
+                                "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
+    return (head or "?") + (" with uncommitted changes" if dirty else "")
+
+
 def run_kvalidate(kv, out_dir, pair, timeout):
     d = os.path.join(out_dir, pair["dir"])
     cmd = [kv, "--json", "--timeout=%d" % timeout, "--assume=" + pair["assume"],
@@ -314,7 +328,8 @@ def main():
     head = ["# kvalidate on generated rewrite families (%s)" % (
                 "pass plugin, -O2" if args.plugin else "command line"),
             "",
-            "%s on %s." % (now.strftime("%Y-%m-%d %H:%M %Z"), machine()),
+            "%s on %s; sources at commit %s." % (
+                now.strftime("%Y-%m-%d %H:%M %Z"), machine(), commit()),
             "`utils/bench-families.py --families %s --count %d --seed %s "
             "--timeout %d --jobs %d --runs %d%s`; kvalidate %s." % (
                 args.families or ",".join(fam_mod.FAMILIES), args.count,
