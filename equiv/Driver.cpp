@@ -4,7 +4,7 @@
 #include "equiv/Assumptions.h"
 #include "equiv/RandomRuns.h"
 #include "kv/Budget.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/LowerToKV.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
 

@@ -14,7 +14,7 @@
 #include "equiv/CaseSplit.h"
 #include "equiv/Checker.h"
 #include "equiv/Options.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/LowerToKV.h"
 
 #include <map>
 #include <optional>
@@ -141,7 +141,7 @@ private:
   mlir::ModuleOp scratch;
   Options opts;
   std::vector<std::string> beforeNames, afterNames;
-  /// Loops with breaks (passes/LowerBreakLoops.cpp): whether a lowering
+  /// Loops with breaks (passes/lower/LowerBreakLoops.cpp): whether a lowering
   /// made one, and whether they are turned off for a second attempt.
   bool sawBreakLoops = false, noBreakLoops = false;
   /// Why the relational proof did not prove the pair (for reports).

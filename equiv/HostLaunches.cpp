@@ -1,15 +1,15 @@
 //===- HostLaunches.cpp - what the MLIR front door left for the driver ----===//
 //
-// The MLIR front door marks the LLVM functions it made (passes/ImportGPU.h):
-// a kernel it could not model (kv-unsupported), and a host function's
-// kernel with the kernels it launches (kv-host-launches), whose race
-// freedom at the launch's sizes is what makes its loop nest their meaning.
-// The driver reads those marks here, before any lowering.
+// The MLIR front door marks the LLVM functions it made
+// (passes/lower/ImportGPU.h): a kernel it could not model (kv-unsupported), and
+// a host function's kernel with the kernels it launches (kv-host-launches),
+// whose race freedom at the launch's sizes is what makes its loop nest their
+// meaning. The driver reads those marks here, before any lowering.
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/Driver.h"
-#include "passes/ImportGPU.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/ImportGPU.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -37,7 +37,7 @@ std::optional<Validation> Driver::checkFrontDoorMarks() {
   return std::nullopt;
 }
 
-/// A host function's kernel (passes/HostKernels.cpp) runs each kernel it
+/// A host function's kernel (passes/lower/HostKernels.cpp) runs each kernel it
 /// launches thread after thread, which is the launch's meaning only when
 /// that kernel is race-free (and in bounds) at the launch's sizes: checked
 /// here, each launched kernel against itself at those sizes. A defect

@@ -12,7 +12,7 @@
 #include "equiv/IRExecutorInternal.h"
 #include "equiv/Intrinsics.h"
 #include "kv/Budget.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -360,7 +360,7 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     // Its load and store are one update: two updates of one kind do not
     // race (RunDefect), an update and a plain access do.
     curRmw = (int)rmw.getOperation();
-    auto plain = make_scope_exit([&] { curRmw = -1; });
+    scope_exit plain([&] { curRmw = -1; });
     if (failed || !load(t, ty, p, old))
       return next();
     unsigned w = ty->getIntegerBitWidth();

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/IRExecutor.h"
 #include "equiv/PairCheck.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/LowerToKV.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/ReportFile.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"

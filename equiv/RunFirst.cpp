@@ -13,7 +13,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Stats.h"
 
-#include "passes/LowerToKV.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,7 +32,7 @@ std::optional<Validation> Driver::runIRFirst(const CheckOptions &co,
   if (!co.beforeIR || !co.afterIR || co.bits != 32 || co.assumeSafe)
     return std::nullopt;
   KernelOp sig[2];
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     for (KernelOp &k : sig)
       if (k)
         k.erase();

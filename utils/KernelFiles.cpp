@@ -1,8 +1,8 @@
 //===- KernelFiles.cpp - the command line's input files -------------------===//
 
 #include "utils/KernelFiles.h"
-#include "passes/ImportGPU.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/ImportGPU.h"
+#include "passes/lower/LowerToKV.h"
 #include "smt-encode/Debug.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -6,7 +6,7 @@
 // and floating-point arithmetic, comparisons and casts.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"

@@ -38,7 +38,7 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(mlir::ModuleOp module,
 
 /// Host functions (func.func) with `scf.parallel` loops or kernel launches,
 /// as one-thread kernels of the same name in a gpu.module of \p work's own
-/// (passes/HostKernels.cpp): launches become loop nests over their blocks
+/// (passes/lower/HostKernels.cpp): launches become loop nests over their blocks
 /// and threads. \p launches receives, per host function, the records of
 /// the kernels it launches for kHostLaunchesAttr; \p unsupported,
 /// per host function that is not modelled (a launch whose threads are not

@@ -6,7 +6,7 @@
 // count allows. modelLoop runs the steps of the model in order.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/ADT/ScopeExit.h"
 

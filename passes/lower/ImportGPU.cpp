@@ -1,5 +1,5 @@
 //===- ImportGPU.cpp - gpu-dialect kernels as nvptx LLVM IR ---------------===//
-#include "passes/ImportGPU.h"
+#include "passes/lower/ImportGPU.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"

@@ -6,7 +6,7 @@
 // lines), and the verdict cache's entries.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/PluginSupport.h"
+#include "passes/plugins/PluginSupport.h"
 
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"

@@ -5,7 +5,7 @@
 // its source lane computed here as PTX's shfl.sync defines it.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/IR/IntrinsicsNVPTX.h"
 

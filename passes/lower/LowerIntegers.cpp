@@ -7,7 +7,7 @@
 // funnel shifts).
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/IR/Intrinsics.h"
 

@@ -19,8 +19,8 @@
 #include "equiv/ReportFile.h"
 #include "equiv/VerdictCache.h"
 #include "kv/KVDialect.h"
-#include "passes/ImportGPU.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/ImportGPU.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -12,8 +12,8 @@
 // preconditions of that step, as the source's are for the whole pipeline.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/LowerToKV.h"
-#include "passes/PluginSupport.h"
+#include "passes/lower/LowerToKV.h"
+#include "passes/plugins/PluginSupport.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

@@ -28,8 +28,8 @@
 #include "equiv/Relational.h"
 #include "equiv/VerdictCache.h"
 #include "kv/Budget.h"
-#include "passes/LowerToKV.h"
-#include "passes/PluginSupport.h"
+#include "passes/lower/LowerToKV.h"
+#include "passes/plugins/PluginSupport.h"
 #include "smt-encode/Stats.h"
 
 #include "mlir/IR/Diagnostics.h"

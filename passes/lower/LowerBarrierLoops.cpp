@@ -6,7 +6,7 @@
 // writer thread the lowering solves for.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/Module.h"

@@ -8,7 +8,7 @@
 // linear forms), load and store.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"

@@ -12,7 +12,7 @@
 // alike and update alike at every iteration (smt-encode/Breaks.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IntrinsicInst.h"

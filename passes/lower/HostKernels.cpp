@@ -21,7 +21,7 @@
 // the function attribute `kv-host-launches` set here.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/ImportGPU.h"
+#include "passes/lower/ImportGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"

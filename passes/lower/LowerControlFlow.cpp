@@ -6,7 +6,7 @@
 // loop exits that --unroll bounds or a case split stops at.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
@@ -177,7 +177,7 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
       curInst = bb->getTerminator();
       return fail(budget::shortReason());
     }
-    // A host function's kernel (passes/HostKernels.cpp) runs every
+    // A host function's kernel (passes/lower/HostKernels.cpp) runs every
     // iteration of its loops in one thread: a loop of more than a few
     // dozen iterations is modelled rather than unrolled.
     if (hostKernel && !opts.unrollBound && !loopEntries.empty() &&

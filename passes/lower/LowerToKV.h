@@ -60,7 +60,7 @@ struct LowerOptions {
   /// a deliberate lowering bug that the replay on the LLVM IR must catch.
   bool testBreakShl = false;
   /// Model loops with several or data-dependent exits with kv.break
-  /// (passes/LowerBreakLoops.cpp); off, they are unrolled or split on.
+  /// (passes/lower/LowerBreakLoops.cpp); off, they are unrolled or split on.
   bool breakLoops = true;
   /// Lower the signature only: the parameters and the __shared__ variables
   /// the kernel and its callees use, element sizes from the IR's accesses,

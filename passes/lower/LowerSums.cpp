@@ -5,7 +5,7 @@
 // with their terms and emitted as kv.sum over the loop's iterations.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lowerer.h"
+#include "passes/lower/Lowerer.h"
 
 #include "llvm/ADT/SetVector.h"
 

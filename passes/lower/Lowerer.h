@@ -18,8 +18,8 @@
 #define KV_PASSES_LOWERER_H
 
 #include "kv/Budget.h"
-#include "passes/ImportGPU.h"
-#include "passes/LowerToKV.h"
+#include "passes/lower/ImportGPU.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
