@@ -614,6 +614,12 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // Both kernels run first on small launches with pseudo-random inputs: a
   // wrong kernel usually shows at once, where the solver may take minutes
   // to pick a launch that replays.
+  // The baseline's one launch: the kernels' own IR runs there first (the
+  // concrete model unrolls every thread; a wrong pair shows at once).
+  if (launch && !co.realFloats && opts.runFirst && opts.runIRFirst)
+    if (std::optional<Validation> found =
+            runIRFirst(co, /*tiers=*/2, "before any solver query", launch))
+      return total(std::move(*found));
   if (!launch && !co.realFloats && opts.runFirst &&
       !debugEnabled("relational-only"))
     if (std::optional<Validation> found =

@@ -118,8 +118,9 @@ private:
            const std::string &when = "before any solver query");
   /// The first part of runFirst: the kernels' LLVM IR alone, on the same
   /// launches; a difference both runs checked free of defects.
-  std::optional<Validation> runIRFirst(const CheckOptions &co, unsigned tiers,
-                                       const std::string &when);
+  std::optional<Validation>
+  runIRFirst(const CheckOptions &co, unsigned tiers, const std::string &when,
+             const std::optional<LaunchConfig> &fixed = std::nullopt);
   /// Both kernels' signatures (LowerOptions::signatureOnly) in the scratch
   /// module, when both have LLVM IR and their parameters match.
   bool irSignatures(KernelOp (&sig)[2]);

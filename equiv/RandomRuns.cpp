@@ -312,6 +312,15 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
     Values start(vars.size(), 0);
     for (int i = 0; i < 6; ++i)
       start[i] = 1;
+    if (limits.fixed)
+      for (int i = 0; i < 3; ++i) {
+        int64_t b = (int64_t)limits.fixed->block[i],
+                g = (int64_t)limits.fixed->grid[i];
+        range[2 * i] = {b, b};
+        range[2 * i + 1] = {g, g};
+        start[2 * i] = b;
+        start[2 * i + 1] = g;
+      }
     if (!holds(start)) {
       LaunchFacts fresh(before, opts, /*forSolving=*/true);
       if (!fresh.facts)
@@ -331,14 +340,16 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       // at 4096) the launch the assumptions leave, within the thread limit.
       s.push();
       for (int i = 0; i < 6; ++i)
-        s.add(z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
+        s.add(limits.fixed
+                  ? svars[i] == sctx.bv_val(range[i].second, w)
+                  : z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
       for (size_t i = 6; i < svars.size(); ++i)
         s.add(svars[i] >=
                   sctx.bv_val(range[i].first, svars[i].get_sort().bv_size()) &&
               svars[i] <=
                   sctx.bv_val(range[i].second, svars[i].get_sort().bv_size()));
       z3::check_result r = s.check();
-      if (r == z3::unsat) {
+      if (r == z3::unsat && !limits.fixed) {
         s.pop();
         for (int i = 1; i < 6; i += 2)
           s.add(z3::ule(svars[i], sctx.bv_val(range[i].second, w)));
@@ -353,7 +364,9 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         start[i] = i < 6 ? (int64_t)v.getZExtValue() : v.getSExtValue();
       }
     }
-    for (unsigned m = 0; m < t.models && !overBudget(); ++m) {
+    // One launch per tier at least: what the runs find should not depend
+    // on how loaded the machine is.
+    for (unsigned m = 0; m < t.models && (m == 0 || !overBudget()); ++m) {
       Values vals = start;
       for (size_t i = 0; i < vals.size(); ++i) {
         Values cand = vals;

@@ -44,6 +44,9 @@ struct RunLimits {
   /// With irOnly: where a run shows a race, a divergent barrier or an
   /// out-of-bounds shared access, the search stops and this receives it.
   std::optional<SeenDefect> *defect = nullptr;
+  /// Every run on this launch (the baseline's, --threads): only the scalars
+  /// are drawn.
+  std::optional<LaunchConfig> fixed;
 };
 
 /// A counterexample from running \p before and \p after (kv models, then

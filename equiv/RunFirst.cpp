@@ -20,9 +20,10 @@
 
 namespace kv {
 
-std::optional<Validation> Driver::runIRFirst(const CheckOptions &co,
-                                             unsigned tiers,
-                                             const std::string &when) {
+std::optional<Validation>
+Driver::runIRFirst(const CheckOptions &co, unsigned tiers,
+                   const std::string &when,
+                   const std::optional<LaunchConfig> &fixed) {
   // The kernels' own LLVM IR, before either is lowered: a lowering that
   // unrolls a loop thousands of times, or stops at a construct the model
   // lacks, must not keep a difference on a small launch from showing. A
@@ -46,6 +47,7 @@ std::optional<Validation> Driver::runIRFirst(const CheckOptions &co,
   limits.maxSteps = uint64_t(1) << 22;
   limits.tiers = tiers;
   limits.irOnly = true;
+  limits.fixed = fixed;
   std::optional<SeenDefect> defect;
   limits.defect = &defect;
   std::optional<Counterexample> cex =
@@ -79,7 +81,9 @@ std::optional<Validation> Driver::runIRFirst(const CheckOptions &co,
   v.irRuns = true;
   v.foundBy = "running both kernels' LLVM IR on pseudo-random inputs (" +
               std::to_string(runs) + (runs == 1 ? " run" : " runs") +
-              " on small launches the assumptions admit), " + when;
+              (fixed ? " on the launch given"
+                     : " on small launches the assumptions admit") +
+              "), " + when;
   return v;
 }
 

@@ -20,8 +20,14 @@
 // RUN: %expect-exit 4 %kvalidate --timeout=30 --assume='%{MV}' \
 // RUN:   %s:staged %s:pingpong_racy | FileCheck %s --check-prefix=RACY
 // RACY:      verdict: race
-// RACY-NEXT:   reason: after kernel: read-write race on xs[{{[0-9]+}}]: thread ({{[0-9,]+}}) of block (0,0,0) reads at {{.*}}ir-runs-first.cu:[[@LINE+69]]:{{[0-9]+}}; thread ({{[0-9,]+}}) of block (0,0,0) writes at {{.*}}ir-runs-first.cu:[[@LINE+67]]:{{[0-9]+}} (gridDim
+// RACY-NEXT:   reason: after kernel: read-write race on xs[{{[0-9]+}}]: thread ({{[0-9,]+}}) of block (0,0,0) reads at {{.*}}ir-runs-first.cu:[[@LINE+75]]:{{[0-9]+}}; thread ({{[0-9,]+}}) of block (0,0,0) writes at {{.*}}ir-runs-first.cu:[[@LINE+73]]:{{[0-9]+}} (gridDim
 // RACY-NEXT:   confirmed: the after kernel's LLVM IR ran at this launch (gridDim ({{[0-9,]+}}), blockDim (16,1,1), pseudo-random inputs) and showed it: two threads of a block access one cell in one barrier interval
+//
+// The baseline's one launch (--threads) runs the IR there first.
+// RUN: %expect-exit 1 %kvalidate --threads=16 --run-first=2000 --timeout=30 --assume='n > 0 && n % 16 == 0 && n <= 4096' \
+// RUN:   %s:staged %s:pingpong_early | FileCheck %s --check-prefix=BASE
+// BASE:      verdict: not-equivalent
+// BASE-NEXT:   found by: running both kernels' LLVM IR on pseudo-random inputs ({{[0-9]+}} run{{s?}} on the launch given), before any solver query
 //
 // Off, the same pair waits for the model (here: out of time).
 // RUN: %expect-exit 2 %kvalidate --run-ir-first=false --timeout=3 --assume='%{MV}' \
