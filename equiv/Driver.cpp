@@ -504,53 +504,6 @@ bool Driver::irSignatures(KernelOp (&sig)[2]) {
   return matchParams(sig[0], sig[1]).empty();
 }
 
-void Driver::shrink(Validation &v) {
-  std::vector<std::string> splitOn;
-  KernelOp signature;
-  CheckResult failure;
-  CheckOptions co = checkOptionsFor(opts);
-  co.beforeIR = before.function;
-  co.afterIR = after.function;
-  co.beforeIRIsSource = before.isSource;
-  co.afterIRIsSource = after.isSource;
-  if (v.irRuns) {
-    KernelOp sig[2];
-    if (irSignatures(sig))
-      shrinkCounterexample(sig[0], sig[1], co, *v.result.counterexample,
-                           shrinkBudgetMs, /*irOnly=*/true);
-    for (KernelOp &k : sig)
-      if (k)
-        k.erase();
-    return;
-  }
-  std::optional<LoweredPair> pair =
-      lowerPair({}, v.loweredUnroll, /*reportSplit=*/false, splitOn, signature,
-                failure, /*exact=*/v.loweredUnroll != opts.unroll);
-  if (!pair) {
-    if (signature)
-      signature.erase();
-    return;
-  }
-  Counterexample &cex = *v.result.counterexample;
-  auto launch = [&] {
-    std::string s;
-    for (const uint64_t *d : {cex.gridDim, cex.blockDim})
-      s += "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +
-           std::to_string(d[2]) + ") ";
-    for (auto &[n, x] : cex.scalars)
-      s += n + "=" + std::to_string(x) + " ";
-    return s;
-  };
-  std::string was = debugEnabled("shrink") ? launch() : "";
-  bool shrunk =
-      shrinkCounterexample(pair->before, pair->after, co, cex, shrinkBudgetMs);
-  if (debugEnabled("shrink"))
-    llvm::errs() << "shrink: " << was << (shrunk ? "-> " + launch() : "kept")
-                 << "\n";
-  pair->before.erase();
-  pair->after.erase();
-}
-
 Validation
 Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   using Clock = std::chrono::steady_clock;

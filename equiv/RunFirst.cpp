@@ -20,6 +20,13 @@
 
 namespace kv {
 
+/// The assumption a difference between two runs that checked themselves
+/// rests on.
+static const char *const checkedOnRun =
+    "checked on the run: neither kernel has a data race, a barrier not "
+    "every thread of a block reaches, or an out-of-bounds shared access on "
+    "this launch and input";
+
 std::optional<Validation>
 Driver::runIRFirst(const CheckOptions &co, unsigned tiers,
                    const std::string &when,
@@ -70,10 +77,7 @@ Driver::runIRFirst(const CheckOptions &co, unsigned tiers,
   if (!cex || !cex->runsChecked)
     return std::nullopt;
   listAssumptions(sig[0], sig[1], co, v.result, bounded, bound);
-  v.result.assumptions.push_back(
-      "checked on the run: neither kernel has a data race, a barrier not "
-      "every thread of a block reaches, or an out-of-bounds shared access "
-      "on this launch and input");
+  v.result.assumptions.push_back(checkedOnRun);
   v.result.verdict = Verdict::NotEquivalent;
   v.result.reason =
       "the kernels write different values to '" + cex->mismatchArray + "'";
@@ -138,10 +142,7 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
     bool bounded = false;
     int64_t bound = 0;
     listAssumptions(pair->before, pair->after, co, v.result, bounded, bound);
-    v.result.assumptions.push_back(
-        "checked on the run: neither kernel has a data race, a barrier not "
-        "every thread of a block reaches, or an out-of-bounds shared access "
-        "on this launch and input");
+    v.result.assumptions.push_back(checkedOnRun);
   }
   pair->before.erase();
   pair->after.erase();
@@ -219,6 +220,53 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   if (!unconfirmed.empty())
     v.result.assumptions.push_back(unconfirmed);
   return differ();
+}
+
+void Driver::shrink(Validation &v) {
+  std::vector<std::string> splitOn;
+  KernelOp signature;
+  CheckResult failure;
+  CheckOptions co = checkOptionsFor(opts);
+  co.beforeIR = before.function;
+  co.afterIR = after.function;
+  co.beforeIRIsSource = before.isSource;
+  co.afterIRIsSource = after.isSource;
+  if (v.irRuns) {
+    KernelOp sig[2];
+    if (irSignatures(sig))
+      shrinkCounterexample(sig[0], sig[1], co, *v.result.counterexample,
+                           shrinkBudgetMs, /*irOnly=*/true);
+    for (KernelOp &k : sig)
+      if (k)
+        k.erase();
+    return;
+  }
+  std::optional<LoweredPair> pair =
+      lowerPair({}, v.loweredUnroll, /*reportSplit=*/false, splitOn, signature,
+                failure, /*exact=*/v.loweredUnroll != opts.unroll);
+  if (!pair) {
+    if (signature)
+      signature.erase();
+    return;
+  }
+  Counterexample &cex = *v.result.counterexample;
+  auto launch = [&] {
+    std::string s;
+    for (const uint64_t *d : {cex.gridDim, cex.blockDim})
+      s += "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +
+           std::to_string(d[2]) + ") ";
+    for (auto &[n, x] : cex.scalars)
+      s += n + "=" + std::to_string(x) + " ";
+    return s;
+  };
+  std::string was = debugEnabled("shrink") ? launch() : "";
+  bool shrunk =
+      shrinkCounterexample(pair->before, pair->after, co, cex, shrinkBudgetMs);
+  if (debugEnabled("shrink"))
+    llvm::errs() << "shrink: " << was << (shrunk ? "-> " + launch() : "kept")
+                 << "\n";
+  pair->before.erase();
+  pair->after.erase();
 }
 
 } // namespace kv
