@@ -57,7 +57,8 @@ lowerFunction(llvm::Function &function, mlir::ModuleOp into, bool isSource,
               unsigned unroll, const Case &pins, bool reportSplit,
               Unsupported &split, std::string &why, bool exactUnroll = false,
               const std::map<std::string, unsigned> &elemBytes = {},
-              const std::string &brokenRule = {}, bool breakLoops = true);
+              const std::string &brokenRule = {}, bool breakLoops = true,
+              bool modelConstantLoops = false);
 
 /// Whether \p reason (of a failed lowering or an unsupported verdict) is a
 /// loop that the model could not count and no case split fixed: the driver
@@ -145,6 +146,12 @@ private:
   /// Loops with breaks (passes/lower/LowerBreakLoops.cpp): whether a lowering
   /// made one, and whether they are turned off for a second attempt.
   bool sawBreakLoops = false, noBreakLoops = false;
+  /// Loops with constant trip counts modelled as loops rather than unrolled
+  /// (LowerOptions::modelConstantLoops), for a second attempt.
+  bool modelConstantLoops = false;
+  /// Whether the pair's lowering with modelConstantLoops has more loops
+  /// than without (a constant-trip-count loop it did not unroll).
+  bool constantLoopsModelled();
   /// Why the relational proof did not prove the pair (for reports).
   std::string relationalWhy;
   /// The relational proof over the kernels' own IR (DriverRelational.cpp),

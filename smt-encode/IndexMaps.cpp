@@ -319,6 +319,12 @@ const Encoder::IndexMap *Encoder::indexMap(KernelModel &k, WriteOp w) {
   map->narrowWhole = !pw.narrowed.empty() &&
                      pw.narrowed.back().first == *whole &&
                      pw.narrowed.back().second == map->narrowWidth;
+  // Operands the lowering gave two constant ops of one value.
+  auto same = [](Value a, Value b) {
+    llvm::APInt x, y;
+    return a == b || (matchPattern(a, m_ConstantInt(&x)) &&
+                      matchPattern(b, m_ConstantInt(&y)) && x == y);
+  };
   for (auto &[op, p] : pw.ringOps) {
     if (launchIndexTerm(p) && !hugeGrids)
       continue;
@@ -328,10 +334,12 @@ const Encoder::IndexMap *Encoder::indexMap(KernelModel &k, WriteOp w) {
         if (auto nw = dyn_cast<NoWrapOp>(u))
           nsw |= (nw.getKind() == NoWrapKind::add) == isa<arith::AddIOp>(op) &&
                  nw.getKind() != NoWrapKind::sub &&
-                 ((nw.getLhs() == op->getOperand(0) &&
-                   nw.getRhs() == op->getOperand(1)) ||
-                  (nw.getRhs() == op->getOperand(0) &&
-                   nw.getLhs() == op->getOperand(1)));
+                 ((same(nw.getLhs(), op->getOperand(0)) &&
+                   same(nw.getRhs(), op->getOperand(1))) ||
+                  (same(nw.getRhs(), op->getOperand(0)) &&
+                   same(nw.getLhs(), op->getOperand(1))));
+    if (!nsw && debugEnabled("encoder"))
+      llvm::errs() << "index op without no-wrap: " << *op << "\n";
     map->noWrap &= nsw;
   }
   slot = std::move(map);

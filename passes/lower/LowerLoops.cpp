@@ -54,6 +54,13 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
     failed = false;
     why = whyBefore;
   };
+  // Outermost loops only: a constant loop inside a modelled one would make
+  // a nested model where the enclosing loop's model takes an unrolled body.
+  if (opts.modelConstantLoops && loopEntries.empty() && !noModel.contains(l))
+    for (const llvm::Loop *inner : l->getLoopsInPreorder())
+      if (!optionModelFailed.contains(inner) &&
+          modelConstant.insert(inner).second)
+        modelledByOption.insert(inner);
   loopEntries.push_back({l, visits[header]});
   runBlocks(header, s, stopAt, from, /*entered=*/true);
   loopEntries.pop_back();
@@ -71,6 +78,17 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   // did not apply if that fails too.
   std::string reason = why.construct;
   rollBack();
+  // Loops of the nest modelled only by LowerOptions::modelConstantLoops:
+  // the nest starts over as without the option.
+  bool byOption = false;
+  for (const llvm::Loop *inner : l->getLoopsInPreorder())
+    if (modelledByOption.erase(inner)) {
+      modelConstant.erase(inner);
+      optionModelFailed.insert(inner);
+      byOption = true;
+    }
+  if (byOption)
+    return enterLoop(l, header, s, stopAt, from);
   // Exits the counted model cannot take: a loop with breaks.
   if (opts.breakLoops && !opts.unrollBound &&
       llvm::StringRef(reason).contains("exit")) {

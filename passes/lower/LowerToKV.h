@@ -67,6 +67,12 @@ struct LowerOptions {
   /// an empty body. Runs of the LLVM IR itself need no more (when the
   /// kernel's model is out of reach).
   bool signatureOnly = false;
+  /// Model every loop as one symbolic iteration (kv.iter), also where its
+  /// exit test folds to a constant: a loop of K iterations stays one loop
+  /// rather than K copies, so that a constant K and a parameter K give the
+  /// same model (index maps, sums). A loop the model does not take is
+  /// unrolled as before.
+  bool modelConstantLoops = false;
 };
 
 /// Why a kernel could not be lowered: the construct and where it is.

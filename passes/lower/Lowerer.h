@@ -261,6 +261,10 @@ private:
   /// Loops modelled even when their exit test is a constant: those of a
   /// nest that ran out of unrolling (maxBlockVisits).
   llvm::DenseSet<const llvm::Loop *> modelConstant;
+  /// With LowerOptions::modelConstantLoops: loops that option put into
+  /// modelConstant, and those whose model failed once (unrolled from then
+  /// on, so that a nest is not re-modelled on every outer iteration).
+  llvm::DenseSet<const llvm::Loop *> modelledByOption, optionModelFailed;
   /// Lowering a host function's kernel (ImportGPU.h, kHostLaunchesAttr).
   bool hostKernel = f.hasFnAttribute(kHostLaunchesAttr);
   /// Arrays a symbolic loop wrote in the current barrier interval: the
