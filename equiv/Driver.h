@@ -149,8 +149,8 @@ private:
   /// Loops with constant trip counts modelled as loops rather than unrolled
   /// (LowerOptions::modelConstantLoops), for a second attempt.
   bool modelConstantLoops = false;
-  /// Whether the pair's lowering with modelConstantLoops has more loops
-  /// than without (a constant-trip-count loop it did not unroll).
+  /// Whether the pair's lowering with modelConstantLoops has more stores
+  /// in loops than without (a constant-trip-count loop that stores).
   bool constantLoopsModelled();
   /// Why the relational proof did not prove the pair (for reports).
   std::string relationalWhy;

@@ -637,6 +637,10 @@ FailureOr<KernelOp> Lowerer::run() {
         changed = true;
       }
   }
+  // LowerOptions::modelConstantLoops: a constant loop the model did not
+  // take was unrolled after all (kConstantLoopsUnrolledAttr).
+  if (!optionModelFailed.empty())
+    kernel->setAttr(kConstantLoopsUnrolledAttr, b.getUnitAttr());
   return kernel;
 }
 

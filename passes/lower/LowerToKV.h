@@ -75,6 +75,11 @@ struct LowerOptions {
   bool modelConstantLoops = false;
 };
 
+/// Set on a kernel lowered with LowerOptions::modelConstantLoops where a
+/// loop of constant trip count was unrolled after all (its model failed).
+inline constexpr llvm::StringLiteral kConstantLoopsUnrolledAttr =
+    "kv.constant_loops_unrolled";
+
 /// Why a kernel could not be lowered: the construct and where it is.
 struct Unsupported {
   std::string construct;
