@@ -734,6 +734,10 @@ void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
       continue;
     st.val = gone;
     st.guard = i1(true);
+    if (!st.off.terms.empty()) {
+      st.off = Linear();
+      st.anywhere = true;
+    }
     s.stores.push_back(st);
   }
   for (const llvm::BasicBlock *bb : lm.l->blocks())

@@ -254,6 +254,11 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
   for (auto it = s.stores.rbegin(); it != s.stores.rend(); ++it) {
     if (it->obj != p.obj)
       continue;
+    if (it->anywhere) {
+      SymVal unknown;
+      unknown.kind = SymVal::LoopResult;
+      return unknown;
+    }
     Linear diff = it->off;
     diff.add(p.off, -1);
     if (diff.terms.empty()) {

@@ -115,6 +115,10 @@ struct PrivStore {
   uint64_t size;
   SymVal val;
   Value guard;
+  /// A store of a modelled loop at an offset that depends on its
+  /// iteration: after the loop it may have written anywhere in the object
+  /// (off is then meaningless; its values died with the iteration).
+  bool anywhere = false;
 };
 
 struct State {

@@ -7,10 +7,10 @@
 // The solver-heavy lane (test/lit.cfg.py).
 // REQUIRES: long
 //
-// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 --model-constant-loops \
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
 // RUN:   --assume='blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
 // RUN:   %s:pairs %s:pairs_strided | FileCheck %s --check-prefix=EQ
-// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 --model-constant-loops \
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
 // RUN:   --assume='blockDim.x == 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
 // RUN:   %s:quads %s:quads_strided | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
@@ -24,7 +24,7 @@
 // OFF: verdict: unknown
 //
 // A walk one cell short of the grid: caught, the loops modelled or not.
-// RUN: %expect-exit 1 %kvalidate --cuda-path= --timeout=60 --model-constant-loops \
+// RUN: %expect-exit 1 %kvalidate --cuda-path= --timeout=60 \
 // RUN:   --assume='blockDim.x == 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
 // RUN:   %s:quads %s:quads_short | FileCheck %s --check-prefix=NE
 // NE: verdict: not-equivalent
