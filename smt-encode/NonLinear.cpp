@@ -101,8 +101,14 @@ static std::optional<std::string> arrayOf(const z3::expr &e) {
 
 z3::expr Encoder::productApp(z3::expr l, z3::expr r) {
   // A product with a constant is linear: exact costs nothing.
-  if (l.simplify().is_numeral() || r.simplify().is_numeral())
+  z3::expr ls = l.simplify(), rs = r.simplify();
+  if (ls.is_numeral() || rs.is_numeral())
     return exactProduct(l, r);
+  // The operands simplified: a shared-memory read resolved to its writer's
+  // value is `ite(c, v, v)` until then, and neither its array nor its hash
+  // would be the other kernel's `v`.
+  l = ls;
+  r = rs;
   // Two array elements in the order of their arrays' names (as
   // exactProduct): by term hash, m[i]*v[j] and v[j']*m[i'] with equal but
   // differently written indices would be two unrelated applications.

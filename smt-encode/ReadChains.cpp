@@ -146,6 +146,22 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
       for (auto &[t, valid] : live)
         tf = tf && threadFacts(*t);
       covered = proveUnsat(when && none && tf, "covered");
+      // One candidate that always writes the cell is the writer: the value
+      // is its write alone, not an if-then-else over threads that each
+      // carry their own copy of the computation (a dot product per
+      // candidate, which the solver bit-blasts for every one of them).
+      if (!covered || live.size() < 2)
+        return;
+      for (size_t i = 0; i < live.size(); ++i) {
+        auto &[t, valid] = live[i];
+        z3::expr misses = when && !valid && threadFacts(*t);
+        if (satisfiableAtSample(misses, "one writer") ||
+            !proveUnsat(misses, "one writer"))
+          continue;
+        auto one = live[i];
+        live.assign(1, one);
+        return;
+      }
     };
     tryCandidates(
         candidates(k, arg, (unsigned)interval, index, reader, writer, depth));
