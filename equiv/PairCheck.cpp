@@ -376,9 +376,28 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
     z3::expr hit = enc.hitAny(km, arg, iv, k, w);
     enc.side.push_back(hit);
     z3::expr mine = enc.writeChain(
-        km, arg, iv, k, w, enc.arrayValue(km, arg, (int)iv - 1, k, host, 0));
-    z3::expr theirs = enc.arrayValue(other, arg, other.numIntervals - 1, k,
-                                     host, 0, nullptr, hit);
+        km, arg, iv, k, w, enc.arrayValue(km, arg, (int)iv - 1, k, host, 0),
+        /*atIndex=*/false);
+    // The other kernel's cell read at w's own index term where w's writes
+    // are few, one read per write (under that write's hit it is the cell
+    // k): a writer solved from it is then a term of w's ids, and the two
+    // kernels' reads of their inputs come out as the same terms, where with
+    // k (related to w only by the side fact) the solver would have to show
+    // each pair of input indices equal, bit-blasting their arithmetic.
+    unsigned last = other.numIntervals - 1;
+    z3::expr theirs(enc.ctx);
+    auto &writes = km.writes[arg][iv];
+    if (writes.size() <= 4) {
+      for (auto it = writes.rbegin(); it != writes.rend(); ++it) {
+        z3::expr at = enc.toIndex(enc.value(km, it->getIndex(), w));
+        z3::expr hitHere = enc.hits(km, *it, k, w);
+        z3::expr v =
+            enc.arrayValue(other, arg, last, at, host, 0, nullptr, hitHere);
+        theirs = bool(theirs) ? z3::ite(hitHere, v, theirs) : v;
+      }
+    } else {
+      theirs = enc.arrayValue(other, arg, last, k, host, 0, nullptr, hit);
+    }
     vs = afterWrites ? theirs : mine;
     vt = afterWrites ? mine : theirs;
   }

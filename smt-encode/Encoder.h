@@ -325,6 +325,13 @@ public:
   z3::expr hitAny(KernelModel &k, unsigned arg, unsigned interval,
                   const z3::expr &index, const Thread &t);
   z3::expr toIndex(const z3::expr &e);
+  /// The value \p w writes, where it hits cell \p index: its index's
+  /// value there is the cell, its guard true.
+  z3::expr hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
+                    const Thread &t);
+  /// \p v where it is used only under \p guard: the guard's conjuncts
+  /// replaced by true inside it.
+  z3::expr underGuard(const z3::expr &v, const z3::expr &guard);
   z3::expr resize(const z3::expr &e, unsigned to, bool isSigned);
   bool isShared(KernelModel &k, unsigned arg);
   /// Solve `v(t) == rhs` for one unknown of t, the result of the ops
@@ -342,9 +349,12 @@ public:
 
   /// Value written to array[index] by t's last hitting write of `interval`,
   /// else `otherwise`.
+  /// With \p atIndex, each write's value is read where it hits the cell
+  /// (hitValue); without, as \p t computes it (its own terms, where the
+  /// cell is a free variable).
   z3::expr writeChain(KernelModel &k, unsigned arg, unsigned interval,
                       const z3::expr &index, const Thread &t,
-                      z3::expr otherwise);
+                      z3::expr otherwise, bool atIndex = true);
 
   /// The abstracted product l * r (one argument order for both).
   z3::expr productApp(z3::expr l, z3::expr r);

@@ -497,20 +497,44 @@ Thread *Encoder::radixWriter(KernelModel &k, WriteOp w, const z3::expr &cell,
     if (!d.loop)
       (d.block ? bid : tid)[d.axis] =
           ctx.bv_const(("r" + std::to_string(n) + "." + d.name).c_str(), wd);
+  RadixBound b = radixBound(*m);
+  z3::expr limit = ctx.bv_val((uint64_t(1) << (m->narrowWidth - 1)) - 1, 64);
+  z3::expr exists =
+      b.positive && b.exact && z3::ult(cell, b.product) && z3::ule(cell, limit);
+  // Out of range where no thread writes the cell: never a valid candidate.
+  tid[0] = z3::ite(exists, tid[0], bdim[0]);
   Thread &t = makeThread(tid, bid, depth + 1);
   for (const IndexMap::Digit &d : m->digits)
     if (d.loop)
       t.iters.emplace(
           d.loop,
           ctx.bv_const(("r" + std::to_string(n) + "." + d.name).c_str(), 64));
-  RadixBound b = radixBound(*m);
-  z3::expr limit = ctx.bv_val((uint64_t(1) << (m->narrowWidth - 1)) - 1, 64);
-  z3::expr onto = z3::implies(
-      b.positive && b.exact && z3::ult(cell, b.product) && z3::ule(cell, limit),
-      digitsInRange(*m, t) && toIndex(value(k, w.getIndex(), t)) == cell);
+  z3::expr onto =
+      z3::implies(exists, digitsInRange(*m, t) &&
+                              toIndex(value(k, w.getIndex(), t)) == cell);
   // Stated with the image and bound facts (radixLemmas).
   radixFacts.push_back(onto);
   side.push_back(onto);
+  // The value under the index's extensions is the cell's low bits: where
+  // the writer is a thread (in range, so it exists) it is that value, by
+  // the lemma (an extension is injective). What the writer computes from
+  // it (a row's inputs) is then the other kernel's terms, not the digits'
+  // sum that only the lemma relates to them.
+  Value v = w.getIndex();
+  std::vector<Value> wider;
+  while (Operation *d = v.getDefiningOp()) {
+    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(d))
+      break;
+    wider.push_back(v);
+    v = d->getOperand(0);
+  }
+  if (v.getType().isInteger()) {
+    unsigned nw = widthOf(v.getType());
+    memo.insert_or_assign(std::make_pair(v.getAsOpaquePointer(), t.id),
+                          cell.extract(nw - 1, 0).simplify());
+    for (Value x : wider)
+      memo.erase(std::make_pair(x.getAsOpaquePointer(), t.id));
+  }
   return &t;
 }
 

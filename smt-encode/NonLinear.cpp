@@ -232,9 +232,31 @@ void Encoder::pinDetermined() {
     std::lock_guard<std::mutex> guard(cacheLock);
     cache[key] = pinned;
   }
+  z3::expr_vector from(ctx), to(ctx);
   for (size_t i = 0; i < vars.size(); ++i)
-    if (pinned[i])
+    if (pinned[i]) {
+      from.push_back(*vars[i]);
       *vars[i] = ctx.bv_val(*pinned[i], vars[i]->get_sort().bv_size());
+      to.push_back(*vars[i]);
+    }
+  if (from.empty())
+    return;
+  // The facts' abstract products of a pinned value (the assumption
+  // `gridDim.x * blockDim.x >= n` with blockDim.x == 32) are linear now:
+  // exact, so that the subqueries, which do not refine abstractions (a
+  // candidate writer's coverage), know `32 * gridDim.x >= n`.
+  z3::expr_vector apps(ctx), exact(ctx);
+  for (auto &[app, precise] : abstracted) {
+    if (app.num_args() != 2)
+      continue;
+    z3::expr a = app.substitute(from, to);
+    if (a.arg(0).simplify().is_numeral() || a.arg(1).simplify().is_numeral()) {
+      apps.push_back(app);
+      exact.push_back(precise.substitute(from, to));
+    }
+  }
+  if (!apps.empty())
+    facts = facts.substitute(apps, exact);
 }
 
 z3::expr Encoder::signedMulFits(const z3::expr &l, const z3::expr &r) {
@@ -328,7 +350,10 @@ z3::expr Encoder::exactlyAbstracted(const z3::expr &l, const z3::expr &r) {
 }
 
 z3::expr Encoder::unsignedNoWrap(const z3::expr &l, const z3::expr &r) {
-  if (!abstractNonlinear)
+  // A constant factor (a pinned blockDim) is linear: exact, as subqueries,
+  // which refine nothing, need it (the mixed-radix lemmas' premise).
+  if (!abstractNonlinear || l.simplify().is_numeral() ||
+      r.simplify().is_numeral())
     return z3::bvmul_no_overflow(l, r, false);
   z3::expr ok = binaryApp("unowrap.mul", l, r, 1, /*commutative=*/true) ==
                 ctx.bv_val(1, 1);

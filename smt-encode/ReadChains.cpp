@@ -194,7 +194,10 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
     // reduction's, one per level) is not built. Where the read does not
     // happen its value is unused (uses are guarded like the read).
     Thread &last = *live.back().first;
-    z3::expr unseen = value(k, ws.back().getValue(), last);
+    // The last write's value where it hits: where a thread writes the cell
+    // in several ways that compute the same value there, the chain folds
+    // to that value.
+    z3::expr unseen = hitValue(k, ws.back(), index, last);
     z3::expr chain = writeChain(k, arg, interval, index, last, unseen);
     for (auto it = live.rbegin() + 1; it != live.rend(); ++it)
       chain = z3::ite(it->second,
@@ -324,13 +327,126 @@ Thread &Encoder::blockThread(const Thread &blockOf, const Tid &tid,
 
 z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
                              const z3::expr &index, const Thread &t,
-                             z3::expr otherwise) {
+                             z3::expr otherwise, bool atIndex) {
   // Later writes of the same thread win.
   for (WriteOp op : k.writes[arg][interval]) {
-    otherwise =
-        z3::ite(hits(k, op, index, t), value(k, op.getValue(), t), otherwise);
+    otherwise = z3::ite(
+        hits(k, op, index, t),
+        atIndex ? hitValue(k, op, index, t)
+                : underGuard(value(k, op.getValue(), t), accessGuard(k, op, t)),
+        otherwise);
   }
   return otherwise;
+}
+
+/// Whether \p v is computed from \p from, through reads of global arrays
+/// only: a value that reads shared memory would search for its writers
+/// again.
+static bool computedFrom(Value v, Value from) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  bool found = false;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (x == from) {
+      found = true;
+      continue;
+    }
+    Operation *d = x.getDefiningOp();
+    if (!d)
+      continue;
+    if (auto r = dyn_cast<ReadOp>(d))
+      if (!isa<GlobalArrayType>(r.getArray().getType()))
+        return false;
+    // Plain arithmetic only: a shuffle, a sum or a fold would encode other
+    // lanes or iterations again.
+    if (seen.size() > 20000 || !(isa<ReadOp, NoWrapOp, SRegOp>(d) ||
+                                 d->getDialect()->getNamespace() == "arith"))
+      return false;
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return found;
+}
+
+z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
+                           const Thread &t) {
+  // Where w hits the cell its index is the cell: the value under the
+  // index's extensions (which are injective) is the cell's low bits. What
+  // the writer computes from it (a row's inputs) is then encoded once more
+  // from there, by a copy of the thread: the other kernel's terms, which
+  // the solver would otherwise relate through the index arithmetic of
+  // every read.
+  Value narrow = w.getIndex();
+  while (Operation *d = narrow.getDefiningOp()) {
+    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(d))
+      break;
+    narrow = d->getOperand(0);
+  }
+  const Thread *at = &t;
+  if (!narrow.getType().isInteger())
+    return underGuard(value(k, w.getValue(), t), accessGuard(k, w, t));
+  unsigned nw = widthOf(narrow.getType());
+  if (nw > index.get_sort().bv_size())
+    return underGuard(value(k, w.getValue(), t), accessGuard(k, w, t));
+  // The value may compute the index anew (`row = r0 + r * blockDim.x` in
+  // the loop and again at the store): then the operand it shares with the
+  // index, the cell less a constant offset, is given instead.
+  z3::expr cell = index.extract(nw - 1, 0);
+  Value from = narrow;
+  bool found = false;
+  for (unsigned step = 0;
+       step < 4 && !(found = computedFrom(w.getValue(), from)); ++step) {
+    auto add = from.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      break;
+    z3::expr l = value(k, add.getLhs(), t).simplify(),
+             r = value(k, add.getRhs(), t).simplify();
+    if (!r.is_numeral() && !l.is_numeral())
+      break;
+    cell = cell - (r.is_numeral() ? r : l);
+    from = r.is_numeral() ? add.getLhs() : add.getRhs();
+  }
+  if (found && !value(k, from, t).simplify().is_numeral()) {
+    Thread &c = makeThread(t.tid, t.bid, t.depth);
+    c.iters = t.iters;
+    memo.emplace(std::make_pair(from.getAsOpaquePointer(), c.id),
+                 cell.simplify());
+    at = &c;
+  }
+  return underGuard(value(k, w.getValue(), *at), accessGuard(k, w, *at));
+}
+
+z3::expr Encoder::underGuard(const z3::expr &v, const z3::expr &guard) {
+  // The guard's conjuncts hold wherever the value is used: a test the
+  // value repeats (`if (row < m) acc += ...` in every iteration of a loop
+  // under the write's own `row < m`) folds away, so that the sum is the
+  // other kernel's chain of adds, not one behind a chain of if-then-else
+  // that the solver would compare adder by adder.
+  z3::expr_vector from(ctx), to(ctx);
+  std::vector<z3::expr> work{guard.simplify()};
+  while (!work.empty() && from.size() < 16) {
+    z3::expr c = work.back();
+    work.pop_back();
+    if (c.is_and()) {
+      for (unsigned i = 0; i < c.num_args(); ++i)
+        work.push_back(c.arg(i));
+    } else if (c.is_not()) {
+      from.push_back(c.arg(0));
+      to.push_back(ctx.bool_val(false));
+    } else if (!c.is_true()) {
+      from.push_back(c);
+      to.push_back(ctx.bool_val(true));
+    }
+  }
+  if (from.empty())
+    return v;
+  // Both simplified: the atoms then have one form.
+  z3::expr sv = v.simplify();
+  z3::expr r = sv.substitute(from, to);
+  return z3::eq(r, sv) ? v : r.simplify();
 }
 
 /// Whether some path from \p v to an op \p isTarget accepts multiplies by
