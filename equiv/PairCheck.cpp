@@ -155,6 +155,16 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // integer cell's "real value" is unconstrained, so it still differs
   // wherever its bits do).
   z3::expr differ = vs != vt;
+  // The two cells' values as the solver gets them (simplified, one line
+  // each): where they should be equal terms and are not, the difference
+  // shows which encoding keeps them apart.
+  if (debugEnabled("values"))
+    for (auto [name, v] : {std::pair{"before", vs}, std::pair{"after", vt}}) {
+      std::string text = v.simplify().to_string();
+      llvm::erase_if(text, [](char c) { return c == '\n'; });
+      llvm::errs() << "value of " << enc.paramNames[arg] << " (" << name
+                   << "): " << text << "\n";
+    }
   if (opts.realFloats && vs.is_bv() &&
       (vs.get_sort().bv_size() == 32 || vs.get_sort().bv_size() == 64))
     differ = differ && enc.realOf(vs) != enc.realOf(vt);

@@ -16,6 +16,7 @@ static cl::list<std::string>
                cl::desc("Debug output of these kinds on stderr (checker, "
                         "encoder, lockstep, safety, regroup, rlimit, "
                         "substats, runs, totals, relational, relational-only, "
+                        "values (the two cells compared, simplified), "
                         "import (gpu-dialect modules "
                         "as LLVM IR), compile, strategies (not in all: it "
                         "solves each query four more times), all); also "

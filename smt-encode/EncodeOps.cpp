@@ -376,6 +376,28 @@ z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,
     l = boolToBv(l);
     r = boolToBv(r);
   }
+  // An id against a constant it cannot reach (a thread's own write
+  // forwarded to a read of a cell outside the block's ids): decided here, as
+  // the solver would from the launch, so that the read is the other
+  // kernel's term. Values matter only for threads within the launch.
+  auto beyond = [&](z3::expr id, const z3::expr &c) {
+    // An id below its bound (at most 2^31) extends to the same number.
+    while (id.is_app() && (id.decl().decl_kind() == Z3_OP_SIGN_EXT ||
+                           id.decl().decl_kind() == Z3_OP_ZERO_EXT))
+      id = id.arg(0);
+    if (!c.is_numeral() || !id.is_const() || c.get_sort().bv_size() > 64)
+      return false;
+    for (int i = 0; i < 3; ++i)
+      for (auto [x, bound] :
+           {std::pair{t.tid[i], bdim[i]}, std::pair{t.bid[i], gdim[i]}})
+        if (z3::eq(id, x) && bound.is_numeral() &&
+            c.get_numeral_uint64() >= bound.get_numeral_uint64())
+          return true;
+    return false;
+  };
+  if ((cmp.getPredicate() == P::eq || cmp.getPredicate() == P::ne) &&
+      (beyond(l, r) || beyond(r, l)))
+    return ctx.bool_val(cmp.getPredicate() == P::ne);
   switch (cmp.getPredicate()) {
   case P::eq:
     return l == r;

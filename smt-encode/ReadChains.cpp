@@ -362,7 +362,7 @@ static bool computedFrom(Value v, Value from) {
         return false;
     // Plain arithmetic only: a shuffle, a sum or a fold would encode other
     // lanes or iterations again.
-    if (seen.size() > 20000 || !(isa<ReadOp, NoWrapOp, SRegOp>(d) ||
+    if (seen.size() > 20000 || !(isa<ReadOp, NoWrapOp, SRegOp, ApplyOp>(d) ||
                                  d->getDialect()->getNamespace() == "arith"))
       return false;
     for (Value o : d->getOperands())
@@ -409,6 +409,11 @@ z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
     cell = cell - (r.is_numeral() ? r : l);
     from = r.is_numeral() ? add.getLhs() : add.getRhs();
   }
+  if (debugEnabled("encoder"))
+    llvm::errs() << k.label << " write at " << w->getLoc() << ": "
+                 << (found ? "value re-encoded at the cell"
+                           : "value not computed from its index")
+                 << "\n";
   if (found && !value(k, from, t).simplify().is_numeral()) {
     Thread &c = makeThread(t.tid, t.bid, t.depth);
     c.iters = t.iters;
