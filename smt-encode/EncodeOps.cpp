@@ -692,6 +692,17 @@ bool reaches(Value v, llvm::function_ref<bool(Operation *)> isTarget) {
   return false;
 }
 
+Value underExtensions(Value v, llvm::SmallVectorImpl<Value> *wider) {
+  while (Operation *d = v.getDefiningOp()) {
+    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(d))
+      break;
+    if (wider)
+      wider->push_back(v);
+    v = d->getOperand(0);
+  }
+  return v;
+}
+
 bool Encoder::dependsOn(Value v, std::optional<SReg> sreg) {
   return reaches(v, [&](Operation *op) {
     auto s = dyn_cast<SRegOp>(op);

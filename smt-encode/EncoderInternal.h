@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace kv {
 
@@ -19,6 +20,13 @@ inline constexpr const char *axes[3] = {"x", "y", "z"};
 /// Array reads count as anything.
 bool reaches(mlir::Value v,
              llvm::function_ref<bool(mlir::Operation *)> isTarget);
+
+/// \p v under its integer extensions (which are injective: where the
+/// extended value is a cell, this one is the cell's low bits); the
+/// extended values, outermost first, into \p wider.
+mlir::Value
+underExtensions(mlir::Value v,
+                llvm::SmallVectorImpl<mlir::Value> *wider = nullptr);
 
 } // namespace kv
 

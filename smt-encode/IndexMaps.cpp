@@ -520,14 +520,8 @@ Thread *Encoder::radixWriter(KernelModel &k, WriteOp w, const z3::expr &cell,
   // the lemma (an extension is injective). What the writer computes from
   // it (a row's inputs) is then the other kernel's terms, not the digits'
   // sum that only the lemma relates to them.
-  Value v = w.getIndex();
-  std::vector<Value> wider;
-  while (Operation *d = v.getDefiningOp()) {
-    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(d))
-      break;
-    wider.push_back(v);
-    v = d->getOperand(0);
-  }
+  llvm::SmallVector<Value> wider;
+  Value v = underExtensions(w.getIndex(), &wider);
   if (v.getType().isInteger()) {
     unsigned nw = widthOf(v.getType());
     memo.insert_or_assign(std::make_pair(v.getAsOpaquePointer(), t.id),

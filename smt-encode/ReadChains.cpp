@@ -374,52 +374,48 @@ static bool computedFrom(Value v, Value from) {
 z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
                            const Thread &t) {
   // Where w hits the cell its index is the cell: the value under the
-  // index's extensions (which are injective) is the cell's low bits. What
-  // the writer computes from it (a row's inputs) is then encoded once more
-  // from there, by a copy of the thread: the other kernel's terms, which
-  // the solver would otherwise relate through the index arithmetic of
-  // every read.
-  Value narrow = w.getIndex();
-  while (Operation *d = narrow.getDefiningOp()) {
-    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(d))
-      break;
-    narrow = d->getOperand(0);
-  }
+  // index's extensions is the cell's low bits. What the writer computes
+  // from it (a row's inputs) is then encoded once more from there, by a
+  // copy of the thread: the other kernel's terms, which the solver would
+  // otherwise relate through the index arithmetic of every read.
   const Thread *at = &t;
-  if (!narrow.getType().isInteger())
-    return underGuard(value(k, w.getValue(), t), accessGuard(k, w, t));
-  unsigned nw = widthOf(narrow.getType());
-  if (nw > index.get_sort().bv_size())
-    return underGuard(value(k, w.getValue(), t), accessGuard(k, w, t));
-  // The value may compute the index anew (`row = r0 + r * blockDim.x` in
-  // the loop and again at the store): then the operand it shares with the
-  // index, the cell less a constant offset, is given instead.
-  z3::expr cell = index.extract(nw - 1, 0);
-  Value from = narrow;
-  bool found = false;
-  for (unsigned step = 0;
-       step < 4 && !(found = computedFrom(w.getValue(), from)); ++step) {
-    auto add = from.getDefiningOp<arith::AddIOp>();
-    if (!add)
-      break;
-    z3::expr l = value(k, add.getLhs(), t).simplify(),
-             r = value(k, add.getRhs(), t).simplify();
-    if (!r.is_numeral() && !l.is_numeral())
-      break;
-    cell = cell - (r.is_numeral() ? r : l);
-    from = r.is_numeral() ? add.getLhs() : add.getRhs();
-  }
-  if (debugEnabled("encoder"))
-    llvm::errs() << k.label << " write at " << w->getLoc() << ": "
-                 << (found ? "value re-encoded at the cell"
-                           : "value not computed from its index")
-                 << "\n";
-  if (found && !value(k, from, t).simplify().is_numeral()) {
-    Thread &c = makeThread(t.tid, t.bid, t.depth);
-    c.iters = t.iters;
-    memo.emplace(std::make_pair(from.getAsOpaquePointer(), c.id),
-                 cell.simplify());
-    at = &c;
+  Value narrow = underExtensions(w.getIndex());
+  unsigned nw = narrow.getType().isInteger() ? widthOf(narrow.getType()) : 0;
+  if (nw && nw <= index.get_sort().bv_size()) {
+    // The value may compute the index anew (`row = r0 + r * blockDim.x` in
+    // the loop and again at the store): then the operand it shares with
+    // the index, the cell less a constant offset, is given instead.
+    z3::expr cell = index.extract(nw - 1, 0);
+    Value from = narrow;
+    bool found = false;
+    for (unsigned step = 0;
+         step < 4 && !(found = computedFrom(w.getValue(), from)); ++step) {
+      auto add = from.getDefiningOp<arith::AddIOp>();
+      if (!add)
+        break;
+      z3::expr l = value(k, add.getLhs(), t).simplify(),
+               r = value(k, add.getRhs(), t).simplify();
+      if (!r.is_numeral() && !l.is_numeral())
+        break;
+      cell = cell - (r.is_numeral() ? r : l);
+      from = r.is_numeral() ? add.getLhs() : add.getRhs();
+    }
+    if (debugEnabled("encoder"))
+      llvm::errs() << k.label << " write at " << w->getLoc() << ": "
+                   << (found ? "value re-encoded at the cell"
+                             : "value not computed from its index")
+                   << "\n";
+    // Not where the thread's own value is a constant or the cell already
+    // (a mixed-radix writer's, radixWriter): the copy would encode the
+    // same terms again.
+    z3::expr mine = value(k, from, t).simplify();
+    cell = cell.simplify();
+    if (found && !mine.is_numeral() && !z3::eq(mine, cell)) {
+      Thread &c = makeThread(t.tid, t.bid, t.depth);
+      c.iters = t.iters;
+      memo.emplace(std::make_pair(from.getAsOpaquePointer(), c.id), cell);
+      at = &c;
+    }
   }
   return underGuard(value(k, w.getValue(), *at), accessGuard(k, w, *at));
 }

@@ -287,13 +287,10 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
     off.constant = c->off;
     s.stores.push_back({c->obj, off, c->size, val, i1(true)});
   }
+  // (A store at an offset of the iteration has an unknown value: val.)
   for (auto &[st, val] : assigned) {
     PrivStore after{st.obj, st.off, st.size, val, i1(true)};
-    if (!st.off.terms.empty()) {
-      after.off = Linear();
-      after.val = gone;
-      after.anywhere = true;
-    }
+    after.leaveLoop();
     s.stores.push_back(after);
   }
   return !failed;

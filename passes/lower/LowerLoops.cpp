@@ -734,10 +734,7 @@ void Lowerer::stateAfterLoop(LoopModel &lm, State &s) {
       continue;
     st.val = gone;
     st.guard = i1(true);
-    if (!st.off.terms.empty()) {
-      st.off = Linear();
-      st.anywhere = true;
-    }
+    st.leaveLoop();
     s.stores.push_back(st);
   }
   for (const llvm::BasicBlock *bb : lm.l->blocks())

@@ -119,6 +119,13 @@ struct PrivStore {
   /// iteration: after the loop it may have written anywhere in the object
   /// (off is then meaningless; its values died with the iteration).
   bool anywhere = false;
+  /// This store of a modelled loop's iteration, as seen after the loop.
+  void leaveLoop() {
+    if (off.terms.empty())
+      return;
+    off = Linear();
+    anywhere = true;
+  }
 };
 
 struct State {
