@@ -11,10 +11,12 @@
 
 #include "smt-encode/Debug.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
 #include <functional>
+#include <map>
 
 using namespace llvm;
 
@@ -222,6 +224,10 @@ std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
     return m.eval(x, true);
   };
   const Edge *e = &first;
+  llvm::scope_exit say([&] {
+    if (debugEnabled("relational-queries"))
+      errs() << "[kv] relational: run stops at " << name(e->to) << "\n";
+  });
   for (unsigned steps = 0; steps < 4 * nodes.size() && !timeUp(); ++steps) {
     // The target's values.
     z3::expr_vector nf(ctx), nt(ctx);
@@ -281,20 +287,39 @@ void Product::sample() {
       return h % mod;
     };
     z3::expr_vector assumed(ctx);
+    // The launch first, then ids within it: an id past its dimension would
+    // make the launch unsatisfiable, and the run fall back to all zeros.
+    std::map<std::string, uint64_t> dims;
+    for (const z3::expr &x : syms) {
+      std::string name = x.get_sort().is_bv() ? x.decl().name().str() : "";
+      bool block = name.rfind("ntid.", 0) == 0;
+      if (!block && name.rfind("nctaid.", 0) != 0)
+        continue;
+      uint64_t v = 1 + next(block ? 96 : 8);
+      dims[name] = v;
+      assumed.push_back(x == ctx.bv_val(v, x.get_sort().bv_size()));
+    }
     for (const z3::expr &x : syms) {
       if (!x.get_sort().is_bv())
         continue;
       std::string name = x.decl().name().str();
+      if (dims.count(name))
+        continue;
       unsigned w = x.get_sort().bv_size();
-      uint64_t v = name.rfind("ntid", 0) == 0     ? 1 + next(96)
-                   : name.rfind("nctaid", 0) == 0 ? 1 + next(8)
-                   : name.rfind("tid", 0) == 0    ? next(32)
-                   : name.rfind("ctaid", 0) == 0  ? next(8)
-                   : w == 64                      ? (1 + next(1 << 16)) << 12
-                                                  : next(200);
+      uint64_t v;
+      if (name.rfind("tid.", 0) == 0 || name.rfind("ctaid.", 0) == 0) {
+        auto d = dims.find("n" + name);
+        v = next(d != dims.end() ? d->second : 8);
+      } else {
+        v = w == 64 ? (1 + next(1 << 16)) << 12 : next(200);
+      }
       assumed.push_back(x == ctx.bv_val((uint64_t)v, w));
     }
-    if (s.check(assumed) != z3::sat && s.check() != z3::sat)
+    bool launched = s.check(assumed) == z3::sat;
+    if (debugEnabled("relational-queries"))
+      errs() << "[kv] relational: run " << run
+             << (launched ? "" : " (its launch is infeasible)") << "\n";
+    if (!launched && s.check() != z3::sat)
       return;
     z3::model m = s.get_model();
     for (unsigned o : nodes[0].out) {
@@ -345,10 +370,14 @@ bool Product::houdini() {
         // The solver gave up on all of them together: each alone, and
         // those it cannot show preserved are dropped.
         truth.assign(which.size(), true);
-        for (size_t j = 0; j < which.size(); ++j)
+        for (size_t j = 0; j < which.size(); ++j) {
+          if (debugEnabled("relational-queries"))
+            errs() << "[kv] relational: candidate "
+                   << t.cands[which[j]].to_string().substr(0, 300) << "\n";
           if (decide(edge.from, &edge, ctx.bool_val(true), {t.goals[which[j]]},
                      nullptr) != z3::unsat)
             truth[j] = false;
+        }
       }
       bool dropped = false;
       for (size_t j = 0; j < which.size(); ++j)

@@ -24,6 +24,9 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
   State saved = s;
   std::vector<OwnWrite> ownSaved = ownWrites;
   llvm::DenseSet<Value> loopWrittenSaved = loopWritten;
+  // The enclosing modelled loops record this loop's reads and writes (and
+  // staged reads to resolve): an attempt rolled back erases their ops.
+  std::vector<SymLoop> symSaved = symLoops;
   Unsupported whyBefore = why;
   // The visits of an attempt that is rolled back are undone too: --unroll's
   // bound counts header visits, and a model attempt's iteration would
@@ -51,6 +54,10 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
     s = saved;
     ownWrites = ownSaved;
     loopWritten = loopWrittenSaved;
+    assert(symLoops.size() == symSaved.size() && "unbalanced loop models");
+    // Element by element: references to the enclosing loops stay valid.
+    for (size_t i = 0; i < symLoops.size(); ++i)
+      symLoops[i] = symSaved[i];
     failed = false;
     why = whyBefore;
   };

@@ -142,6 +142,14 @@ bool isSelected(const Function &F) {
   });
 }
 
+kv::Validation crashVerdict(StringRef What) {
+  kv::Validation V;
+  V.result.verdict = kv::Verdict::Error;
+  V.result.reason =
+      (What + "; validation is off for the rest of this compilation").str();
+  return V;
+}
+
 bool runGuarded(function_ref<void()> Fn) {
   CrashRecoveryContext CRC;
   if (CRC.RunSafely(Fn))
@@ -468,9 +476,10 @@ void checkReferences(Module &M, Snapshot &S, const kv::VerdictCache &Cache,
       });
       if (!Finished) {
         (void)Into.release(); // not safe to destroy after a crash
-        warn(*Live, Prefix + "error: kvalidate crashed while checking this "
-                             "kernel against its reference; validation is "
-                             "off for the rest of this compilation");
+        report(*Live,
+               crashVerdict("kvalidate crashed while checking this kernel "
+                            "against its reference"),
+               Entries);
         return;
       }
     }
@@ -594,9 +603,8 @@ void checkModule(Module &M, Snapshot &S) {
     });
     if (!Finished) {
       (void)After.release(); // not safe to destroy after a crash
-      warn(F, kernelPrefix(F) +
-                  "error: kvalidate crashed while checking this kernel; "
-                  "validation is off for the rest of this compilation");
+      report(F, crashVerdict("kvalidate crashed while checking this kernel"),
+             Entries);
       return;
     }
     report(F, V, Entries);
@@ -654,13 +662,13 @@ struct StartPass : PassInfoMixin<StartPass> {
     if (!runGuarded([&] { S = takeSnapshot(M, *Opts); })) {
       // The partial snapshot is leaked: its destructors may not be safe.
       (void)S.release();
+      std::vector<ReportEntry> Entries;
       for (Function &F : M)
-        if (isSelected(F)) {
-          warn(F, kernelPrefix(F) +
-                      "error: kvalidate crashed while lowering the kernels; "
-                      "validation is off for the rest of this compilation");
-          break;
-        }
+        if (isSelected(F))
+          report(F,
+                 crashVerdict("kvalidate crashed while lowering the kernels"),
+                 Entries, "", "", /*Diagnose=*/Entries.empty());
+      writeReport(M, Entries);
       return PreservedAnalyses::all();
     }
     if (S->Kernels.empty())

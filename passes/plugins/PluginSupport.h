@@ -45,6 +45,9 @@ bool isSelected(const llvm::Function &f);
 /// Set once lowering or checking crashed (caught by crash recovery): the
 /// libraries' state may be inconsistent, so nothing more is attempted.
 extern bool crashed;
+/// The verdict on a kernel whose check crashed (\p what crashed): an error,
+/// in the diagnostics and the report like any other verdict.
+Validation crashVerdict(llvm::StringRef what);
 /// Run \p fn, recovering from a crash inside it where the host enables crash
 /// recovery (clang's in-process cc1 does). Returns false after a crash.
 bool runGuarded(llvm::function_ref<void()> fn);
