@@ -60,6 +60,11 @@ bool Stepper::exec(Instruction &i) {
         flag(z3::ult(*a, *b));
       break;
     case Instruction::Mul:
+      // Operands in a fixed order: -O2 writes n * t where the source has
+      // t * n, and two multipliers with their operands swapped are one
+      // the solver cannot match (it bit-blasts both).
+      if (a->id() > b->id())
+        std::swap(a, b);
       r = *a * *b;
       if (bo->hasNoSignedWrap())
         flag(z3::sext(*a, w) * z3::sext(*b, w) != z3::sext(r, w));

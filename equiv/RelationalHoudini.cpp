@@ -97,6 +97,50 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
           c.push_back(b == a + d);
           c.push_back(a == b + d);
         }
+  // A loop -O2 unrolled at run time by U: the unrolled loop runs n & -U
+  // iterations (a closed term the after kernel computes, `and` with a
+  // mask that clears the low bits), the remainder the rest. The remainder
+  // loop counts from zero where the source's counter stands at n & -U; once
+  // the after kernel has left the unrolled loop, the source's counter is
+  // at least n & -U and at most n, where n > 0 (n & -U bounds nothing
+  // where n is negative): candidates for those, with each condition
+  // computed once as a guard.
+  std::vector<z3::expr> rounded, roundedOf;
+  for (const z3::expr &t : symbols) {
+    uint64_t m = 0;
+    if (!t.is_app() || t.decl().decl_kind() != Z3_OP_BAND ||
+        t.num_args() != 2 || t.get_sort().bv_size() > 64)
+      continue;
+    unsigned w = t.get_sort().bv_size();
+    uint64_t ones = w == 64 ? ~0ull : (1ull << w) - 1;
+    for (unsigned k = 0; k < 2; ++k)
+      if (t.arg(k).is_numeral_u64(m) && m && (m & -m) >= 2 && (m & -m) <= 16 &&
+          ((m | ((m & -m) - 1)) == ones || (m | ((m & -m) - 1)) == ones >> 1)) {
+        rounded.push_back(t);
+        roundedOf.push_back(t.arg(1 - k));
+      }
+  }
+  if (!rounded.empty() && rounded.size() <= 4) {
+    for (const z3::expr &b : vs[0])
+      for (const z3::expr &a : vs[1])
+        for (const z3::expr &t : rounded)
+          if (sameSort(a, b) && sameSort(t, b))
+            c.push_back(b == a + t);
+    std::vector<z3::expr> conds{ctx.bool_val(true)};
+    for (const z3::expr &t : symbols)
+      if (t.get_sort().is_bv() && t.get_sort().bv_size() == 1 &&
+          !t.is_numeral() && conds.size() < 9)
+        conds.push_back(t == ctx.bv_val(1, 1));
+    std::vector<z3::expr> ends = rounded;
+    ends.insert(ends.end(), roundedOf.begin(), roundedOf.end());
+    for (const z3::expr &v : vs[0])
+      for (const z3::expr &t : ends)
+        if (sameSort(t, v))
+          for (const z3::expr &p : conds) {
+            c.push_back(z3::implies(p, v >= t));
+            c.push_back(z3::implies(p, v <= t));
+          }
+  }
   // Where an unrolled counter stands: a multiple of the unroll factor, at
   // most a bound the loops compare with, less a factor.
   for (int s = 0; s < 2; ++s)
@@ -181,6 +225,21 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
 /// not in it. Only values that do not depend on memory count (the model
 /// satisfies the facts between arrays only where the query read them), and
 /// the run stops where a branch does.
+/// (A model alone would leave the memory all zeros, where unrelated values
+/// agree.)
+z3::expr Product::concreteInitial(const z3::expr &e) {
+  z3::expr init = ctx.constant("initial", sh.memSort());
+  z3::expr addr = ctx.bv_const("kv.addr", 64);
+  z3::expr bytes = z3::lambda(
+      addr, z3::lshr(addr * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
+                     ctx.bv_val(23u, 64))
+                .extract(7, 0));
+  z3::expr_vector f(ctx), t(ctx);
+  f.push_back(init);
+  t.push_back(bytes);
+  return z3::expr(e).substitute(f, t);
+}
+
 std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
                                      bool exact) {
   std::set<unsigned> changed;
@@ -207,21 +266,9 @@ std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
   z3::expr_vector from(ctx), to(ctx);
   // The initial memory, where the run starts at the entry: each byte a
   // different function of its address.
-  z3::expr init = ctx.constant("initial", sh.memSort());
-  z3::expr addr = ctx.bv_const("kv.addr", 64);
-  z3::expr bytes = z3::lambda(
-      addr, z3::lshr(addr * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
-                     ctx.bv_val(23u, 64))
-                .extract(7, 0));
   auto value = [&](const z3::expr &e) {
     z3::expr x = z3::expr(e).substitute(from, to);
-    if (exact) {
-      z3::expr_vector f(ctx), t(ctx);
-      f.push_back(init);
-      t.push_back(bytes);
-      x = x.substitute(f, t);
-    }
-    return m.eval(x, true);
+    return m.eval(exact ? concreteInitial(x) : x, true);
   };
   const Edge *e = &first;
   llvm::scope_exit say([&] {
@@ -324,7 +371,9 @@ void Product::sample() {
     z3::model m = s.get_model();
     for (unsigned o : nodes[0].out) {
       const Edge &e = edges[o];
-      if (m.eval(e.cond, true).is_true() && m.eval(e.ub, true).is_false()) {
+      // The first step as the run's memory has it, as simulate() goes on.
+      if (m.eval(concreteInitial(e.cond), true).is_true() &&
+          m.eval(concreteInitial(e.ub), true).is_false()) {
         simulate(m, e, /*exact=*/true);
         break;
       }
@@ -384,6 +433,9 @@ bool Product::houdini() {
         if (!truth[j]) {
           t.alive[which[j]] = false;
           dropped = true;
+          if (debugEnabled("relational-queries"))
+            errs() << "[kv] relational: drops at " << name(edge.to) << " "
+                   << t.cands[which[j]].to_string().substr(0, 2000) << "\n";
         }
       changed |= dropped;
       if (!dropped)

@@ -289,7 +289,8 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
       case Instruction::Sub:
         return *x - *y;
       case Instruction::Mul:
-        return *x * *y;
+        // (In a fixed order, as Stepper::exec multiplies.)
+        return x->id() < y->id() ? *x * *y : *y * *x;
       default:
         break;
       }
