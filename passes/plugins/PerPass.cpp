@@ -266,12 +266,12 @@ void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
     });
     if (!finished) {
       (void)into.release(); // not safe to destroy after a crash
-      warn(*f, kernelPrefix(*f) +
-                   "error: kvalidate crashed while checking this kernel "
-                   "after pass '" +
-                   passID +
-                   "'; validation is off for the rest of this "
-                   "compilation");
+      report(*f,
+             crashVerdict(("kvalidate crashed while checking this kernel "
+                           "after pass '" +
+                           passID + "'")
+                              .str()),
+             s->entries, passID.str());
       return;
     }
     Verdict verdict = v.result.verdict;

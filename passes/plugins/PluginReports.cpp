@@ -86,10 +86,6 @@ Level levelFor(LLVMContext &Ctx, kv::Verdict V) {
   return levelOf(V, Policy);
 }
 
-void warn(const Function &F, const Twine &Msg) {
-  diagnose(F, Msg, levelFor(F.getContext(), kv::Verdict::Error));
-}
-
 void notice(const Module &M, const Twine &Msg) {
   for (const Function &F : M)
     if (isSelected(F)) {

@@ -58,9 +58,6 @@ bool runGuarded(llvm::function_ref<void()> fn);
 void diagnose(const llvm::Function &f, const llvm::Twine &msg, Level l);
 /// What the policy of \p ctx's compile makes of verdict \p v.
 Level levelFor(llvm::LLVMContext &ctx, Verdict v);
-/// kvalidate's own failure on kernel \p f (a crash): an error verdict, as
-/// the policy says.
-void warn(const llvm::Function &f, const llvm::Twine &msg);
 /// A trouble of the cache or the report on module \p m: a remark, never a
 /// failed compile.
 void notice(const llvm::Module &m, const llvm::Twine &msg);
