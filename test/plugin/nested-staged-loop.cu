@@ -5,6 +5,7 @@
 // operations it erased (a use after free; clang reported that kvalidate
 // had crashed).
 //
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-timeout=30 -mllvm -kvalidate-report=%t.jsonl \
 // RUN:   -mllvm "-kvalidate-assume=blockDim.x == 16 && blockDim.y == 1 && blockDim.z == 1" \
