@@ -113,12 +113,16 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
       continue;
     unsigned w = t.get_sort().bv_size();
     uint64_t ones = w == 64 ? ~0ull : (1ull << w) - 1;
-    for (unsigned k = 0; k < 2; ++k)
-      if (t.arg(k).is_numeral_u64(m) && m && (m & -m) >= 2 && (m & -m) <= 16 &&
-          ((m | ((m & -m) - 1)) == ones || (m | ((m & -m) - 1)) == ones >> 1)) {
+    for (unsigned k = 0; k < 2; ++k) {
+      if (!t.arg(k).is_numeral_u64(m) || !m)
+        continue;
+      // -U, or -U without the sign bit (n > 0 known), for U = 2 .. 16.
+      uint64_t u = m & -m, filled = m | (u - 1);
+      if (u >= 2 && u <= 16 && (filled == ones || filled == ones >> 1)) {
         rounded.push_back(t);
         roundedOf.push_back(t.arg(1 - k));
       }
+    }
   }
   if (!rounded.empty() && rounded.size() <= 4) {
     for (const z3::expr &b : vs[0])
@@ -216,6 +220,22 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
   n.alive.assign(c.size(), true);
 }
 
+/// (A model alone would leave the memory all zeros, where unrelated values
+/// agree.)
+z3::expr Product::concreteInitial(const z3::expr &e) {
+  if (!initialBytes) {
+    z3::expr addr = ctx.bv_const("kv.addr", 64);
+    z3::expr_vector f(ctx), t(ctx);
+    f.push_back(ctx.constant("initial", sh.memSort()));
+    t.push_back(z3::lambda(
+        addr, z3::lshr(addr * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
+                       ctx.bv_val(23u, 64))
+                  .extract(7, 0)));
+    initialBytes.emplace(f, t);
+  }
+  return z3::expr(e).substitute(initialBytes->first, initialBytes->second);
+}
+
 /// Houdini drops a candidate that some model of the current candidates
 /// falsifies across one edge; a query per edge and round, and a chain of
 /// candidates that each fall one round after the other (a counter's bounds
@@ -225,21 +245,6 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
 /// not in it. Only values that do not depend on memory count (the model
 /// satisfies the facts between arrays only where the query read them), and
 /// the run stops where a branch does.
-/// (A model alone would leave the memory all zeros, where unrelated values
-/// agree.)
-z3::expr Product::concreteInitial(const z3::expr &e) {
-  z3::expr init = ctx.constant("initial", sh.memSort());
-  z3::expr addr = ctx.bv_const("kv.addr", 64);
-  z3::expr bytes = z3::lambda(
-      addr, z3::lshr(addr * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
-                     ctx.bv_val(23u, 64))
-                .extract(7, 0));
-  z3::expr_vector f(ctx), t(ctx);
-  f.push_back(init);
-  t.push_back(bytes);
-  return z3::expr(e).substitute(f, t);
-}
-
 std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
                                      bool exact) {
   std::set<unsigned> changed;
@@ -264,8 +269,7 @@ std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
     return t;
   };
   z3::expr_vector from(ctx), to(ctx);
-  // The initial memory, where the run starts at the entry: each byte a
-  // different function of its address.
+  // (From the entry, the initial memory is the run's: concreteInitial.)
   auto value = [&](const z3::expr &e) {
     z3::expr x = z3::expr(e).substitute(from, to);
     return m.eval(exact ? concreteInitial(x) : x, true);

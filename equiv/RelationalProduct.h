@@ -127,11 +127,12 @@ private:
   std::vector<z3::expr> closedTerms;
   std::map<unsigned, std::vector<z3::expr>[2]> stepTerms;
   bool houdini();
-  /// Drops the candidates a run of the product from \p e's target, on the
-  /// values of \p m, falsifies; the nodes whose candidates changed.
   /// \p e with the initial memory each byte a different function of its
   /// address: a run's memory.
   z3::expr concreteInitial(const z3::expr &e);
+  std::optional<std::pair<z3::expr_vector, z3::expr_vector>> initialBytes;
+  /// Drops the candidates a run of the product from \p e's target, on the
+  /// values of \p m, falsifies; the nodes whose candidates changed.
   std::set<unsigned> simulate(const z3::model &m, const Edge &e,
                               bool exact = false);
   /// Runs the product from its entry on a few pseudo-random launches and
