@@ -8,6 +8,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Verifier.h"
@@ -34,15 +35,14 @@ using namespace kv;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Temporary files, removed at exit and on signals.
+/// Temporary files, removed as soon as they are read, at exit and on
+/// signals. kvalidate leaves with _Exit (no static destructors), so it
+/// calls kv::removeTemporaryFiles() itself; the watchdog may do so from
+/// its own thread, hence the lock.
 struct TempFiles {
+  std::mutex lock;
   std::vector<std::string> paths;
-  ~TempFiles() {
-    for (const std::string &p : paths) {
-      sys::fs::remove(p);
-      sys::DontRemoveFileOnSignal(p);
-    }
-  }
+  ~TempFiles() { removeAll(); }
   /// Create an empty temporary file; returns false and sets \p err on error.
   bool create(StringRef prefix, StringRef suffix, std::string &path,
               std::string &err) {
@@ -52,13 +52,33 @@ struct TempFiles {
       return false;
     }
     path = std::string(p);
+    std::lock_guard<std::mutex> g(lock);
     paths.push_back(path);
     sys::RemoveFileOnSignal(path);
     return true;
   }
+  void remove(const std::string &path) {
+    std::lock_guard<std::mutex> g(lock);
+    auto it = llvm::find(paths, path);
+    if (it == paths.end())
+      return;
+    sys::fs::remove(path);
+    sys::DontRemoveFileOnSignal(path);
+    paths.erase(it);
+  }
+  void removeAll() {
+    std::lock_guard<std::mutex> g(lock);
+    for (const std::string &p : paths) {
+      sys::fs::remove(p);
+      sys::DontRemoveFileOnSignal(p);
+    }
+    paths.clear();
+  }
 };
 TempFiles Temps;
 } // namespace
+
+void kv::removeTemporaryFiles() { Temps.removeAll(); }
 
 //===----------------------------------------------------------------------===//
 // Inputs
@@ -301,6 +321,7 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
   if (!Temps.create("kvalidate", "ll", llPath, err) ||
       !Temps.create("kvalidate-clang", "txt", errPath, err))
     return false;
+  llvm::scope_exit dropErrors([&] { Temps.remove(errPath); });
   std::vector<std::string> args = {KV_CLANG,
                                    "-x",
                                    "cuda",
@@ -407,6 +428,8 @@ static bool readLLVM(Input &in, LLVMContext &llvmCtx, const CudaFlags &flags,
     return false;
   SMDiagnostic diag;
   in.ownedLLVM = parseIRFile(irPath, diag, llvmCtx);
+  if (irPath != in.ref.file)
+    Temps.remove(irPath);
   if (!in.ownedLLVM) {
     std::string msg;
     raw_string_ostream os(msg);

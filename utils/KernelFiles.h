@@ -55,6 +55,10 @@ bool loadInput(Input &in, const Input *prev, llvm::LLVMContext &llvmCtx,
                mlir::MLIRContext &ctx, const CudaFlags &flags,
                std::string &err);
 
+/// Remove the temporary files the inputs' compiles made (also done at
+/// normal exit and on signals; call it before _Exit).
+void removeTemporaryFiles();
+
 } // namespace kv
 
 #endif

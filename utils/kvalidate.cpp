@@ -284,6 +284,7 @@ static void startWatchdog(unsigned timeoutSecs) {
     if (Reported.load())
       return;
     report(v);
+    kv::removeTemporaryFiles();
     std::_Exit(kv::exitCode(kv::Verdict::Unknown));
   }).detach();
 }
@@ -686,5 +687,6 @@ int main(int argc, char **argv) {
   outs().flush();
   errs().flush();
   std::fflush(nullptr);
+  kv::removeTemporaryFiles();
   std::_Exit(kv::exitCode(v.result.verdict));
 }
