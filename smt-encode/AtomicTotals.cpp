@@ -77,6 +77,14 @@ z3::expr rmwCombine(RmwKind kind, const z3::expr &a, const z3::expr &b) {
 namespace {
 /// The most threads of a fixed block written out one by one.
 constexpr unsigned maxEnumerated = 256;
+/// The most cells the enumerated threads may update. Each is a test
+/// against the cell asked for: a histogram's threads each update a cell
+/// their input decides, and a privatized histogram's flush one cell per
+/// thread; 64 to 256 such tests on each side made queries no solver
+/// finished, where the forms below (a class, one updater) are proved at
+/// once. Enumeration is for many threads folding into a few cells (a
+/// block's sum against a tree's).
+constexpr unsigned maxEnumeratedCells = 16;
 } // namespace
 
 z3::expr Encoder::blockTotal(KernelModel &k, unsigned arg, unsigned interval,
@@ -136,7 +144,6 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
             hits.push_back(&t);
         }
     if (hits.size() <= maxEnumerated) {
-      ++totalsEnumerated;
       // Threads that update one cell (all of them, for `atomicAdd(out, x)`)
       // are folded under one test of the index: the total is then the same
       // term as a tree's that adds the same values.
@@ -152,13 +159,19 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
         else
           same->second = rmwCombine(kind, same->second, upd);
       }
-      z3::expr total = id;
-      for (auto &[at, sum] : byCell)
-        total = rmwCombine(kind, total, z3::ite(at == index, sum, id));
+      if (byCell.size() <= maxEnumeratedCells) {
+        ++totalsEnumerated;
+        z3::expr total = id;
+        for (auto &[at, sum] : byCell)
+          total = rmwCombine(kind, total, z3::ite(at == index, sum, id));
+        if (debugEnabled("encoder"))
+          llvm::errs() << k.label << " atomic total: " << hits.size()
+                       << " threads of the block\n";
+        return total;
+      }
       if (debugEnabled("encoder"))
-        llvm::errs() << k.label << " atomic total: " << hits.size()
-                     << " threads of the block\n";
-      return total;
+        llvm::errs() << k.label << " atomic total: not enumerated ("
+                     << byCell.size() << " cells)\n";
     }
   }
 
