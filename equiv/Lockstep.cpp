@@ -56,13 +56,23 @@ bool modelHoldsExactly(Encoder &enc, const z3::model &m, z3::solver &s) {
   return true;
 }
 
+/// Loop models other than plain kv.iter loops: sums, accumulators, folds,
+/// breaks carry values across iterations, which no one instance shows.
 bool hasLoopModel(KernelOp k) {
   bool found = false;
   k.walk([&](Operation *op) {
-    if (isa<IterOp, SumOp>(op))
+    if (isa<SumOp, CarryOp, FoldOp, LastOp, BreakOp>(op))
       found = true;
   });
   return found;
+}
+
+/// The loops of \p w, outermost first.
+std::vector<Operation *> loopsOf(KernelModel &k, WriteOp w) {
+  std::vector<Operation *> loops = k.itersOf(w);
+  llvm::sort(loops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return loops;
 }
 
 } // namespace
@@ -87,6 +97,7 @@ bool proveLockstep(
     return stop("they have " + std::to_string(ks.numIntervals) + " and " +
                 std::to_string(kt.numIntervals) + " barrier intervals");
   std::set<unsigned> arrays;
+  std::map<Operation *, Operation *> loopPairs, loopPairsBack;
   for (KernelModel *k : {&ks, &kt})
     for (auto &[arg, byInterval] : k->writes)
       arrays.insert(arg);
@@ -100,13 +111,48 @@ bool proveLockstep(
                     std::to_string(wt.size()) + " times");
       // Same updates thread by thread: the cells end alike whatever the
       // order of the threads.
-      for (size_t j = 0; j < ws.size(); ++j)
+      for (size_t j = 0; j < ws.size(); ++j) {
         if (ws[j].getRmw() != wt[j].getRmw())
           return stop("interval " + std::to_string(i) + " write " +
                       std::to_string(j) + " to '" +
                       before.getArgName(arg).str() +
                       "' is a plain write or an atomic update of another "
                       "kind in one kernel");
+        // Loops: paired writes' loops are paired, iteration k with
+        // iteration k. For atomic updates that pairs the instances one to
+        // one, and their order does not matter; plain writes inside loops
+        // would also need the order of their instances alike.
+        if (ks.repeatedWrites.contains(ws[j]) ||
+            kt.repeatedWrites.contains(wt[j]))
+          return stop("a write inside a loop does not depend on it");
+        std::vector<Operation *> ls = loopsOf(ks, ws[j]),
+                                 lt = loopsOf(kt, wt[j]);
+        if (ls.empty() && lt.empty())
+          continue;
+        auto where = [&] {
+          return "interval " + std::to_string(i) + " write " +
+                 std::to_string(j) + " to '" + before.getArgName(arg).str() +
+                 "'";
+        };
+        if (!ws[j].isAtomic())
+          return stop(where() + " is a plain write inside a loop");
+        if (ls.size() != lt.size())
+          return stop(where() + " is inside " + std::to_string(ls.size()) +
+                      " and " + std::to_string(lt.size()) + " loops");
+        for (size_t l = 0; l < ls.size(); ++l) {
+          // One variable for both: a counted loop's bounds it below 2^31,
+          // which would hide an uncounted one's later iterations.
+          if (cast<IterOp>(ls[l]).getUncounted() !=
+              cast<IterOp>(lt[l]).getUncounted())
+            return stop(where() + " is inside a loop the model counts in "
+                                  "one kernel only");
+          auto [a, newA] = loopPairs.emplace(ls[l], lt[l]);
+          auto [b, newB] = loopPairsBack.emplace(lt[l], ls[l]);
+          if (a->second != lt[l] || b->second != ls[l])
+            return stop(where() + " is inside loops that other writes pair "
+                                  "differently");
+        }
+      }
     }
 
   // Checks the pairs from \p from on (only that one if \p single); the
@@ -145,6 +191,8 @@ bool proveLockstep(
         return enc.intervalState("lockstep", k, arg, interval, index, t);
       };
       Thread &t = enc.freshThread(nullptr, 0);
+      for (auto [ls, lt] : loopPairs)
+        t.iters.emplace(lt, enc.iterVar(cast<IterOp>(ls), t));
       // Per write of either kernel: both kernels make it alike.
       std::vector<std::pair<std::string, z3::expr>> pairs;
       size_t n = 0;

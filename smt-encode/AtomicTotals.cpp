@@ -112,11 +112,20 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
   RmwKind kind = *w.getRmw();
   unsigned width = widthOf(getArrayElementType(w.getArray().getType()));
   z3::expr id = rmwIdentityOf(kind, ctx, width);
-  if (!k.itersOf(w).empty()) {
-    // The lowering keeps atomics out of symbolic loops; unrolled ones are
-    // separate ops.
-    if (unsupported.empty())
-      unsupported = "an atomic update inside a loop of the model";
+  // Inside loops an update is one per (thread, iteration): the total is
+  // only that of the one instance updating the cell (a privatized
+  // histogram's flush `for (j = tid; j < NB; j += blockDim.x)`).
+  const std::vector<Operation *> &loops = k.itersOf(w);
+  if (k.repeatedWrites.contains(w) ||
+      (!loops.empty() && !oneUpdaterPerBlock(k, w))) {
+    if (unsupported.empty()) {
+      unsupported = "an atomic update inside a loop of the model, where a "
+                    "block's threads may update one cell more than once";
+      if (auto l = w->getLoc()->findInstanceOf<FileLineColLoc>())
+        unsupported += " (" + l.getFilename().str() + ":" +
+                       std::to_string(l.getLine()) + ":" +
+                       std::to_string(l.getColumn()) + ")";
+    }
     return id;
   }
   auto hitOf = [&](const Thread &t) { return hits(k, w, index, t); };
@@ -129,7 +138,7 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
     if (fixed)
       dims[i] = bdim[i].get_numeral_uint64();
   }
-  if (fixed && dims[0] * dims[1] * dims[2] <= 1024) {
+  if (fixed && loops.empty() && dims[0] * dims[1] * dims[2] <= 1024) {
     std::vector<Thread *> hits;
     for (uint64_t z = 0; z < dims[2]; ++z)
       for (uint64_t y = 0; y < dims[1]; ++y)
@@ -182,28 +191,16 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
     Thread &fw = freshThread(&blockOf, depth + 1);
     z3::expr chain = updateOf(k, w, index, fw);
     z3::expr fwHit = hitOf(fw);
-    std::vector<Thread *> cands;
-    for (int c = 0; c < 3; ++c) {
-      SReg coord = makeSReg(SRegGroup::Tid, c);
-      auto isCoord = [&](Operation *op) {
-        auto s = dyn_cast<SRegOp>(op);
-        return s && s.getName() == coord;
-      };
-      if (auto sol = solveFor(k, w.getIndex(), isCoord, modelWidth(32, bits),
-                              index, fw)) {
-        std::vector<z3::expr> tid = fw.tid;
-        tid[c] = *sol;
-        cands.push_back(&makeThread(tid, blockOf.bid, depth + 1));
-      }
-    }
+    std::vector<Thread *> cands = updaterCandidates(k, w, index, fw);
     // Thread 0 of the block: the usual single updater (`if (tid == 0)`).
-    cands.push_back(&blockThread(blockOf, {0, 0, 0}, depth + 1));
+    if (loops.empty())
+      cands.push_back(&blockThread(blockOf, {0, 0, 0}, depth + 1));
     for (Thread *t : cands) {
       z3::expr valid = inRange(*t) && hitOf(*t);
       // "If the fresh writer updates nothing here, no thread of the block
       // does", and at most one does.
       side.push_back(fwHit || !valid);
-      side.push_back(!fwHit || !valid || sameThread(*t, fw));
+      side.push_back(!fwHit || !valid || sameInstance(*t, fw, loops));
       chain = z3::ite(valid, updateOf(k, w, index, *t), chain);
     }
     // Its quantified form, for the retry with quantifiers.
@@ -217,6 +214,7 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
   }
 
   // A class of totals, shared by write ops with equal summands.
+  assert(loops.empty() && "updates in loops have one updater");
   ++totalsAbstract;
   std::string cls = totalClass(k, w);
   z3::expr app = blockCell(cls, blockOf, index, width);
@@ -226,6 +224,97 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
   if (debugEnabled("encoder"))
     llvm::errs() << k.label << " atomic total: class " << cls << "\n";
   return app;
+}
+
+/// The op `threadIdx.c + k * blockDim.c` in \p v, k the iteration of
+/// \p loop: a loop that strides a block's threads over the cells.
+static Operation *blockStrideOp(Value v, int c, Operation *loop,
+                                unsigned depth = 0) {
+  Operation *d = v.getDefiningOp();
+  if (!d || depth > 8)
+    return nullptr;
+  auto isSReg = [&](Value x, SRegGroup g) {
+    auto s = underExtensions(x).getDefiningOp<SRegOp>();
+    return s && s.getName() == makeSReg(g, c);
+  };
+  auto isStride = [&](Value x) {
+    auto m = x.getDefiningOp<arith::MulIOp>();
+    if (!m)
+      return false;
+    Value a = underExtensions(m.getLhs()), b = underExtensions(m.getRhs());
+    return (a.getDefiningOp() == loop && isSReg(b, SRegGroup::BDim)) ||
+           (b.getDefiningOp() == loop && isSReg(a, SRegGroup::BDim));
+  };
+  if (auto a = dyn_cast<arith::AddIOp>(d))
+    if ((isStride(a.getLhs()) && isSReg(a.getRhs(), SRegGroup::Tid)) ||
+        (isStride(a.getRhs()) && isSReg(a.getLhs(), SRegGroup::Tid)))
+      return d;
+  for (Value o : d->getOperands())
+    if (Operation *s = blockStrideOp(o, c, loop, depth + 1))
+      return s;
+  return nullptr;
+}
+
+std::vector<Thread *> Encoder::updaterCandidates(KernelModel &k, WriteOp w,
+                                                 const z3::expr &index,
+                                                 const Thread &fw) {
+  const std::vector<Operation *> &loops = k.itersOf(w);
+  std::vector<Thread *> cands;
+  auto make = [&](std::vector<z3::expr> tid) -> Thread & {
+    Thread &t = makeThread(std::move(tid), fw.bid, fw.depth);
+    for (Operation *l : loops)
+      t.iters.emplace(l, iterVar(cast<IterOp>(l), fw));
+    return t;
+  };
+  // A thread coordinate, the writer's iterations kept.
+  for (int c = 0; c < 3; ++c) {
+    SReg coord = makeSReg(SRegGroup::Tid, c);
+    auto isCoord = [&](Operation *op) {
+      auto s = dyn_cast<SRegOp>(op);
+      return s && s.getName() == coord;
+    };
+    if (auto sol = solveFor(k, w.getIndex(), isCoord, modelWidth(32, bits),
+                            index, fw)) {
+      std::vector<z3::expr> tid = fw.tid;
+      tid[c] = *sol;
+      cands.push_back(&make(tid));
+    }
+  }
+  if (loops.size() != 1)
+    return cands;
+  Operation *loop = loops[0];
+  // The iteration, the writer's thread kept (`out[tid * K + k]`).
+  auto isLoop = [&](Operation *op) { return op == loop; };
+  if (auto sol = solveFor(k, w.getIndex(), isLoop, 64, index, fw)) {
+    Thread &t = make(fw.tid);
+    t.iters.insert_or_assign(loop, *sol);
+    cands.push_back(&t);
+  }
+  // Both at once where the loop strides the block's threads over the cells
+  // (`j = tid + k * blockDim`): the cell's quotient and remainder by
+  // blockDim (no divider in the query: quotient() states them).
+  for (int c = 0; c < 3; ++c) {
+    Operation *stride = blockStrideOp(w.getIndex(), c, loop);
+    if (!stride)
+      continue;
+    unsigned sw = stride->getResult(0).getType().getIntOrFloatBitWidth();
+    auto isStride = [&](Operation *op) { return op == stride; };
+    std::optional<z3::expr> sol =
+        solveFor(k, w.getIndex(), isStride, sw, index, fw);
+    if (!sol)
+      continue;
+    unsigned tw = fw.tid[c].get_sort().bv_size();
+    if (sw < tw || sw > 64)
+      continue;
+    z3::expr d = sw > tw ? z3::zext(bdim[c], sw - tw) : bdim[c];
+    auto [q, r] = quotient(*sol, d);
+    std::vector<z3::expr> tid = fw.tid;
+    tid[c] = r.extract(tw - 1, 0);
+    Thread &t = make(tid);
+    t.iters.insert_or_assign(loop, sw < 64 ? z3::zext(q, 64 - sw) : q);
+    cands.push_back(&t);
+  }
+  return cands;
 }
 
 bool Encoder::oneUpdaterPerBlock(KernelModel &k, WriteOp w) {
@@ -243,7 +332,7 @@ bool Encoder::oneUpdaterPerBlock(KernelModel &k, WriteOp w) {
   auto hit = [&](const Thread &t) { return hits(k, w, j, t); };
   z3::expr_vector q(ctx);
   q.push_back(inRange(t2) && threadFacts(t2) && hit(t1) && hit(t2) &&
-              !sameThread(t1, t2));
+              !sameInstance(t1, t2, k.itersOf(w)));
   bool one = endSideProof(p, t1, q, "unique updater");
   oneUpdater.emplace(key, one);
   return one;

@@ -75,6 +75,19 @@ KernelModel::KernelModel(KernelOp k, std::string label)
       iterDeps[&o] = std::move(deps);
   }
   numIntervals = interval + 1;
+  // A loop's range ends at the last op that depends on it; a write inside
+  // it that does not runs once per iteration all the same.
+  for (IterOp it : iterOps) {
+    Operation *end = nullptr;
+    for (Operation *o = it->getNextNode(); o; o = o->getNextNode())
+      if (llvm::is_contained(iterDeps.lookup(o), it.getOperation()))
+        end = o;
+    for (Operation *o = it->getNextNode(); end && o != end;
+         o = o->getNextNode())
+      if (isa<WriteOp>(o) &&
+          !llvm::is_contained(iterDeps.lookup(o), it.getOperation()))
+        repeatedWrites.insert(o);
+  }
 }
 
 Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)

@@ -559,8 +559,15 @@ private:
   z3::expr opTotal(KernelModel &k, WriteOp w, unsigned interval,
                    const z3::expr &index, const Thread &blockOf,
                    unsigned depth);
-  /// Whether no two threads of a block update one cell with \p w (proved).
+  /// Whether no two threads of a block (no two instances, inside loops)
+  /// update one cell with \p w (proved).
   bool oneUpdaterPerBlock(KernelModel &k, WriteOp w);
+  /// Instances that may be the one updater of cell \p index of \p w in
+  /// the block of the fresh instance \p fw: its index solved for a thread
+  /// coordinate or the iteration of its loop.
+  std::vector<Thread *> updaterCandidates(KernelModel &k, WriteOp w,
+                                          const z3::expr &index,
+                                          const Thread &fw);
   std::map<std::pair<KernelModel *, mlir::Operation *>, bool> oneUpdater;
   /// The name of the uninterpreted total of \p w's updates: that of an
   /// earlier write op whose summand is proved equal, else a new one.

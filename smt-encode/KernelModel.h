@@ -11,6 +11,7 @@
 #include "kv/KVDialect.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct KernelModel {
   const std::vector<mlir::Operation *> &itersOf(mlir::Operation *op) {
     return iterDeps[op];
   }
+  /// Writes inside a loop's range that do not depend on it: made once per
+  /// iteration, which no model of a write counts.
+  llvm::DenseSet<mlir::Operation *> repeatedWrites;
   bool hasApply = false;
   /// Whether the kernel makes atomic updates (kv.write atomic): their
   /// cells' values are followed interval by interval only.

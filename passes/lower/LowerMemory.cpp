@@ -461,9 +461,6 @@ void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
   if (!kind)
     return fail("atomic operation " + what +
                 " (its result depends on the order of the threads)");
-  if (!symLoops.empty())
-    return fail("atomic operation " + what +
-                " in a loop with a symbolic trip count");
   llvm::Type *ty = rmw->getValOperand()->getType();
   SymVal p = eval(rmw->getPointerOperand(), s);
   SymVal v = eval(rmw->getValOperand(), s);
