@@ -275,14 +275,19 @@ json::Object toCacheEntry(const CachedVerdict &c) {
                       {"fields", json::Object(c.fields)}};
 }
 
-bool cacheable(Verdict v) { return levelOf(v, FailOn::Never) == Level::Note; }
+bool cacheable(Verdict v) {
+  return levelOf(v, FailOn::Never) == Level::Note || v == Verdict::Unknown ||
+         v == Verdict::Unsupported;
+}
 
-std::optional<CachedVerdict> fromCacheEntry(const json::Object &entry) {
+std::optional<CachedVerdict> fromCacheEntry(const json::Object &entry,
+                                            FailOn policy) {
   std::optional<StringRef> name = entry.getString("verdict");
   std::optional<StringRef> message = entry.getString("message");
   const json::Object *fields = entry.getObject("fields");
   std::optional<Verdict> v = name ? verdictFromName(*name) : std::nullopt;
-  if (!v || !cacheable(*v) || !message || !fields)
+  if (!v || !cacheable(*v) || levelOf(*v, policy) == Level::Error || !message ||
+      !fields)
     return std::nullopt;
   return CachedVerdict{*v, message->str(), *fields};
 }

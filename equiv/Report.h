@@ -52,12 +52,16 @@ struct CachedVerdict {
   llvm::json::Object fields;
 };
 llvm::json::Object toCacheEntry(const CachedVerdict &c);
-/// Whether the cache keeps verdict \p v: proofs only. Any other verdict is
-/// found again, so that a cache entry alone never fails a build: a
-/// not-equivalent comes with a counterexample replayed on the IR.
+/// Whether the cache keeps verdict \p v: proofs, and the verdicts that
+/// decide nothing (unknown, unsupported), so that a rebuild of unchanged
+/// code does not pay their budget again (the budget is in the key). A
+/// not-equivalent or a defect is found again, with a counterexample
+/// replayed on the IR; an error (a crash) too.
 bool cacheable(Verdict v);
-/// The entry read back; none if it is not one, or not a proof.
-std::optional<CachedVerdict> fromCacheEntry(const llvm::json::Object &entry);
+/// The entry read back; none if it is not one, not cacheable, or a verdict
+/// \p policy fails the build on: a cache entry alone never fails a build.
+std::optional<CachedVerdict> fromCacheEntry(const llvm::json::Object &entry,
+                                            FailOn policy);
 
 } // namespace kv
 

@@ -332,7 +332,8 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
                                      f.getName().str(),
                                      kv::optionsFingerprint(checker.opts)});
         if (std::optional<llvm::json::Object> hit = verdicts.lookup(*key))
-          if (std::optional<kv::CachedVerdict> c = kv::fromCacheEntry(*hit)) {
+          if (std::optional<kv::CachedVerdict> c =
+                  kv::fromCacheEntry(*hit, *policy)) {
             out.add(f, c->verdict, c->message + " [cached]",
                     std::move(c->fields), "", /*cached=*/true);
             continue;
@@ -340,7 +341,7 @@ struct CheckPass : public PassWrapper<CheckPass, OperationPass<ModuleOp>> {
       }
       kv::Validation v = checker.validate(f, *g, "the pipeline");
       out.add(f, v, "the pipeline", "");
-      // Only proofs are kept (kv::cacheable).
+      // Proofs, unknown and unsupported are kept (kv::cacheable).
       kv::Verdict got = v.result.verdict;
       if (!key || !kv::cacheable(got))
         continue;

@@ -613,9 +613,11 @@ void checkModule(Module &M, Snapshot &S) {
              << (int64_t)V.result.timeMs << " ms):\n";
       kv::stats::print(errs());
     }
-    // Only proofs are kept (kv::cacheable): unknown and error depend on
-    // the time budget and the machine's load, and a cached not-equivalent
-    // would fail a build on the cache's word alone.
+    // Proofs, unknown and unsupported are kept (kv::cacheable): a cached
+    // not-equivalent would fail a build on the cache's word alone, and an
+    // error is a crash to see again. An unknown depends on the budget (in
+    // the key) and on the machine's load: one that a quieter machine would
+    // prove stays unknown until the code, options or kvalidate change.
     if (Key && kv::cacheable(V.result.verdict)) {
       std::string Err;
       if (!Cache.store(*Key, cacheEntry(F, V), Err) && !CacheWarned) {

@@ -154,7 +154,10 @@ json::Object cacheEntry(const Function &F, const kv::Validation &V) {
 
 bool reportCached(const Function &F, const json::Object &Entry,
                   std::vector<ReportEntry> &Entries) {
-  std::optional<kv::CachedVerdict> C = kv::fromCacheEntry(Entry);
+  FailOn Policy = FailOn::Mismatch;
+  if (const std::optional<PluginOptions> &O = options(F.getContext()))
+    Policy = O->failOn;
+  std::optional<kv::CachedVerdict> C = kv::fromCacheEntry(Entry, Policy);
   if (!C)
     return false;
   reportRendered(F, C->verdict, C->message + " [cached]", std::move(C->fields),

@@ -99,7 +99,8 @@
 // EMPTYKEY: error: kvalidate: invalid option: -kvalidate-cache-key: '{{.*}}empty-key' is empty; nothing is validated
 //
 // A not-equivalent verdict is never taken from the cache: it is found
-// again, its counterexample replayed (only proofs are kept).
+// again, its counterexample replayed (verdicts that fail a build are not
+// kept).
 // RUN: rm -rf %t/broken
 // RUN: not %clang-cuda -O2 -S -fpass-plugin=%plugin -fpass-plugin=%test-break-plugin \
 // RUN:   -mllvm -kvalidate-cache=%t/broken -mllvm -kvalidate-kernel=offset %inputs/gating.cu -o %t/o.s 2>&1 \
