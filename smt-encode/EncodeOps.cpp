@@ -76,17 +76,26 @@ KernelModel::KernelModel(KernelOp k, std::string label)
   }
   numIntervals = interval + 1;
   // A loop's range ends at the last op that depends on it; a write inside
-  // it that does not runs once per iteration all the same.
-  for (IterOp it : iterOps) {
-    Operation *end = nullptr;
-    for (Operation *o = it->getNextNode(); o; o = o->getNextNode())
-      if (llvm::is_contained(iterDeps.lookup(o), it.getOperation()))
-        end = o;
-    for (Operation *o = it->getNextNode(); end && o != end;
-         o = o->getNextNode())
-      if (isa<WriteOp>(o) &&
-          !llvm::is_contained(iterDeps.lookup(o), it.getOperation()))
-        repeatedWrites.insert(o);
+  // it that does not runs once per iteration all the same. (One pass each:
+  // a barrier loop unrolled a thousand times has that many loops.)
+  if (iterOps.empty())
+    return;
+  llvm::DenseMap<Operation *, Operation *> rangeEnd;
+  for (Operation &o : k.getBlock())
+    if (auto f = iterDeps.find(&o); f != iterDeps.end())
+      for (Operation *it : f->second)
+        rangeEnd[it] = &o;
+  llvm::SmallVector<Operation *> open;
+  for (Operation &o : k.getBlock()) {
+    if (isa<WriteOp>(o)) {
+      auto f = iterDeps.find(&o);
+      for (Operation *it : open)
+        if (f == iterDeps.end() || !llvm::is_contained(f->second, it))
+          repeatedWrites.insert(&o);
+    }
+    llvm::erase_if(open, [&](Operation *it) { return rangeEnd[it] == &o; });
+    if (isa<IterOp>(o) && rangeEnd.lookup(&o) != &o)
+      open.push_back(&o);
   }
 }
 
