@@ -9,14 +9,17 @@
 //===----------------------------------------------------------------------===//
 #include "passes/lower/Lowerer.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 
 #include <functional>
+#include <utility>
 
 namespace kv {
 namespace lowering {
@@ -35,7 +38,202 @@ bool isNvvmConversion(llvm::StringRef name) {
   };
   return !rest.empty() && isType(from) && isType(to);
 }
+
+/// PTX operations that IEEE defines exactly, named as the LLVM operation
+/// NVPTX's instcombine turns them into (or as the kv model's own): the
+/// SDK's libdevice body followed before optimization and its -O2 form are
+/// then one term. (Approximations, and the _ftz forms, keep their names.)
+llvm::StringRef exactNvvmName(llvm::StringRef name) {
+  static const llvm::StringMap<llvm::StringRef> exact = {
+      {"llvm.nvvm.fma.rn.f", "llvm.fma.f32"},
+      {"llvm.nvvm.fma.rn.d", "llvm.fma.f64"},
+      {"llvm.nvvm.fmin.f", "llvm.minnum.f32"},
+      {"llvm.nvvm.fmin.d", "llvm.minnum.f64"},
+      {"llvm.nvvm.fmax.f", "llvm.maxnum.f32"},
+      {"llvm.nvvm.fmax.d", "llvm.maxnum.f64"},
+      {"llvm.nvvm.fabs.f32", "llvm.fabs.f32"},
+      {"llvm.nvvm.fabs.f64", "llvm.fabs.f64"},
+      {"llvm.nvvm.floor.f", "llvm.floor.f32"},
+      {"llvm.nvvm.floor.d", "llvm.floor.f64"},
+      {"llvm.nvvm.ceil.f", "llvm.ceil.f32"},
+      {"llvm.nvvm.ceil.d", "llvm.ceil.f64"},
+      {"llvm.nvvm.trunc.f", "llvm.trunc.f32"},
+      {"llvm.nvvm.trunc.d", "llvm.trunc.f64"},
+      {"llvm.nvvm.sqrt.rn.f", "llvm.sqrt.f32"},
+      {"llvm.nvvm.sqrt.rn.d", "llvm.sqrt.f64"},
+      {"llvm.nvvm.add.rn.f", "fadd"},
+      {"llvm.nvvm.add.rn.d", "fadd"},
+      {"llvm.nvvm.mul.rn.f", "fmul"},
+      {"llvm.nvvm.mul.rn.d", "fmul"},
+      {"llvm.nvvm.div.rn.f", "fdiv"},
+      {"llvm.nvvm.div.rn.d", "fdiv"}};
+  auto it = exact.find(name);
+  return it == exact.end() ? name : it->second;
+}
 } // namespace
+
+bool Lowerer::pureInlineAsm(const llvm::CallBase &call) {
+  const auto *asmOp = dyn_cast<llvm::InlineAsm>(call.getCalledOperand());
+  if (!asmOp || asmOp->hasSideEffects() || call.arg_size() == 0 ||
+      !(call.getType()->isIntegerTy() || call.getType()->isFloatingPointTy()))
+    return false;
+  // One arithmetic instruction, no special register (%%laneid, %%clock:
+  // not functions of the operands), no memory: its operands are values. A
+  // shuffle or a vote reads other lanes' values, a load memory: neither is
+  // in the list.
+  llvm::StringRef text = asmOp->getAsmString().trim();
+  if (text.contains("%%") || text.contains('[') || text.contains('@') ||
+      text.rtrim(';').contains(';') ||
+      asmOp->getConstraintString().contains("memory") ||
+      asmOp->getConstraintString().contains('*'))
+    return false;
+  llvm::StringRef opcode =
+      text.take_until([](char c) { return c == '.' || c == ' ' || c == '\t'; });
+  static const llvm::StringSet<> arithmetic = {
+      "add",   "sub",  "mul",  "mad",  "fma",   "div",      "rem",
+      "abs",   "neg",  "min",  "max",  "rcp",   "sqrt",     "rsqrt",
+      "sin",   "cos",  "lg2",  "ex2",  "tanh",  "cvt",      "set",
+      "setp",  "selp", "slct", "and",  "or",    "xor",      "not",
+      "cnot",  "shl",  "shr",  "bfe",  "bfi",   "brev",     "clz",
+      "popc",  "prmt", "lop3", "shf",  "testp", "copysign", "mad24",
+      "mul24", "sad",  "dp4a", "dp2a", "bmsk",  "szext",    "fns"};
+  if (!arithmetic.contains(opcode))
+    return false;
+  return llvm::all_of(call.args(), [](const llvm::Use &a) {
+    return a->getType()->isIntegerTy() || a->getType()->isFloatingPointTy();
+  });
+}
+
+bool Lowerer::followLibdevice(const llvm::Function &fn) {
+  auto [it, fresh] = libdeviceFollowed.try_emplace(&fn, false);
+  if (!fresh)
+    return it->second;
+  if (fn.isDeclaration() || !loops(fn).empty())
+    return false;
+  for (const llvm::Instruction &inst : llvm::instructions(fn)) {
+    if (isa<llvm::AllocaInst, llvm::LoadInst, llvm::StoreInst,
+            llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst, llvm::FenceInst>(
+            inst))
+      return false;
+    if (auto *c = dyn_cast<llvm::CallBase>(&inst)) {
+      if (c->isInlineAsm() && pureInlineAsm(*c))
+        continue;
+      const llvm::Function *g = c->getCalledFunction();
+      if (!g || c->isInlineAsm())
+        return false;
+      if (g->isIntrinsic() || g->getName() == "__nvvm_reflect")
+        continue;
+      if (!g->getName().starts_with("__nv_") || !followLibdevice(*g))
+        return false;
+    }
+  }
+  return libdeviceFollowed[&fn] = true;
+}
+
+int64_t Lowerer::nvvmReflect(llvm::StringRef what, const llvm::Function &fn) {
+  // As LLVM's NVVMReflect pass: module flags, the target's SM version, 0
+  // for anything else.
+  auto flag = [&](llvm::StringRef name) -> int64_t {
+    if (auto *c = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+            fn.getParent()->getModuleFlag(name)))
+      return c->getSExtValue();
+    return 0;
+  };
+  if (what == "__CUDA_FTZ")
+    return flag("nvvm-reflect-ftz");
+  if (what == "__CUDA_PREC_SQRT")
+    return flag("nvvm-reflect-prec-sqrt");
+  if (what == "__CUDA_ARCH") {
+    llvm::StringRef cpu = fn.getFnAttribute("target-cpu").getValueAsString();
+    unsigned sm = 0;
+    if (cpu.consume_front("sm_") &&
+        !cpu.take_while(llvm::isDigit).getAsInteger(10, sm))
+      return sm * 10;
+  }
+  return 0;
+}
+
+Value Lowerer::floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops,
+                       Type result) {
+  unsigned w = result.getIntOrFloatBitWidth();
+  const llvm::fltSemantics *sem = w == 32   ? &llvm::APFloat::IEEEsingle()
+                                  : w == 64 ? &llvm::APFloat::IEEEdouble()
+                                            : nullptr;
+  llvm::SmallVector<llvm::APFloat, 3> x;
+  for (Value v : ops) {
+    llvm::APInt c;
+    if (!sem || !matchPattern(v, m_ConstantInt(&c)) || c.getBitWidth() != w)
+      break;
+    x.push_back(llvm::APFloat(*sem, c));
+  }
+  if (sem && !ops.empty() && x.size() == ops.size()) {
+    std::optional<llvm::APFloat> r;
+    auto rm = llvm::APFloat::rmNearestTiesToEven;
+    if (fn == "fneg" && x.size() == 1)
+      r = -x[0];
+    else if (x.size() == 2 &&
+             (fn == "fadd" || fn == "fsub" || fn == "fmul" || fn == "fdiv")) {
+      r = x[0];
+      if (fn == "fadd")
+        r->add(x[1], rm);
+      else if (fn == "fsub")
+        r->subtract(x[1], rm);
+      else if (fn == "fmul")
+        r->multiply(x[1], rm);
+      else
+        r->divide(x[1], rm);
+    } else if (x.size() == 3 && fn.starts_with("llvm.fma.f")) {
+      r = x[0];
+      r->fusedMultiplyAdd(x[1], x[2], rm);
+    }
+    // A NaN's payload is the GPU's choice, not APFloat's.
+    if (r && !r->isNaN())
+      return cst(result, r->bitcastToAPInt().getSExtValue());
+  }
+  // The forms -O2 gives a subtraction, as one term: `x - c` is `x + -c`
+  // bit for bit; `-0.0 - x` is `-x` but for a NaN's payload, which LLVM
+  // leaves unspecified (as the model does).
+  if (sem && fn == "fsub" && ops.size() == 2) {
+    llvm::APInt c;
+    if (matchPattern(ops[1], m_ConstantInt(&c)) && c.getBitWidth() == w &&
+        !llvm::APFloat(*sem, c).isNaN())
+      return floatOp(
+          "fadd",
+          {ops[0],
+           cst(result,
+               (-llvm::APFloat(*sem, c)).bitcastToAPInt().getSExtValue())},
+          result);
+    if (matchPattern(ops[0], m_ConstantInt(&c)) && c.getBitWidth() == w &&
+        llvm::APFloat(*sem, c).isNegZero())
+      return floatOp("fneg", {ops[1]}, result);
+  }
+  // A negated factor times a constant is the factor times the negated
+  // constant, exactly (IEEE rounding is symmetric): -O2 folds the negation
+  // so.
+  bool product = fn == "fmul" || fn.starts_with("llvm.fma.f");
+  if (sem && product && ops.size() >= 2) {
+    for (int i = 0; i < 2; ++i) {
+      auto neg = ops[i].getDefiningOp<ApplyOp>();
+      llvm::APInt c;
+      if (!neg || neg.getFn() != "fneg" ||
+          !matchPattern(ops[1 - i], m_ConstantInt(&c)) ||
+          c.getBitWidth() != w || llvm::APFloat(*sem, c).isNaN())
+        continue;
+      llvm::SmallVector<Value, 3> folded(ops.begin(), ops.end());
+      folded[i] = neg.getOperand(0);
+      folded[1 - i] = cst(
+          result, (-llvm::APFloat(*sem, c)).bitcastToAPInt().getSExtValue());
+      return floatOp(fn, folded, result);
+    }
+  }
+  // A fused product commutes exactly: a constant factor second, as -O2
+  // puts it.
+  if (ops.size() == 3 && fn.starts_with("llvm.fma.f") &&
+      matchPattern(ops[0], m_Constant()) && !matchPattern(ops[1], m_Constant()))
+    return ApplyOp::create(b, loc, result, b.getStringAttr(fn),
+                           ValueRange{ops[1], ops[0], ops[2]});
+  return ApplyOp::create(b, loc, result, b.getStringAttr(fn), ops);
+}
 
 const llvm::DILocation *Lowerer::userLocation(const llvm::Instruction &inst) {
   const llvm::DILocation *inner = inst.getDebugLoc().get();
@@ -205,6 +403,24 @@ void Lowerer::initConstantTables(const llvm::Function &fn, State &s) {
 
 void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   const llvm::Function *callee = call.getCalledFunction();
+  if (!callee && call.isInlineAsm()) {
+    // One PTX instruction of its operands alone (libdevice's
+    // `rcp.approx.ftz.f32 $0,$1;`): uninterpreted, named by its text, so
+    // that the same instruction in both kernels is the same term.
+    if (!pureInlineAsm(call))
+      return fail("inline assembly");
+    llvm::SmallVector<Value> ops;
+    for (const llvm::Use &a : call.args())
+      ops.push_back(evalScalar(a.get(), s));
+    if (failed)
+      return;
+    const auto *asmOp = cast<llvm::InlineAsm>(call.getCalledOperand());
+    s.vals[&call] = scalar(floatOp(
+        ("asm:" + asmOp->getAsmString() + ":" + asmOp->getConstraintString())
+            .str(),
+        ops, typeFor(call.getType())));
+    return;
+  }
   if (!callee)
     return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
   llvm::StringRef name = callee->getName();
@@ -227,8 +443,16 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     llvm::SmallVector<Value> ops;
     for (const llvm::Use &a : call.args())
       ops.push_back(evalScalar(a.get(), s));
-    setS(floatOp(name, ops, typeFor(call.getType())));
+    setS(floatOp(exactNvvmName(name), ops, typeFor(call.getType())));
   };
+  // libdevice asks NVVMReflect for the target's settings.
+  if (name == "__nvvm_reflect") {
+    llvm::StringRef what;
+    if (!llvm::getConstantStringInfo(call.getArgOperand(0), what))
+      return fail("__nvvm_reflect of a string that is not a constant");
+    return setS(
+        cst(typeFor(call.getType()), nvvmReflect(what, *call.getFunction())));
+  }
   if (callee->isIntrinsic()) {
     llvm::Intrinsic::ID id = callee->getIntrinsicID();
     if (name.starts_with("llvm.nvvm.read.ptx.sreg.")) {
@@ -367,6 +591,28 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         return;
       return setS(bitIntrinsic(id, ops));
     }
+    // A double's halves and a double made of two: bits, exactly (libdevice's
+    // exp and log take doubles apart so; -O2 folds some of it).
+    case llvm::Intrinsic::nvvm_d2i_lo:
+    case llvm::Intrinsic::nvvm_d2i_hi: {
+      Value v = evalScalar(call.getArgOperand(0), s);
+      if (failed)
+        return;
+      if (id == llvm::Intrinsic::nvvm_d2i_hi)
+        v = b.createOrFold<arith::ShRUIOp>(loc, v, cst(v.getType(), 32));
+      return setS(b.createOrFold<arith::TruncIOp>(loc, b.getI32Type(), v));
+    }
+    case llvm::Intrinsic::nvvm_lohi_i2d: {
+      Value lo = evalScalar(call.getArgOperand(0), s);
+      Value hi = evalScalar(call.getArgOperand(1), s);
+      if (failed)
+        return;
+      Type i64 = b.getI64Type();
+      Value h = b.createOrFold<arith::ShLIOp>(
+          loc, b.createOrFold<arith::ExtUIOp>(loc, i64, hi), cst(i64, 32));
+      return setS(b.createOrFold<arith::OrIOp>(
+          loc, h, b.createOrFold<arith::ExtUIOp>(loc, i64, lo)));
+    }
     case llvm::Intrinsic::abs: {
       Value v = evalScalar(call.getArgOperand(0), s);
       Value zero = cst(v.getType(), 0);
@@ -404,8 +650,16 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       return setS(v);
   }
   // libdevice's math (__nv_sinf, __nv_expf, ...) is a pure function of its
-  // operands, whether its body is linked in (with the CUDA SDK) or not:
-  // uninterpreted, the same with and without the SDK.
+  // operands: with the CUDA SDK its body is in the module, and -O2 inlines
+  // it, so the lowering follows it where it can (straight-line bodies);
+  // otherwise, and without the SDK, it is uninterpreted.
+  if (name.starts_with("__nv_") && !callee->isDeclaration() &&
+      followLibdevice(*callee)) {
+    SymVal r = callFunction(*callee, call, s);
+    if (!call.getType()->isVoidTy())
+      s.vals[&call] = r;
+    return;
+  }
   if (name.starts_with("__nv_") && !call.getType()->isVoidTy() &&
       (call.getType()->isFloatingPointTy() || call.getType()->isIntegerTy()) &&
       llvm::all_of(call.args(), [](const llvm::Use &a) {
@@ -438,6 +692,9 @@ SymVal Lowerer::callFunction(const llvm::Function &callee,
   callStack.push_back(&call);
   for (unsigned i = 0; i < callee.arg_size(); ++i)
     s.vals[callee.getArg(i)] = eval(call.getArgOperand(i), s);
+  // The caller's own return value is not the callee's: a callee's left
+  // behind would meet another's where the caller's paths merge.
+  SymVal callerRet = std::move(s.ret);
   s.ret = SymVal();
   // Block visit counts are per call: a helper called in an unrolled loop is
   // entered once per iteration.
@@ -457,7 +714,7 @@ SymVal Lowerer::callFunction(const llvm::Function &callee,
   if (s.dead && !failed && !calleeTrapped)
     fail("call to '" + sourceName(callee.getName()) +
          "' never returns normally");
-  return s.ret;
+  return std::exchange(s.ret, std::move(callerRet));
 }
 
 /// The functions \p f calls, directly or not, with \p f.

@@ -760,9 +760,19 @@ private:
                   State &s);
   Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
   SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
-  Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result) {
-    return ApplyOp::create(b, loc, result, b.getStringAttr(fn), ops);
-  }
+  /// An IEEE operation: folded where its operands are constants and its
+  /// result is exact (libdevice's bodies compute their constants, -O2
+  /// folds them), else one kv.apply.
+  Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result);
+  /// libdevice's functions whose bodies the lowering follows (with the CUDA
+  /// SDK they are in the module): straight-line code of arithmetic and
+  /// intrinsics, as -O2 inlines it. Others stay uninterpreted.
+  bool followLibdevice(const llvm::Function &fn);
+  /// An inline PTX instruction that is a function of its scalar operands.
+  bool pureInlineAsm(const llvm::CallBase &call);
+  llvm::DenseMap<const llvm::Function *, bool> libdeviceFollowed;
+  /// What NVVMReflect makes of __nvvm_reflect(\p what) in \p fn.
+  int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn);
   llvm::PostDominatorTree &pdt(const llvm::Function &fn) {
     auto &p = pdts[&fn];
     if (!p)
