@@ -24,6 +24,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import shutil
 import signal
@@ -112,6 +113,9 @@ def main():
     ap.add_argument("--limit", type=int, default=0,
                     help="only the first N files (0: all)")
     ap.add_argument("--output", help="also write the table to this file")
+    ap.add_argument("--no-warm", dest="warm", action="store_false",
+                    help="skip the second plugin compile of each file with "
+                         "the first one's verdict cache")
     ap.add_argument("extra", nargs=argparse.REMAINDER,
                     help="after --: more options for the plugin compile")
     args = ap.parse_args()
@@ -157,12 +161,12 @@ def main():
         (started.strftime("%Y-%m-%d %H:%M"), machine(), args.plugin,
          args.timeout, args.mem_cap_mb, args.wall))
     out()
-    out("| file | kernels | plain s | plugin s | added s | peak MB | "
+    out("| file | kernels | plain s | plugin s | warm s | added s | peak MB | "
         "verdicts |")
-    out("|---|---:|---:|---:|---:|---:|---|")
+    out("|---|---:|---:|---:|---:|---:|---:|---|")
 
     tmp = tempfile.mkdtemp(prefix="kv-bench-")
-    rows, skipped = [], []
+    rows, skipped, kernels = [], [], []
     totals = collections.Counter()
     stopped = []
     def interrupt(*_):
@@ -174,7 +178,7 @@ def main():
         for done, (root, path, incs) in enumerate(files):
             stopped = [done]
             bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
-                      totals)
+                      totals, kernels)
         stopped = []
     except KeyboardInterrupt:
         pass
@@ -184,7 +188,7 @@ def main():
     if stopped:
         out("Stopped after %d of %d files (the rest not run)." %
             (stopped[0], len(files)))
-    summary(args, rows, skipped, totals, out)
+    summary(args, rows, skipped, totals, kernels, out)
     ended = datetime.datetime.now(datetime.timezone.utc)
     out("Took %.0f min" % ((ended - started).total_seconds() / 60))
     if args.output:
@@ -193,8 +197,21 @@ def main():
     return 0
 
 
+def norm_reason(reason):
+    """A verdict's reason without its numbers, names and paths: one group
+    per kind of reason."""
+    r = reason.split("; ")[0]
+    r = re.sub(r"`[^`]*`", "`X`", r)
+    r = re.sub(r"^((before|after) optimization: )[A-Za-z_][A-Za-z_0-9]*: ",
+               r"\1", r)
+    r = re.sub(r"(/[^ :]+)?[^ /:]+\.(cu|cuh|h|hpp|ll):\d+(:\d+)?", "FILE", r)
+    r = re.sub(r"'[^']*'", "'X'", r)
+    r = re.sub(r"\d+(\.\d+)?", "N", r)
+    return r[:150]
+
+
 def bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
-              totals):
+              totals, kernels_seen):
     """Compile one file without and with the plugin; one row of the
     table."""
     rel = os.path.relpath(path, os.path.dirname(root))
@@ -215,7 +232,9 @@ def bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
     if os.path.exists(report):
         os.remove(report)
     env = dict(os.environ)
-    env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # a cold cache
+    cache = os.path.join(tmp, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env["XDG_CACHE_HOME"] = cache  # a cold cache
     cmd = (base + flags + [path, "-o", asm, "-fpass-plugin=" + args.plugin,
                            "-mllvm", "-kvalidate-report=" + report] +
            [a for a in args.extra if a != "--"])
@@ -232,12 +251,20 @@ def bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
                     continue
                 verdicts[e.get("verdict", "?")] += 1
                 reason = e.get("reason", "") or ""
+                kernels_seen.append(dict(
+                    file=rel, kernel=e.get("kernel", "?"),
+                    verdict=e.get("verdict", "?"),
+                    ms=e.get("time_ms", 0) or 0, reason=reason))
                 if reason.startswith("budget: time"):
                     budget["time"] += 1
                 elif reason.startswith("budget: memory"):
                     budget["memory"] += 1
     kernels = sum(verdicts.values())
     same = os.path.exists(asm) and open(asm, "rb").read() == plain_asm
+    # Again with the verdicts the first compile cached: a rebuild.
+    warm = None
+    if args.warm and code == 0:
+        _, warm, _, _, _ = run_capped(cmd, args.mem_cap_mb, args.wall, env)
     status = ""
     if killed:
         status = "KILLED (wall)"
@@ -257,17 +284,25 @@ def bench_one(args, base, tmp, root, path, incs, out, rows, skipped,
         v += " **%s**" % status.strip()
     if over:
         v += " **over budget**"
-    out("| %s | %d | %.2f | %.2f | %.2f | %.0f | %s |" %
-        (rel, kernels, plain, secs, added, peak, v))
+    out("| %s | %d | %.2f | %.2f | %s | %.2f | %.0f | %s |" %
+        (rel, kernels, plain, secs, "%.2f" % warm if warm is not None
+         else "-", added, peak, v))
     rows.append(dict(file=rel, kernels=kernels, plain=plain, secs=secs,
-                     added=added, peak=peak, status=status.strip(),
-                     over=over))
+                     warm=warm, added=added, peak=peak,
+                     status=status.strip(), over=over))
     totals.update(verdicts)
     totals["budget: time"] += budget["time"]
     totals["budget: memory"] += budget["memory"]
 
 
-def summary(args, rows, skipped, totals, out):
+def percentile(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return 0
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def summary(args, rows, skipped, totals, kernels, out):
     if skipped:
         out("Skipped (do not compile without the plugin): %d" % len(skipped))
         for rel, why in skipped:
@@ -283,6 +318,21 @@ def summary(args, rows, skipped, totals, out):
         out("Plain compiles: %.1f s; with the plugin: %.1f s; added %.1f s" %
             (sum(r["plain"] for r in rows), sum(r["secs"] for r in rows),
              sum(r["added"] for r in rows)))
+        warm = [r for r in rows if r["warm"] is not None]
+        if warm:
+            out("Warm cache (each file compiled again with the verdicts its "
+                "first compile kept): %.1f s, %.2fx plain" %
+                (sum(r["warm"] for r in warm),
+                 sum(r["warm"] for r in warm) /
+                 max(sum(r["plain"] for r in warm), 1e-9)))
+        ms = [k["ms"] for k in kernels]
+        out("Validation per kernel: median %d ms, p90 %d ms, max %d ms" %
+            (percentile(ms, 0.5), percentile(ms, 0.9), max(ms or [0])))
+        undecided = [k for k in kernels
+                     if k["verdict"] in ("unknown", "unsupported")]
+        out("Time spent on kernels not decided (unknown, unsupported): "
+            "%.1f s of %.1f s" % (sum(k["ms"] for k in undecided) / 1000.0,
+                                  sum(ms) / 1000.0))
         out("Worst by added time: %s, %.1f s for %d kernels" %
             (worst_t["file"], worst_t["added"], worst_t["kernels"]))
         out("Worst by memory: %s, peak %.0f MB" %
@@ -293,6 +343,17 @@ def summary(args, rows, skipped, totals, out):
                  "CRASHED" in r["status"]),
              sum(1 for r in rows if "DIFFERS" in r["status"]),
              sum(1 for r in rows if r["over"])))
+        groups = collections.defaultdict(list)
+        for k in kernels:
+            if not k["verdict"].startswith("equivalent"):
+                groups[(k["verdict"], norm_reason(k["reason"]))].append(k)
+        out()
+        out("Not proved, by reason (the most frequent 25):")
+        out()
+        for (v, r), ks in sorted(groups.items(),
+                                 key=lambda kv: -len(kv[1]))[:25]:
+            out("- %d x %s: %s (e.g. %s:%s)" %
+                (len(ks), v, r, ks[0]["file"], ks[0]["kernel"]))
 
 
 if __name__ == "__main__":
