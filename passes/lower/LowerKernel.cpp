@@ -186,8 +186,12 @@ Value Lowerer::floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops,
       r = x[0];
       r->fusedMultiplyAdd(x[1], x[2], rm);
     }
-    // A NaN's payload is the GPU's choice, not APFloat's.
-    if (r && !r->isNaN())
+    // A NaN's payload is the GPU's choice, not APFloat's; a subnormal
+    // depends on the kernel's denormal mode.
+    bool subnormal = r && r->isDenormal();
+    for (const llvm::APFloat &a : x)
+      subnormal |= a.isDenormal();
+    if (r && !r->isNaN() && !subnormal)
       return cst(result, r->bitcastToAPInt().getSExtValue());
   }
   // The forms -O2 gives a subtraction, as one term: `x - c` is `x + -c`
