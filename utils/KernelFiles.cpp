@@ -346,7 +346,9 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
       std::error_code ec;
       raw_fd_ostream os(hdrPath, ec);
       if (!ec) {
-        os << KVCudaHeader;
+        // Messages name the header as the project does, not the temporary
+        // file (removed when kvalidate ends).
+        os << "#line 1 \"kv_cuda.h\"\n" << KVCudaHeader;
         os.close();
         ec = os.error();
       }
