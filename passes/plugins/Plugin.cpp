@@ -240,6 +240,16 @@ struct Snapshot {
     double LowerMs = 0;
     bool BudgetStop = false;
   };
+  /// The key of what the lowering before the pipeline made of kernel \p F
+  /// (the module's text at the start, the options): a failure is kept
+  /// under it, so that a rebuild does not lower (up to the budget) again;
+  /// or, once a verdict is cached, that the check may lower it itself
+  /// (usually the verdict is then cached too, and nothing is lowered).
+  kv::VerdictCache::Key lowerKey(const Function &F) const {
+    return kv::VerdictCache::key({"plugin-snapshot", SourceText,
+                                  F.getName().str(),
+                                  kv::optionsFingerprint(Opts)});
+  }
   kv::Options Opts;
   /// The verdict cache, its secret, and the module's text at the start for
   /// its keys.
@@ -320,6 +330,12 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
     raw_string_ostream OS(S->SourceText);
     M.print(OS, nullptr);
   }
+  // A lowering that failed before: its failure again, without the cost;
+  // not where the policy fails the build on it (a cache entry alone never
+  // fails a build).
+  kv::VerdictCache Cache(
+      PO.failOn == kv::FailOn::Unknown ? std::string() : S->CacheDir,
+      S->CacheSecret);
   for (Function &F : M) {
     if (!isSelected(F))
       continue;
@@ -332,6 +348,21 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
       S->Ctx->loadAllAvailableDialects();
       S->Module = mlir::ModuleOp::create(mlir::UnknownLoc::get(S->Ctx.get()));
     }
+    if (Cache.enabled())
+      if (std::optional<json::Object> Hit = Cache.lookup(S->lowerKey(F))) {
+        std::optional<StringRef> Failure = Hit->getString("failure");
+        std::optional<bool> Stop = Hit->getBoolean("budget_stop");
+        if (Failure && Stop) {
+          Snapshot::Kernel &K = S->Kernels[F.getName().str()];
+          K.Failure = Failure->str();
+          K.BudgetStop = *Stop;
+          continue;
+        }
+        if (Hit->getBoolean("deferred").value_or(false)) {
+          S->Kernels[F.getName().str()].NeedsSource = true;
+          continue;
+        }
+      }
     Snapshot::Kernel &K = S->Kernels[F.getName().str()];
     kv::Unsupported Split;
     // The lowering (unrolling) is part of the kernel's budget.
@@ -364,6 +395,12 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
     } else if (Opts.unrollExact && !Opts.unroll &&
                kv::loopNotCounted(K.Failure)) {
       K.NeedsSource = true;
+    } else if (Cache.enabled()) {
+      std::string Err;
+      (void)Cache.store(S->lowerKey(F),
+                        json::Object{{"failure", K.Failure},
+                                     {"budget_stop", K.BudgetStop}},
+                        Err);
     }
   }
   S->Refs = referenceAnnotations(M);
@@ -524,6 +561,21 @@ void checkModule(Module &M, Snapshot &S) {
     if (It == S.Kernels.end())
       continue;
     const Snapshot::Kernel &Before = It->second;
+    // A verdict an earlier compile found for the same source, optimized
+    // module, options and kvalidate.
+    std::optional<kv::VerdictCache::Key> Key;
+    if (Cache.enabled()) {
+      if (AfterText.empty()) {
+        raw_string_ostream OS(AfterText);
+        M.print(OS, nullptr);
+      }
+      Key = kv::VerdictCache::key({"plugin", S.SourceText, AfterText,
+                                   F.getName().str(),
+                                   kv::optionsFingerprint(S.Opts)});
+      if (std::optional<json::Object> Hit = Cache.lookup(*Key))
+        if (reportCached(F, *Hit, Entries))
+          continue;
+    }
     if (!Before.Op && !Before.NeedsSource) {
       kv::Validation V;
       V.result.verdict =
@@ -562,22 +614,14 @@ void checkModule(Module &M, Snapshot &S) {
         }
       }
       report(F, V, Entries);
-      continue;
-    }
-    // A verdict an earlier compile found for the same source, optimized
-    // module, options and kvalidate.
-    std::optional<kv::VerdictCache::Key> Key;
-    if (Cache.enabled()) {
-      if (AfterText.empty()) {
-        raw_string_ostream OS(AfterText);
-        M.print(OS, nullptr);
+      if (Key && kv::cacheable(V.result.verdict)) {
+        std::string Err;
+        if (!Cache.store(*Key, cacheEntry(F, V), Err) && !CacheWarned) {
+          CacheWarned = true;
+          notice(M, "kvalidate: cannot keep verdicts in the cache: " + Err);
+        }
       }
-      Key = kv::VerdictCache::key({"plugin", S.SourceText, AfterText,
-                                   F.getName().str(),
-                                   kv::optionsFingerprint(S.Opts)});
-      if (std::optional<json::Object> Hit = Cache.lookup(*Key))
-        if (reportCached(F, *Hit, Entries))
-          continue;
+      continue;
     }
     if (!After)
       After = mlir::ModuleOp::create(mlir::UnknownLoc::get(S.Ctx.get()));
@@ -624,6 +668,10 @@ void checkModule(Module &M, Snapshot &S) {
         CacheWarned = true;
         notice(M, "kvalidate: cannot keep verdicts in the cache: " + Err);
       }
+      // The next compile of this source skips the lowering at the start.
+      if (Before.Op || Before.NeedsSource)
+        (void)Cache.store(S.lowerKey(F), json::Object{{"deferred", true}},
+                          Err);
     }
   }
   checkReferences(M, S, Cache, Entries);
