@@ -333,9 +333,9 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
   // A lowering that failed before: its failure again, without the cost;
   // not where the policy fails the build on it (a cache entry alone never
   // fails a build).
-  kv::VerdictCache Cache(
-      PO.failOn == kv::FailOn::Unknown ? std::string() : S->CacheDir,
-      S->CacheSecret);
+  kv::VerdictCache Cache(PO.failOn == kv::FailOn::Unknown ? std::string()
+                                                          : S->CacheDir,
+                         S->CacheSecret);
   for (Function &F : M) {
     if (!isSelected(F))
       continue;
@@ -397,10 +397,10 @@ std::unique_ptr<Snapshot> takeSnapshot(Module &M, const PluginOptions &PO) {
       K.NeedsSource = true;
     } else if (Cache.enabled()) {
       std::string Err;
-      (void)Cache.store(S->lowerKey(F),
-                        json::Object{{"failure", K.Failure},
-                                     {"budget_stop", K.BudgetStop}},
-                        Err);
+      (void)Cache.store(
+          S->lowerKey(F),
+          json::Object{{"failure", K.Failure}, {"budget_stop", K.BudgetStop}},
+          Err);
     }
   }
   S->Refs = referenceAnnotations(M);
@@ -670,8 +670,7 @@ void checkModule(Module &M, Snapshot &S) {
       }
       // The next compile of this source skips the lowering at the start.
       if (Before.Op || Before.NeedsSource)
-        (void)Cache.store(S.lowerKey(F), json::Object{{"deferred", true}},
-                          Err);
+        (void)Cache.store(S.lowerKey(F), json::Object{{"deferred", true}}, Err);
     }
   }
   checkReferences(M, S, Cache, Entries);
