@@ -299,7 +299,12 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
                 .getSExtValue();
           };
           int64_t b = val(rb), a = val(ra);
-          if (b == a)
+          unsigned w =
+              getArrayElementType(before.getBlock().getArgument(arg).getType())
+                  .getIntOrFloatBitWidth();
+          if (executor::sameOutput(llvm::APInt(w, b, /*isSigned=*/true),
+                                   llvm::APInt(w, a, /*isSigned=*/true),
+                                   kb.hasApply || ka.hasApply))
             continue;
           cex.mismatchArray = enc.paramNames[arg];
           cex.mismatchIndex = (int64_t)i;

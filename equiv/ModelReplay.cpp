@@ -131,7 +131,8 @@ bool firstMismatch(
     const z3::expr &k, ExecResult &rs, ExecResult &rt,
     const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &inputsRead,
     Counterexample &cex,
-    const std::function<llvm::APInt(unsigned, uint64_t)> &initial) {
+    const std::function<llvm::APInt(unsigned, uint64_t)> &initial,
+    bool floats) {
   // Compare every cell either kernel wrote; prefer the solver's cell.
   // A cell a kernel leaves alone keeps the content the run started from:
   // the input the executor was given (which the small and pseudo-random
@@ -151,7 +152,7 @@ bool firstMismatch(
     order.push_back(i);
   for (uint64_t idx : order) {
     llvm::APInt a = cell(rs, idx), b = cell(rt, idx);
-    if (a == b)
+    if (executor::sameOutput(a, b, floats))
       continue;
     cex.mismatchArray = enc.paramNames[arg];
     cex.mismatchIndex = (int64_t)idx;
@@ -486,7 +487,8 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
           "precondition of the before kernel";
     return false;
   }
-  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex, inS.initial)) {
+  if (firstMismatch(enc, ks, m, arg, k, rs, rt, inputsRead, cex, inS.initial,
+                    ks.hasApply || kt.hasApply)) {
     if (std::optional<std::string> d =
             confirmOnIR(opts, ks.op, kt.op, cfg, inS, inT, rs, rt, cex,
                         replayThreads, maxReplaySteps)) {

@@ -210,7 +210,8 @@ static std::optional<Counterexample> firstDifference(
     KernelOp before, Encoder &enc, const LaunchConfig &cfg,
     const std::map<unsigned, llvm::APInt> &scalars,
     const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &read,
-    ExecResult &rb, ExecResult &ra, ExecInputs &inB, ExecInputs &inA) {
+    ExecResult &rb, ExecResult &ra, ExecInputs &inB, ExecInputs &inA,
+    bool floats) {
   std::set<std::pair<unsigned, uint64_t>> cells;
   for (ExecResult *r : {&rb, &ra})
     for (auto &[arg, m] : r->written)
@@ -222,7 +223,7 @@ static std::optional<Counterexample> firstDifference(
       return it != r.written[arg].end() ? it->second : in.initial(arg, idx);
     };
     llvm::APInt vb = value(rb, inB), va = value(ra, inA);
-    if (vb == va)
+    if (executor::sameOutput(vb, va, floats))
       continue;
     Counterexample cex;
     std::copy(cfg.grid, cfg.grid + 3, cex.gridDim);
@@ -511,8 +512,9 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         }
         ++runs;
         note(limits.irOnly ? "ran (LLVM IR)" : "ran");
-        std::optional<Counterexample> cex =
-            firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA);
+        std::optional<Counterexample> cex = firstDifference(
+            before, enc, cfg, scalars, read, rb, ra, inB, inA,
+            appliesOperations(before) || appliesOperations(after));
         if (!cex)
           continue;
         if (limits.irOnly) {
@@ -724,7 +726,8 @@ bool shrinkCounterexample(KernelOp before, KernelOp after,
           llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
                       (uint64_t)v[6 + i], /*isSigned=*/true));
     std::optional<Counterexample> found =
-        firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA);
+        firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA,
+                        appliesOperations(before) || appliesOperations(after));
     if (!found)
       return std::nullopt;
     Counterexample &c = *found;

@@ -113,6 +113,12 @@ uint64_t floatArith(unsigned opcode, uint64_t a, uint64_t b, unsigned width);
 /// The fcmp predicate \p pred on float or double bit patterns.
 bool floatCompare(llvm::CmpInst::Predicate pred, uint64_t a, uint64_t b,
                   unsigned width);
+/// Whether two kernels' final cells \p a and \p b are one output: equal,
+/// or, where the kernels compute with floats (\p floats), two NaNs of the
+/// cell's width (a NaN's sign and payload are LLVM's to choose: -O2 turns
+/// `x * (c ? -1.0 : 1.0)` into a negation that keeps them, the GPU's
+/// multiplication makes them canonical).
+bool sameOutput(const llvm::APInt &a, const llvm::APInt &b, bool floats);
 /// The pseudo-random input cell \p idx of array \p arg for seed \p seed
 /// that replays use where a solver's cells do not show a difference: a
 /// float or double of magnitude 2^-8 .. 2^12 (with \p floats, for 32- and

@@ -277,6 +277,21 @@ bool floatCompare(llvm::CmpInst::Predicate pred, uint64_t a, uint64_t b,
   return fcmp(p, llvm::bit_cast<double>(a), llvm::bit_cast<double>(b));
 }
 
+bool sameOutput(const APInt &a, const APInt &b, bool floats) {
+  if (a.getBitWidth() == b.getBitWidth() && a == b)
+    return true;
+  if (!floats || a.getBitWidth() != b.getBitWidth())
+    return false;
+  unsigned w = a.getBitWidth();
+  if (w != 32 && w != 64)
+    return false;
+  auto isNaN = [&](const APInt &x) {
+    return APFloat(w == 32 ? APFloat::IEEEsingle() : APFloat::IEEEdouble(), x)
+        .isNaN();
+  };
+  return isNaN(a) && isNaN(b);
+}
+
 APInt pseudoRandomCell(unsigned width, unsigned arg, uint64_t idx,
                        unsigned seed, bool floats) {
   uint64_t h = (idx * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)arg << 40) ^
