@@ -128,6 +128,9 @@ std::string Side::where(const Instruction &i) {
   return i.getFunction()->getName().str();
 }
 
+/// The most instructions a kernel may grow to by inlining its calls.
+static constexpr unsigned maxInlinedInstructions = 20000;
+
 bool Side::prepare(const Function &f) {
   module = CloneModule(*f.getParent());
   fn = module->getFunction(f.getName());
@@ -145,6 +148,12 @@ bool Side::prepare(const Function &f) {
       break;
     if (round == 16)
       return fail("calls nested more than 16 deep");
+    // Recursion (an interval Newton solver calling itself twice) doubles
+    // the body each round: 16 rounds were gigabytes.
+    if (fn->getInstructionCount() > maxInlinedInstructions)
+      return fail("calls that inline to more than " +
+                  std::to_string(maxInlinedInstructions) +
+                  " instructions (recursion?)");
     for (CallBase *c : calls) {
       InlineFunctionInfo ifi;
       if (!InlineFunction(*c, ifi).isSuccess())
