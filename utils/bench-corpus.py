@@ -161,6 +161,18 @@ def main():
         (started.strftime("%Y-%m-%d %H:%M"), machine(), args.plugin,
          args.timeout, args.mem_cap_mb, args.wall))
     out()
+    def commit(path):
+        try:
+            return subprocess.run(
+                ["git", "-C", path, "rev-parse", "--short=12", "HEAD"],
+                capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "not a git checkout"
+    out("kvalidate sources at %s; corpus: %s" % (
+        commit(os.path.dirname(HERE)),
+        ", ".join("%s at %s" % (os.path.basename(os.path.abspath(r)),
+                                commit(r)) for r in args.roots)))
+    out()
     out("| file | kernels | plain s | plugin s | warm s | added s | peak MB | "
         "verdicts |")
     out("|---|---:|---:|---:|---:|---:|---:|---|")
