@@ -3,14 +3,17 @@
 // it 1024 times, fails to model it (its reads are not staged), and unrolls
 // it again for each attempt; before the lowering checked the budget this
 // compile took 14.6 s at -kvalidate-timeout=5. Under an address-space cap,
-// it ends `unknown` with the budget as the reason within the budget plus
-// 10 % (what the plugin adds to the compile), clang exits 0, and the PTX is
+// it ends `unknown` with the budget as the reason, close to the budget
+// (what the plugin adds to the compile), clang exits 0, and the PTX is
 // the same as without the plugin. (`timeout` only guards against a hang.)
 //
 // RUN: timed %t.without.ms %clang-cuda -O2 -S %s -o %t.without.s
 // RUN: sh -c 'ulimit -v 4000000 && exec timed %t.with.ms timeout 60 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=5 -mllvm -kvalidate-cache= %s -o %t.with.s' 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: cmp %t.without.s %t.with.s
-// RUN: sh -c 'test $(( $(cat %t.with.ms) - $(cat %t.without.ms) )) -le 5500'
+// The bound is the budget plus 30 %: alone the compile takes 5.1 s, but the
+// suite runs two tests at once on two cores, where it took up to 6.0 s
+// (the compile this guards against took 14.6 s).
+// RUN: sh -c 'test $(( $(cat %t.with.ms) - $(cat %t.without.ms) )) -le 6500'
 // Where the lowering finishes its 1024 copies inside the budget (a fast
 // machine), the loop is named unsupported and the budget still ends the rest.
 // TIME: remark: kvalidate: kernel 'barrier_loop': {{unknown: budget|unsupported: .*; then the budget}}: time (5 s per kernel
