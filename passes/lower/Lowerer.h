@@ -760,9 +760,11 @@ private:
                   State &s);
   Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
   SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
-  /// An IEEE operation: folded where its operands are constants and its
-  /// result is exact (libdevice's bodies compute their constants, -O2
-  /// folds them), else one kv.apply.
+  /// An IEEE operation as one kv.apply, in the form -O2 gives it: folded
+  /// where its operands are constants (round to nearest; not where a NaN
+  /// or a subnormal is involved), `x - c` as `x + -c`, `-0.0 - x` as `-x`,
+  /// a negation moved into a constant factor, a constant fma factor second
+  /// (LowerFloats.cpp).
   Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result);
   /// libdevice's functions whose bodies the lowering follows (with the CUDA
   /// SDK they are in the module): straight-line code of arithmetic and
@@ -793,6 +795,12 @@ private:
     return l->li;
   }
 };
+
+/// The name of the LLVM operation (or the model's) that NVPTX's instcombine
+/// makes of a PTX operation IEEE defines exactly (`llvm.nvvm.fma.rn.f` is
+/// `llvm.fma.f32`), else \p name itself: libdevice's body followed before
+/// the pipeline and its -O2 form are then one term.
+llvm::StringRef exactNvvmName(llvm::StringRef name);
 
 } // namespace lowering
 } // namespace kv
