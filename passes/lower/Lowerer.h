@@ -760,20 +760,14 @@ private:
                   State &s);
   Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
   SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
-  /// An IEEE operation as one kv.apply, in the form -O2 gives it: folded
-  /// where its operands are constants (round to nearest; not where a NaN
-  /// or a subnormal is involved), `x - c` as `x + -c`, `-0.0 - x` as `-x`,
-  /// a negation moved into a constant factor, a constant fma factor second
-  /// (LowerFloats.cpp).
+  /// An IEEE operation as one kv.apply in the form -O2 gives it: constants
+  /// folded, `x - c` as `x + -c`, `-0.0 - x` as `-x`, ... (LowerFloats.cpp).
   Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result);
-  /// libdevice's functions whose bodies the lowering follows (with the CUDA
-  /// SDK they are in the module): straight-line code of arithmetic and
-  /// intrinsics, as -O2 inlines it. Others stay uninterpreted.
+  /// Whether libdevice's \p fn has a straight-line body to follow.
   bool followLibdevice(const llvm::Function &fn);
   /// An inline PTX instruction that is a function of its scalar operands.
   bool pureInlineAsm(const llvm::CallBase &call);
   llvm::DenseMap<const llvm::Function *, bool> libdeviceFollowed;
-  /// What NVVMReflect makes of __nvvm_reflect(\p what) in \p fn.
   int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn);
   llvm::PostDominatorTree &pdt(const llvm::Function &fn) {
     auto &p = pdts[&fn];
@@ -796,10 +790,8 @@ private:
   }
 };
 
-/// The name of the LLVM operation (or the model's) that NVPTX's instcombine
-/// makes of a PTX operation IEEE defines exactly (`llvm.nvvm.fma.rn.f` is
-/// `llvm.fma.f32`), else \p name itself: libdevice's body followed before
-/// the pipeline and its -O2 form are then one term.
+/// The LLVM (or model) operation NVPTX's instcombine makes of an exact PTX
+/// one (`llvm.nvvm.fma.rn.f` is `llvm.fma.f32`), else \p name.
 llvm::StringRef exactNvvmName(llvm::StringRef name);
 
 } // namespace lowering

@@ -240,11 +240,9 @@ struct Snapshot {
     double LowerMs = 0;
     bool BudgetStop = false;
   };
-  /// The key of what the lowering before the pipeline made of kernel \p F
-  /// (the module's text at the start, the options): a failure is kept
-  /// under it, so that a rebuild does not lower (up to the budget) again;
-  /// or, once a verdict is cached, that the check may lower it itself
-  /// (usually the verdict is then cached too, and nothing is lowered).
+  /// The key (start module, kernel, options) of what the lowering before the
+  /// pipeline made of \p F: its failure, or, once a verdict is cached, that
+  /// the check may lower the source itself.
   kv::VerdictCache::Key lowerKey(const Function &F) const {
     return kv::VerdictCache::key({"plugin-snapshot", SourceText,
                                   F.getName().str(),
