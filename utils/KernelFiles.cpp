@@ -338,6 +338,12 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
   std::optional<std::string> sdk = cudaSDK(flags);
   if (sdk) {
     args.push_back("--cuda-path=" + *sdk);
+    // CUDA 13 keeps libcu++ (which cooperative_groups.h includes) under
+    // include/cccl, a directory nvcc searches and clang 22 does not.
+    SmallString<128> cccl(*sdk);
+    sys::path::append(cccl, "include", "cccl");
+    if (sys::fs::is_directory(cccl))
+      args.push_back("-isystem" + cccl.str().str());
   } else {
     static std::string hdrPath;
     if (hdrPath.empty()) {
