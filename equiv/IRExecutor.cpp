@@ -17,6 +17,7 @@
 #include "llvm/ADT/ScopeExit.h"
 
 #include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
 namespace kv {
@@ -54,13 +55,27 @@ void IRRunner::jump(ThreadState &t, const BasicBlock *to) {
 bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
                     bool &entered) {
   const Function *callee = c.getCalledFunction();
-  if (!callee)
-    return fail(c.isInlineAsm() ? "inline assembly" : "indirect call");
   auto set = [&](Val v) {
     Frame &f = t.stack.back();
     t.regs[f.base + f.info->slots.lookup(&c)] = v;
     return true;
   };
+  if (std::optional<LaneRegister> r = laneRegisterAsm(c))
+    return set(Val{laneRegisterValue(
+        *r, (t.tid[0] + cfg.block[0] * (t.tid[1] + cfg.block[1] * t.tid[2])) &
+                31)});
+  if (StringRef op = exactInlinePtx(c); !op.empty())
+    return set(Val{
+        exactInlinePtxValue(op, (uint32_t)get(t, c.getArgOperand(0)).bits)});
+  // Inline assembly without effects: its result is unknown, not an error
+  // until it is used (cooperative groups read reserved shared memory's
+  // address into a field no kernel reads).
+  if (const auto *asmOp = dyn_cast<InlineAsm>(c.getCalledOperand());
+      asmOp && !asmOp->hasSideEffects() && c.doesNotAccessMemory() &&
+      !c.getType()->isVoidTy())
+    return set(opaque());
+  if (!callee)
+    return fail(c.isInlineAsm() ? "inline assembly" : "indirect call");
   auto arg = [&](unsigned i) { return get(t, c.getArgOperand(i)); };
   if (callee->isIntrinsic()) {
     Intrinsic::ID id = callee->getIntrinsicID();
@@ -111,6 +126,14 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     case Intrinsic::nvvm_vote_uni_sync:
     case Intrinsic::nvvm_activemask:
     case Intrinsic::nvvm_bar_warp_sync:
+    case Intrinsic::nvvm_redux_sync_add:
+    case Intrinsic::nvvm_redux_sync_min:
+    case Intrinsic::nvvm_redux_sync_max:
+    case Intrinsic::nvvm_redux_sync_umin:
+    case Intrinsic::nvvm_redux_sync_umax:
+    case Intrinsic::nvvm_redux_sync_and:
+    case Intrinsic::nvvm_redux_sync_or:
+    case Intrinsic::nvvm_redux_sync_xor:
       return parkVote(t, c, id);
     case Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case Intrinsic::nvvm_barrier_cta_sync_all:
@@ -194,6 +217,20 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
       return false;
     return set(out);
   }
+  // libdevice's integer functions as the kv executor computes them (both
+  // exact), not their bodies: __nv_ffs's is inline PTX.
+  if (callee->getName().starts_with("__nv_") && c.getType()->isIntegerTy() &&
+      all_of(c.args(),
+             [](const Use &a) { return a->getType()->isIntegerTy(); })) {
+    SmallVector<APInt, 3> ops;
+    for (unsigned i = 0; i < c.arg_size(); ++i)
+      ops.push_back(APInt(c.getArgOperand(i)->getType()->getIntegerBitWidth(),
+                          arg(i).bits));
+    std::string why;
+    if (std::optional<APInt> r = executor::nativeApply(
+            callee->getName(), ops, c.getType()->getIntegerBitWidth(), why))
+      return set(Val{r->getZExtValue()});
+  }
   if (t.stack.size() > 64)
     return fail("call nesting deeper than 64");
   SmallVector<Val, 8> args;
@@ -229,6 +266,12 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
   if (inst.getType()->isVectorTy()) {
     fail("vector operation");
     return Stop::Error;
+  }
+  if (opaqueSeen && usesOpaque(t, inst)) {
+    if (failed)
+      return Stop::Error;
+    set(Val{0, Val::Opaque}); // computed from an Opaque value
+    return next();
   }
   switch (inst.getOpcode()) {
   case Instruction::Br: {
@@ -467,6 +510,31 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     return next();
   }
   }
+}
+
+bool IRRunner::usesOpaque(ThreadState &t, const Instruction &inst) {
+  const auto *call = dyn_cast<CallBase>(&inst);
+  for (const Use &u : inst.operands()) {
+    if (!isa<Instruction, Argument>(u.get()) ||
+        get(t, u.get()).obj != Val::Opaque)
+      continue;
+    unsigned i = u.getOperandNo();
+    // Moving it: as a stored value (store() refuses non-pointer types), a
+    // select's arm, a call's argument, a return value, part of an
+    // aggregate.
+    if ((isa<StoreInst>(inst) && i == 0) || (isa<SelectInst>(inst) && i) ||
+        isa<ReturnInst, FreezeInst, PHINode, InsertValueInst, ExtractValueInst>(
+            inst) ||
+        (call && call->isArgOperand(&u) && call->getCalledFunction() &&
+         !call->getCalledFunction()->isIntrinsic()))
+      continue;
+    if (isa<CastInst, BinaryOperator, UnaryOperator, CmpInst, SelectInst>(inst))
+      return true; // so is what is computed from it
+    fail("the result of inline assembly or a pointer made from integer "
+         "bytes, used");
+    return true;
+  }
+  return false;
 }
 
 /// Runs \p t to its next barrier (Barrier) or to its end (Done).

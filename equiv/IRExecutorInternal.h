@@ -30,10 +30,14 @@ using namespace llvm;
 
 /// A value: an integer or float's bits (zero-extended), a pointer (object
 /// and byte offset) or an aggregate (an entry of the thread's pool).
+/// Opaque: what the run cannot know (the result of inline assembly without
+/// effects): it may be moved, computed with, kept in private memory and
+/// passed around; a branch, an address or a shared/global store that needs
+/// it ends the run.
 struct Val {
   uint64_t bits = 0;
   int32_t obj = Scalar;
-  static constexpr int32_t Scalar = -1, Null = -2, Agg = -3;
+  static constexpr int32_t Scalar = -1, Null = -2, Agg = -3, Opaque = -4;
   bool isPtr() const { return obj >= 0 || obj == Null; }
 };
 
@@ -220,6 +224,16 @@ private:
   std::vector<int32_t> paramObjs;
   const Instruction *cur = nullptr;
   bool failed = false, assumeViolated = false, tooMuchWork = false;
+  /// An Opaque value exists: step() checks each instruction's operands.
+  bool opaqueSeen = false;
+  Val opaque() {
+    opaqueSeen = true;
+    return Val{0, Val::Opaque};
+  }
+  /// Fails where \p inst uses an Opaque value for more than moving it.
+  bool usesOpaque(ThreadState &t, const Instruction &inst);
+  /// Whether \p n bytes at \p p hold part of an Opaque value.
+  bool overlapsOpaque(Val p, uint64_t n);
   std::string error;
   /// The run's race check: the barrier interval (numbered across blocks),
   /// the running thread (linear, in its block) and block, and the first

@@ -384,6 +384,18 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
   return true;
 }
 
+bool IRRunner::overlapsOpaque(Val p, uint64_t n) {
+  if (!opaqueSeen || p.obj < 0 || objs[p.obj].sparse)
+    return false;
+  auto &ptrs = objs[p.obj].ptrs;
+  int64_t off = (int64_t)p.bits;
+  for (auto it = ptrs.lower_bound(off - 7);
+       it != ptrs.end() && it->first < off + (int64_t)n; ++it)
+    if (it->second.obj == Val::Opaque)
+      return true;
+  return false;
+}
+
 bool IRRunner::load(ThreadState &t, Type *ty, Val p, Val &out) {
   if (auto *st = dyn_cast<StructType>(ty)) {
     const StructLayout *sl = dl.getStructLayout(st);
@@ -413,11 +425,22 @@ bool IRRunner::load(ThreadState &t, Type *ty, Val p, Val &out) {
       out = it->second;
       return true;
     }
+    if (overlapsOpaque(p, 8)) {
+      out = opaque();
+      return true;
+    }
     uint8_t b[8];
     if (!readBytes(p, 8, b))
       return false;
-    if (std::any_of(b, b + 8, [](uint8_t x) { return x; }))
-      return fail("pointer made from an integer");
+    if (std::any_of(b, b + 8, [](uint8_t x) { return x; })) {
+      // Integer bytes read as a pointer (a union's other member, a struct
+      // copied whole): those bits, which no access takes as an address.
+      uint64_t bits = 0;
+      for (int i = 0; i < 8; ++i)
+        bits |= (uint64_t)b[i] << (8 * i);
+      out = Val{bits};
+      return true;
+    }
     out = Val{0, Val::Null};
     return true;
   }
@@ -426,6 +449,10 @@ bool IRRunner::load(ThreadState &t, Type *ty, Val p, Val &out) {
   uint64_t n = dl.getTypeStoreSize(ty);
   if (n > 8)
     return fail("integer wider than 64 bits");
+  if (overlapsOpaque(p, n)) {
+    out = opaque();
+    return true;
+  }
   uint8_t b[8] = {0};
   if (!readBytes(p, n, b))
     return false;
@@ -457,6 +484,18 @@ bool IRRunner::store(ThreadState &t, Type *ty, Val p, Val v) {
       if (!store(t, at->getElementType(), Val{p.bits + i * es, p.obj},
                  parts[i]))
         return false;
+    return true;
+  }
+  if (v.obj == Val::Opaque && !ty->isPointerTy()) {
+    // Kept as a marker over zero bytes, as a pointer is.
+    if (p.obj < 0 || objs[p.obj].sparse)
+      return fail("the result of inline assembly stored to shared/global "
+                  "memory");
+    uint8_t zero[8] = {0};
+    uint64_t n = dl.getTypeStoreSize(ty);
+    if (n > 8 || !writeBytes(p, n, zero))
+      return n > 8 ? fail("integer wider than 64 bits") : false;
+    objs[p.obj].ptrs[(int64_t)p.bits] = v;
     return true;
   }
   if (ty->isPointerTy()) {

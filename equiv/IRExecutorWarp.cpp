@@ -11,6 +11,23 @@
 namespace kv {
 namespace irexec {
 
+/// The integer redux.sync operations.
+static bool isRedux(Intrinsic::ID id) {
+  switch (id) {
+  case Intrinsic::nvvm_redux_sync_add:
+  case Intrinsic::nvvm_redux_sync_min:
+  case Intrinsic::nvvm_redux_sync_max:
+  case Intrinsic::nvvm_redux_sync_umin:
+  case Intrinsic::nvvm_redux_sync_umax:
+  case Intrinsic::nvvm_redux_sync_and:
+  case Intrinsic::nvvm_redux_sync_or:
+  case Intrinsic::nvvm_redux_sync_xor:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
                            Intrinsic::ID id) {
   uint64_t lane =
@@ -52,18 +69,54 @@ bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
 }
 
 bool IRRunner::parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id) {
-  // activemask: a ballot of true; __syncwarp(mask): a vote on nothing.
+  // activemask: a ballot of true; __syncwarp(mask): a vote on nothing; a
+  // reduction (redux.sync): a vote on its value, with the mask last.
   bool active = id == Intrinsic::nvvm_activemask;
   bool sync = id == Intrinsic::nvvm_bar_warp_sync;
+  unsigned maskArg = isRedux(id) ? 1 : 0;
   Frame &f = t.stack.back();
   t.shuffle.call = &c;
-  t.shuffle.value = active || sync ? Val{1} : get(t, c.getArgOperand(1));
+  t.shuffle.value =
+      active || sync ? Val{1} : get(t, c.getArgOperand(1 - maskArg));
   t.shuffle.srcLane = 0;
   t.shuffle.mask =
-      active ? 0xffffffff : get(t, c.getArgOperand(0)).bits & 0xffffffff;
+      active ? 0xffffffff : get(t, c.getArgOperand(maskArg)).bits & 0xffffffff;
   t.shuffle.resultReg = sync ? 0 : f.base + f.info->slots.lookup(&c);
   t.shuffle.vote = id;
   return true;
+}
+
+/// redux.sync's operation over the values \p vs.
+static Val reduxResult(Intrinsic::ID id, ArrayRef<uint32_t> vs) {
+  uint32_t r = vs.front();
+  for (uint32_t v : vs.drop_front())
+    switch (id) {
+    case Intrinsic::nvvm_redux_sync_add:
+      r += v;
+      break;
+    case Intrinsic::nvvm_redux_sync_min:
+      r = std::min((int32_t)r, (int32_t)v);
+      break;
+    case Intrinsic::nvvm_redux_sync_max:
+      r = std::max((int32_t)r, (int32_t)v);
+      break;
+    case Intrinsic::nvvm_redux_sync_umin:
+      r = std::min(r, v);
+      break;
+    case Intrinsic::nvvm_redux_sync_umax:
+      r = std::max(r, v);
+      break;
+    case Intrinsic::nvvm_redux_sync_and:
+      r &= v;
+      break;
+    case Intrinsic::nvvm_redux_sync_or:
+      r |= v;
+      break;
+    default:
+      r ^= v;
+      break;
+    }
+  return Val{r};
 }
 
 /// The result of the vote \p t waits at, from the lanes of its warp in
@@ -72,15 +125,19 @@ static Val voteResult(const ThreadState &t, const std::vector<ThreadState> &ts,
                       uint64_t base) {
   const ThreadState::Shuffle &sh = t.shuffle;
   uint64_t ballot = 0, against = 0;
+  SmallVector<uint32_t, 32> values;
   for (uint64_t lane = 0; lane < 32 && base + lane < ts.size(); ++lane) {
     const ThreadState &u = ts[base + lane];
     if (u.shuffle.call != sh.call || !((sh.mask >> lane) & 1))
       continue;
+    values.push_back((uint32_t)u.shuffle.value.bits);
     if (u.shuffle.value.bits & 1)
       ballot |= uint64_t(1) << lane;
     else
       against |= uint64_t(1) << lane;
   }
+  if (isRedux(sh.vote))
+    return reduxResult(sh.vote, values);
   switch (sh.vote) {
   case Intrinsic::nvvm_vote_any_sync:
     return Val{ballot != 0};
@@ -107,6 +164,20 @@ bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
                           "executes it",
                           "the mask of a vote leaves out lane " +
                               Twine(l & 31));
+      // Every lane of a reduction's mask takes part in it.
+      if (isRedux(t.shuffle.vote))
+        for (uint64_t lane = 0; lane < 32; ++lane) {
+          uint64_t u = (l & ~uint64_t(31)) | lane;
+          if (((t.shuffle.mask >> lane) & 1) &&
+              (u >= perBlock || ts[u].shuffle.call != t.shuffle.call))
+            return warpDefect(
+                l,
+                "warp reduction whose mask names a lane that does not "
+                "execute it",
+                "a warp reduction's mask names lane " + Twine(lane) +
+                    (u >= perBlock ? ", which is not in the block"
+                                   : ", which does not execute it"));
+        }
       continue;
     }
     cur = t.shuffle.call;

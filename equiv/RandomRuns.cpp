@@ -15,6 +15,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Support/MathExtras.h"
@@ -175,7 +176,11 @@ runDefectsTrusted(const llvm::Function *f,
       auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
       if (!call)
         continue;
-      if (call->isInlineAsm())
+      // Inline assembly orders nothing where it has no effects.
+      if (call->isInlineAsm() &&
+          !(call->doesNotAccessMemory() &&
+            !llvm::cast<llvm::InlineAsm>(call->getCalledOperand())
+                 ->hasSideEffects()))
         return false;
       const llvm::Function *callee = call->getCalledFunction();
       if (!callee)

@@ -119,6 +119,19 @@ KV_DEV int __all_sync(unsigned mask, int p) {
   return __nvvm_vote_all_sync(mask, p);
 }
 KV_DEV unsigned __activemask() { return __nvvm_activemask(); }
+// sm_80's warp reductions (redux.sync).
+#define KV_REDUCE(NAME, T, OP)                                                 \
+  KV_DEV T NAME(unsigned mask, T v) { return __nvvm_redux_sync_##OP(v, mask); }
+KV_REDUCE(__reduce_add_sync, unsigned, add)
+KV_REDUCE(__reduce_add_sync, int, add)
+KV_REDUCE(__reduce_min_sync, unsigned, umin)
+KV_REDUCE(__reduce_max_sync, unsigned, umax)
+KV_REDUCE(__reduce_min_sync, int, min)
+KV_REDUCE(__reduce_max_sync, int, max)
+KV_REDUCE(__reduce_and_sync, unsigned, and)
+KV_REDUCE(__reduce_or_sync, unsigned, or)
+KV_REDUCE(__reduce_xor_sync, unsigned, xor)
+#undef KV_REDUCE
 KV_DEV void __syncwarp(unsigned mask = 0xffffffff) {
   __nvvm_bar_warp_sync(mask);
 }

@@ -60,6 +60,8 @@ SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
       r.parts[i] = mergeVal(t.parts[i], e.parts[i], c);
     return r;
   }
+  if (t.kind == SymVal::Opaque || e.kind == SymVal::Opaque)
+    return t.kind == SymVal::Opaque ? t : e;
   if (t.kind == SymVal::LoopResult || e.kind == SymVal::LoopResult) {
     SymVal r;
     r.kind = SymVal::LoopResult;

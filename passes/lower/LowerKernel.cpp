@@ -78,6 +78,15 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
 
   if (isa<llvm::ExtractValueInst>(inst) || isa<llvm::InsertValueInst>(inst))
     return execAggregateOp(inst, s);
+  // Arithmetic on an unknown value (inline assembly's result) is unknown:
+  // cooperative groups' this_grid() combines two such registers into a
+  // pointer that only grid.sync() uses.
+  if (isa<llvm::BinaryOperator, llvm::UnaryOperator, llvm::CmpInst,
+          llvm::CastInst, llvm::SelectInst, llvm::FreezeInst>(inst))
+    for (const llvm::Use &u : inst.operands())
+      if (isa<llvm::Instruction, llvm::Argument>(u.get()))
+        if (SymVal v = eval(u.get(), s); v.kind == SymVal::Opaque)
+          return set(v);
   if (auto *bo = dyn_cast<llvm::BinaryOperator>(&inst))
     return execBinary(bo, s);
   if (auto *un = dyn_cast<llvm::UnaryOperator>(&inst)) {
@@ -208,12 +217,33 @@ void Lowerer::initConstantTables(const llvm::Function &fn, State &s) {
 
 void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   const llvm::Function *callee = call.getCalledFunction();
+  if (std::optional<LaneRegister> r = laneRegisterAsm(call)) {
+    s.vals[&call] = scalar(laneRegister(*r));
+    return;
+  }
+  if (llvm::StringRef op = exactInlinePtx(call); !op.empty()) {
+    Value a = evalScalar(call.getArgOperand(0), s);
+    if (!failed)
+      s.vals[&call] = scalar(exactPtx(op, a));
+    return;
+  }
   if (!callee && call.isInlineAsm()) {
     // One PTX instruction of its operands alone (libdevice's
     // `rcp.approx.ftz.f32 $0,$1;`): uninterpreted, named by its text, so
     // that the same instruction in both kernels is the same term.
-    if (!pureInlineAsm(call))
-      return fail("inline assembly");
+    if (!pureInlineAsm(call)) {
+      // Without effects (a special register's read: cooperative groups'
+      // reserved shared memory), its result is unknown; nothing else is.
+      const auto *asmOp = cast<llvm::InlineAsm>(call.getCalledOperand());
+      if (asmOp->hasSideEffects() || !call.doesNotAccessMemory() ||
+          call.getType()->isVoidTy())
+        return fail("inline assembly");
+      SymVal v;
+      v.kind = SymVal::Opaque;
+      v.origin = &call;
+      s.vals[&call] = v;
+      return;
+    }
     llvm::SmallVector<Value> ops;
     for (const llvm::Use &a : call.args())
       ops.push_back(evalScalar(a.get(), s));
@@ -229,6 +259,9 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   if (!callee)
     return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
   llvm::StringRef name = callee->getName();
+  if (name.contains("grid_group4sync") || name.contains("details4grid4sync"))
+    return fail("grid-wide barrier (cooperative groups' grid.sync()): the "
+                "model has one block's barriers");
   auto setS = [&](Value v) { s.vals[&call] = scalar(v); };
   // A trap or a failed assert ends the launch with an error: the paths that
   // reach one are not launches the kernel computes a result for, like
@@ -286,8 +319,12 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     switch (id) {
     case llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case llvm::Intrinsic::nvvm_barrier_cta_sync_all: {
-      auto *id = dyn_cast<llvm::ConstantInt>(call.getArgOperand(0));
-      if (!id || !id->isZero())
+      // The id may come through a variable (clang's __barrier_sync(id) at
+      // -O0, which cooperative groups' sync() calls with 0).
+      Value id = evalScalar(call.getArgOperand(0), s);
+      if (failed)
+        return;
+      if (!matchPattern(id, m_Zero()))
         return fail("named barrier (barrier id other than 0)");
       // A condition is kept: the checker shows the block agrees on it, or
       // reports barrier divergence.
@@ -329,6 +366,15 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     case llvm::Intrinsic::nvvm_vote_uni_sync:
     case llvm::Intrinsic::nvvm_activemask:
       return execVote(call, id, s);
+    case llvm::Intrinsic::nvvm_redux_sync_add:
+    case llvm::Intrinsic::nvvm_redux_sync_min:
+    case llvm::Intrinsic::nvvm_redux_sync_max:
+    case llvm::Intrinsic::nvvm_redux_sync_umin:
+    case llvm::Intrinsic::nvvm_redux_sync_umax:
+    case llvm::Intrinsic::nvvm_redux_sync_and:
+    case llvm::Intrinsic::nvvm_redux_sync_or:
+    case llvm::Intrinsic::nvvm_redux_sync_xor:
+      return execRedux(call, id, s);
     case llvm::Intrinsic::lifetime_start:
     case llvm::Intrinsic::lifetime_end:
     case llvm::Intrinsic::dbg_declare:

@@ -280,8 +280,7 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
       // Disjoint byte ranges do not matter.
       if (d >= (int64_t)size || -d >= (int64_t)it->size)
         continue;
-      fail("private memory accessed with overlapping sizes");
-      return scalar(cst(b.getI32Type(), 0));
+      return loadPrivateBytes(p, ty, s);
     }
     if (it->size != size) {
       fail("private memory accessed with overlapping sizes");
@@ -310,6 +309,88 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
   for (auto it = hits.rbegin(); it != hits.rend(); ++it)
     result = mergeVal(it->second, result, it->first);
   return result;
+}
+
+SymVal Lowerer::loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s) {
+  // A read that overlaps stores of other sizes (a bitfield's byte stores
+  // under a struct's word, a union): byte by byte, each the latest store's
+  // that covers it under the path's guards, as loadPrivate does for whole
+  // values.
+  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t size = dl.getTypeStoreSize(ty);
+  // What the bytes do not determine (a pointer's bytes, a store at an
+  // offset only known symbolically) is unknown: moving it is
+  // fine (a struct copied whole), any use fails.
+  auto overlap = [&] {
+    SymVal unknown;
+    unknown.kind = SymVal::Opaque;
+    unknown.origin = curInst;
+    return unknown;
+  };
+  if (size > 8)
+    return overlap();
+  Type wide = b.getIntegerType(size * 8), byteTy = b.getI8Type();
+  Value result = cst(wide, 0);
+  for (uint64_t k = 0; k < size; ++k) {
+    std::vector<std::pair<Value, Value>> hits; // condition, byte
+    bool complete = false;
+    for (auto it = s.stores.rbegin(); it != s.stores.rend() && !complete;
+         ++it) {
+      if (it->obj != p.obj)
+        continue;
+      if (it->anywhere) {
+        SymVal unknown;
+        unknown.kind = SymVal::LoopResult;
+        return unknown;
+      }
+      Linear diff = p.off;
+      diff.add(it->off, -1);
+      if (!diff.terms.empty())
+        return overlap();
+      int64_t at = diff.constant + (int64_t)k; // the byte within the store
+      if (at < 0 || at >= (int64_t)it->size)
+        continue;
+      if (it->val.kind == SymVal::Opaque || it->val.kind == SymVal::LoopResult)
+        return it->val;
+      if (it->val.kind != SymVal::Scalar)
+        return overlap();
+      Value v = it->val.scalar;
+      auto vt = dyn_cast<IntegerType>(v.getType());
+      if (!vt)
+        return overlap();
+      if (vt.getWidth() < 8 * it->size)
+        v = b.createOrFold<arith::ExtUIOp>(loc, b.getIntegerType(8 * it->size),
+                                           v);
+      if (at)
+        v = b.createOrFold<arith::ShRUIOp>(loc, v, cst(v.getType(), 8 * at));
+      if (v.getType() != byteTy)
+        v = b.createOrFold<arith::TruncIOp>(loc, byteTy, v);
+      hits.push_back({it->guard, v});
+      complete = isTrue(it->guard) || conjunctOf(it->guard, s.guard) ||
+                 (!symLoops.empty() && it->guard == symLoops.back().guard);
+    }
+    // A byte no store covers on some path is indeterminate: 0 refines it.
+    Value byte = cst(byteTy, 0);
+    if (!hits.empty()) {
+      byte = hits.back().second;
+      hits.pop_back();
+    }
+    for (auto it = hits.rbegin(); it != hits.rend(); ++it)
+      byte = select(it->first, it->second, byte);
+    Value part = byte;
+    if (wide != byteTy)
+      part = b.createOrFold<arith::ExtUIOp>(loc, wide, part);
+    if (k)
+      part = b.createOrFold<arith::ShLIOp>(loc, part, cst(wide, 8 * k));
+    result = k ? b.createOrFold<arith::OrIOp>(loc, result, part) : part;
+  }
+  // A pointer read from integer bytes (a union's other member) is those
+  // bits: data to move and store, not an address (no GEP or access takes
+  // a scalar).
+  Type t = ty->isPointerTy() ? wide : typeFor(ty);
+  if (t != wide)
+    result = b.createOrFold<arith::TruncIOp>(loc, t, result);
+  return scalar(result);
 }
 
 void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
@@ -391,9 +472,8 @@ void Lowerer::storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty,
     return;
   }
   if (p.kind == SymVal::ArrayPtr) {
-    if (v.kind == SymVal::LoopResult)
-      return fail("value computed in a loop with a symbolic trip count, "
-                  "stored after the loop");
+    if (failUnknown(v, "stored"))
+      return;
     if (v.kind != SymVal::Scalar)
       return fail("pointer stored to shared/global memory");
     return storeArray(p.array, p.off, v.scalar, ty, s);
@@ -525,244 +605,6 @@ void Lowerer::checkAtomicOlds(Block &body) {
         work.push_back(u);
     }
   }
-}
-
-/// The scalars of \p t with their byte offsets from \p base, in order
-/// (false past \p limit of them).
-static bool
-scalarLeaves(llvm::Type *t, uint64_t base, const llvm::DataLayout &dl,
-             llvm::SmallVectorImpl<std::pair<uint64_t, llvm::Type *>> &out,
-             size_t limit) {
-  if (auto *st = dyn_cast<llvm::StructType>(t)) {
-    const llvm::StructLayout *sl = dl.getStructLayout(st);
-    for (unsigned i = 0; i < st->getNumElements(); ++i)
-      if (!scalarLeaves(st->getElementType(i), base + sl->getElementOffset(i),
-                        dl, out, limit))
-        return false;
-    return true;
-  }
-  if (auto *at = dyn_cast<llvm::ArrayType>(t)) {
-    uint64_t stride = dl.getTypeAllocSize(at->getElementType());
-    for (uint64_t i = 0; i < at->getNumElements(); ++i)
-      if (!scalarLeaves(at->getElementType(), base + i * stride, dl, out,
-                        limit))
-        return false;
-    return true;
-  }
-  if (auto *vt = dyn_cast<llvm::FixedVectorType>(t)) {
-    uint64_t stride = dl.getTypeStoreSize(vt->getElementType());
-    for (unsigned i = 0; i < vt->getNumElements(); ++i)
-      out.push_back({base + i * stride, vt->getElementType()});
-    return out.size() <= limit;
-  }
-  out.push_back({base, t});
-  return out.size() <= limit;
-}
-
-llvm::SmallVector<std::pair<uint64_t, llvm::Type *>>
-Lowerer::aggregateLeaves(llvm::Type *t) {
-  llvm::SmallVector<std::pair<uint64_t, llvm::Type *>> leaves;
-  if (!scalarLeaves(t, 0, f.getParent()->getDataLayout(), leaves, 4096))
-    fail("aggregate of more than 4096 scalars");
-  return leaves;
-}
-
-SymVal Lowerer::constantAggregate(const llvm::Constant *c, State &s) {
-  SymVal r;
-  r.kind = SymVal::Aggregate;
-  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
-  for (auto [off, leaf] : aggregateLeaves(c->getType())) {
-    // The constant scalar at byte offset off: walk down the aggregate.
-    const llvm::Constant *e = c;
-    uint64_t at = off;
-    while (e && e->getType()->isAggregateType()) {
-      llvm::Type *t = e->getType();
-      unsigned idx;
-      if (auto *st = dyn_cast<llvm::StructType>(t)) {
-        const llvm::StructLayout *sl = dl.getStructLayout(st);
-        idx = sl->getElementContainingOffset(at);
-        at -= sl->getElementOffset(idx);
-      } else {
-        uint64_t stride =
-            dl.getTypeAllocSize(cast<llvm::ArrayType>(t)->getElementType());
-        idx = at / stride;
-        at -= idx * stride;
-      }
-      e = e->getAggregateElement(idx);
-    }
-    if (auto *vt = e ? dyn_cast<llvm::FixedVectorType>(e->getType()) : nullptr)
-      e = e->getAggregateElement(
-          unsigned(at / dl.getTypeStoreSize(vt->getElementType())));
-    if (!e) {
-      fail("aggregate constant");
-      return r;
-    }
-    r.parts.push_back(eval(e, s));
-  }
-  return r;
-}
-
-/// The byte offset and type of the member of \p t at \p indices.
-static std::pair<uint64_t, llvm::Type *>
-memberAt(llvm::Type *t, llvm::ArrayRef<unsigned> indices,
-         const llvm::DataLayout &dl) {
-  uint64_t off = 0;
-  for (unsigned i : indices) {
-    if (auto *st = dyn_cast<llvm::StructType>(t)) {
-      off += dl.getStructLayout(st)->getElementOffset(i);
-      t = st->getElementType(i);
-    } else {
-      llvm::Type *et = cast<llvm::ArrayType>(t)->getElementType();
-      off += i * dl.getTypeAllocSize(et);
-      t = et;
-    }
-  }
-  return {off, t};
-}
-
-void Lowerer::execAggregateOp(const llvm::Instruction &inst, State &s) {
-  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
-  bool extract = isa<llvm::ExtractValueInst>(inst);
-  llvm::Type *aggTy = inst.getOperand(0)->getType();
-  llvm::ArrayRef<unsigned> indices =
-      extract ? cast<llvm::ExtractValueInst>(inst).getIndices()
-              : cast<llvm::InsertValueInst>(inst).getIndices();
-  SymVal agg = eval(inst.getOperand(0), s);
-  if (failed)
-    return;
-  auto leaves = aggregateLeaves(aggTy);
-  if (agg.kind != SymVal::Aggregate || agg.parts.size() != leaves.size())
-    return fail("aggregate value of an unknown shape");
-  auto [off, memberTy] = memberAt(aggTy, indices, dl);
-  uint64_t end = off + dl.getTypeAllocSize(memberTy);
-  // The member's scalars: those whose offsets fall within it.
-  size_t first = 0;
-  while (first < leaves.size() && leaves[first].first < off)
-    ++first;
-  size_t last = first;
-  while (last < leaves.size() && leaves[last].first < end)
-    ++last;
-  if (extract) {
-    if (!memberTy->isAggregateType()) {
-      if (last != first + 1)
-        return fail("aggregate member of an unknown shape");
-      s.vals[&inst] = agg.parts[first];
-      return;
-    }
-    SymVal r;
-    r.kind = SymVal::Aggregate;
-    r.parts.assign(agg.parts.begin() + first, agg.parts.begin() + last);
-    s.vals[&inst] = r;
-    return;
-  }
-  SymVal v = eval(inst.getOperand(1), s);
-  if (failed)
-    return;
-  if (memberTy->isAggregateType()) {
-    if (v.kind != SymVal::Aggregate || v.parts.size() != last - first)
-      return fail("aggregate member of an unknown shape");
-    std::copy(v.parts.begin(), v.parts.end(), agg.parts.begin() + first);
-  } else {
-    if (last != first + 1)
-      return fail("aggregate member of an unknown shape");
-    agg.parts[first] = v;
-  }
-  s.vals[&inst] = agg;
-}
-
-void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {
-  const llvm::DataLayout &dl = f.getParent()->getDataLayout();
-  llvm::StringRef what = isa<llvm::MemSetInst>(mi) ? "memset" : "memcpy";
-  auto *lenC = dyn_cast<llvm::ConstantInt>(mi.getLength());
-  if (!lenC)
-    return fail(what + " of a length that is not a constant");
-  uint64_t len = lenC->getZExtValue();
-  SymVal dst = eval(mi.getDest(), s);
-  SymVal src;
-  if (auto *mt = dyn_cast<llvm::MemTransferInst>(&mi))
-    src = eval(mt->getSource(), s);
-  if (failed || !len)
-    return;
-  auto *set = dyn_cast<llvm::MemSetInst>(&mi);
-  if (!set && src.kind == dst.kind && src.obj == dst.obj &&
-      src.array == dst.array &&
-      (dst.kind == SymVal::PrivPtr || dst.kind == SymVal::ArrayPtr))
-    return fail(what + " within one array or object");
-
-  // The scalars the bytes cover: those of a private object's type, or the
-  // elements of an array (32-bit words while its type is not yet known).
-  constexpr size_t maxScalars = 4096;
-  llvm::SmallVector<std::pair<uint64_t, llvm::Type *>> leaves;
-  const SymVal *typed = dst.kind == SymVal::PrivPtr   ? &dst
-                        : src.kind == SymVal::PrivPtr ? &src
-                                                      : nullptr;
-  uint64_t from = 0;
-  if (typed) {
-    auto it = objTypes.find(typed->obj);
-    if (it == objTypes.end() || !typed->off.terms.empty())
-      return fail(what + " of private memory at an offset that is not a "
-                         "constant");
-    if (!scalarLeaves(it->second, 0, dl, leaves, maxScalars))
-      return fail(what + " of more than 4096 scalars");
-    from = typed->off.constant;
-  } else {
-    uint64_t size = 4;
-    for (const SymVal *p : {&dst, &src})
-      if (p->kind == SymVal::ArrayPtr) {
-        auto it = arrayElemSize.find(p->array);
-        if (it != arrayElemSize.end()) {
-          size = it->second;
-          break;
-        }
-      }
-    if (len % size || len / size > maxScalars)
-      return fail(what + " of " + llvm::Twine(len) +
-                  " bytes, not a whole number of array elements");
-    llvm::Type *word = llvm::Type::getIntNTy(f.getContext(), 8 * size);
-    for (uint64_t o = 0; o < len; o += size)
-      leaves.push_back({o, word});
-  }
-  // Byte offsets relative to the destination (and the source).
-  unsigned covered = 0;
-  for (auto [off, ty] : leaves) {
-    uint64_t size = dl.getTypeStoreSize(ty);
-    if (off + size <= from || off >= from + len)
-      continue;
-    if (off < from || off + size > from + len)
-      return fail(what + " that covers part of a " + typeName(ty));
-    uint64_t rel = off - from;
-    SymVal v;
-    if (set) {
-      auto *byte = dyn_cast<llvm::ConstantInt>(set->getValue());
-      if (!byte)
-        return fail("memset of a value that is not a constant");
-      if (ty->isPointerTy()) {
-        if (!byte->isZero())
-          return fail("memset of a pointer to a value other than 0");
-        v.kind = SymVal::NullPtr;
-      } else {
-        unsigned bits = dl.getTypeStoreSizeInBits(ty);
-        llvm::APInt splat =
-            llvm::APInt::getSplat(bits, byte->getValue().zextOrTrunc(8));
-        Type t = typeFor(ty);
-        v = scalar(arith::ConstantOp::create(
-            b, loc, t,
-            IntegerAttr::get(t, splat.trunc(t.getIntOrFloatBitWidth()))));
-      }
-    } else {
-      SymVal sp = src;
-      sp.off.constant += rel;
-      v = loadFrom(sp, ty, s);
-    }
-    SymVal dp = dst;
-    dp.off.constant += rel;
-    storeTo(dp, v, ty, s);
-    if (failed)
-      return;
-    ++covered;
-  }
-  if (!covered)
-    return fail(what + " that covers no whole scalar");
 }
 
 } // namespace lowering

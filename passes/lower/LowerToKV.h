@@ -13,8 +13,11 @@
 
 #include "kv/KVDialect.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/Support/MathExtras.h"
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -144,6 +147,52 @@ inline llvm::StringRef ptxIntegerName(llvm::Intrinsic::ID id) {
   default:
     return "";
   }
+}
+
+/// A special register that inline assembly reads with one `mov` (as
+/// cooperative groups do): the lane and the lane masks.
+enum class LaneRegister { Lane, MaskEq, MaskLt, MaskLe, MaskGt, MaskGe };
+std::optional<LaneRegister> laneRegisterAsm(const llvm::CallBase &call);
+/// Its value in lane \p lane, as PTX defines it.
+inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
+  uint32_t eq = 1u << lane, lt = eq - 1, le = lt | eq;
+  switch (r) {
+  case LaneRegister::Lane:
+    return lane;
+  case LaneRegister::MaskEq:
+    return eq;
+  case LaneRegister::MaskLt:
+    return lt;
+  case LaneRegister::MaskLe:
+    return le;
+  case LaneRegister::MaskGt:
+    return ~le;
+  default:
+    return ~lt;
+  }
+}
+
+/// Inline PTX of one integer instruction that kvalidate models exactly
+/// (libdevice's __nv_ffs is `bfind.shiftamt.u32 $0, $1;`): its opcode with
+/// suffixes ("bfind.shiftamt.u32", "popc.b32", "clz.b32", "brev.b32"), or
+/// empty.
+llvm::StringRef exactInlinePtx(const llvm::CallBase &call);
+/// Its value for operand \p a, as PTX defines it.
+inline uint32_t exactInlinePtxValue(llvm::StringRef op, uint32_t a) {
+  if (op == "popc.b32")
+    return llvm::popcount(a);
+  if (op == "clz.b32")
+    return llvm::countl_zero(a);
+  if (op == "brev.b32")
+    return llvm::reverseBits(a);
+  // bfind: the most significant bit that is not a sign bit (its position,
+  // or with .shiftamt the left shift that makes it the top bit); ~0 if none.
+  if (op.ends_with(".s32") && (int32_t)a < 0)
+    a = ~a;
+  if (a == 0)
+    return ~0u;
+  return op.contains(".shiftamt") ? llvm::countl_zero(a)
+                                  : 31 - llvm::countl_zero(a);
 }
 
 } // namespace kv

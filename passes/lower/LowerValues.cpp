@@ -99,6 +99,34 @@ SymVal Lowerer::eval(const llvm::Value *v, State &s) {
   return scalar(cst(b.getI32Type(), 0));
 }
 
+bool Lowerer::failUnknown(const SymVal &v, llvm::StringRef how) {
+  if (v.kind == SymVal::LoopResult)
+    fail(("value computed in a loop with a symbolic trip count, " + how +
+          " after the loop")
+             .str());
+  else if (v.kind == SymVal::Opaque)
+    fail(((isa_and_nonnull<llvm::CallBase>(v.origin)
+               ? "inline assembly at "
+               : "value read from private memory written with other sizes "
+                 "at ") +
+          (v.origin ? describeLocation(v.origin, false) : std::string("?")) +
+          ", whose value the model does not know, " + how)
+             .str());
+  else
+    return false;
+  return true;
+}
+
+Value Lowerer::evalScalar(const llvm::Value *v, State &s) {
+  SymVal sv = eval(v, s);
+  if (sv.kind != SymVal::Scalar) {
+    if (!failed && !failUnknown(sv, "used"))
+      fail("pointer used as an integer");
+    return cst(b.getI32Type(), 0);
+  }
+  return sv.scalar;
+}
+
 void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
   auto setS = [&](Value v) { s.vals[bo] = scalar(v); };
   Value l = evalScalar(bo->getOperand(0), s);
@@ -264,8 +292,12 @@ void Lowerer::execCast(const llvm::CastInst *cast, State &s) {
   if (cast->getOpcode() == O::AddrSpaceCast ||
       (cast->getOpcode() == O::BitCast && cast->getType()->isPointerTy()))
     return set(eval(cast->getOperand(0), s));
-  if (cast->getOpcode() == O::PtrToInt || cast->getOpcode() == O::IntToPtr)
+  if (cast->getOpcode() == O::PtrToInt || cast->getOpcode() == O::IntToPtr) {
+    SymVal v = eval(cast->getOperand(0), s);
+    if (v.kind == SymVal::Opaque)
+      return set(v);
     return fail("pointer/integer cast");
+  }
   Value v = evalScalar(cast->getOperand(0), s);
   Type t = typeFor(cast->getType());
   if (failed)

@@ -84,24 +84,29 @@ struct Linear {
 
 struct SymVal {
   /// LoopResult: a value a loop with a symbolic trip count computed, which
-  /// the model does not keep past the loop.
+  /// the model does not keep past the loop. Opaque: the result of inline
+  /// assembly without effects that the model cannot interpret (`origin`);
+  /// it may be moved, computed with and kept in private memory; a branch,
+  /// an address or an array write that needs it fails.
   /// Aggregate: a struct or array value (a load of a whole struct, a
   /// struct returned by value), one SymVal per scalar, in the order of
   /// their offsets.
   enum Kind {
     None,
     LoopResult,
+    Opaque,
     Scalar,
     Aggregate,
     PrivPtr,
     ArrayPtr,
     NullPtr
   } kind = None;
-  Value scalar;              // Scalar
-  unsigned obj = 0;          // PrivPtr: private object id
-  Value array;               // ArrayPtr: kv kernel argument
-  Linear off;                // pointers: byte offset
-  std::vector<SymVal> parts; // Aggregate
+  Value scalar;                              // Scalar
+  unsigned obj = 0;                          // PrivPtr: private object id
+  Value array;                               // ArrayPtr: kv kernel argument
+  Linear off;                                // pointers: byte offset
+  std::vector<SymVal> parts;                 // Aggregate
+  const llvm::Instruction *origin = nullptr; // Opaque
   bool isPtr() const { return kind >= PrivPtr; }
   bool operator==(const SymVal &o) const {
     return kind == o.kind && scalar == o.scalar && obj == o.obj &&
@@ -550,18 +555,9 @@ private:
     return s;
   }
   SymVal eval(const llvm::Value *v, State &s);
-  Value evalScalar(const llvm::Value *v, State &s) {
-    SymVal sv = eval(v, s);
-    if (sv.kind != SymVal::Scalar) {
-      if (!failed)
-        fail(sv.kind == SymVal::LoopResult
-                 ? "value computed in a loop with a symbolic trip count, "
-                   "used after the loop"
-                 : "pointer used as an integer");
-      return cst(b.getI32Type(), 0);
-    }
-    return sv.scalar;
-  }
+  Value evalScalar(const llvm::Value *v, State &s);
+  /// Fails where a LoopResult or Opaque value is \p how ("used", "stored").
+  bool failUnknown(const SymVal &v, llvm::StringRef how);
   SymVal evalConstant(const llvm::Constant *c, State &s);
   Value arrayFor(const llvm::Value *base);
   /// The __shared__ variables \p f and the functions it calls use.
@@ -719,6 +715,9 @@ private:
   void execShuffle(const llvm::CallBase &call, ShuffleMode mode, State &s);
   /// llvm.nvvm.vote.{ballot,any,all,uni}.sync and activemask: kv.ballot.
   void execVote(const llvm::CallBase &call, llvm::Intrinsic::ID id, State &s);
+  void execRedux(const llvm::CallBase &call, llvm::Intrinsic::ID id, State &s);
+  Value laneRegister(LaneRegister r);
+  Value exactPtx(llvm::StringRef op, Value a);
   /// The placeholders for atomics' old values, with their instructions.
   struct AtomicOld {
     const llvm::AtomicRMWInst *inst;
@@ -760,6 +759,7 @@ private:
                   State &s);
   Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
   SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
+  SymVal loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s);
   /// An IEEE operation as one kv.apply in the form -O2 gives it: constants
   /// folded, `x - c` as `x + -c`, `-0.0 - x` as `-x`, ... (LowerFloats.cpp).
   Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result);

@@ -3,8 +3,11 @@
 // one operation named by its text: the same instruction in both kernels is
 // the same value, so a rewrite around it is proved, and another
 // instruction is not (its value is the GPU's: unknown, not a
-// counterexample). A shuffle, a special register or a volatile asm is
-// still unsupported, named with its line.
+// counterexample). Reads of the lane registers (%laneid, %lanemask_*, as
+// cooperative groups make them) are exact. Other inline assembly without
+// effects is an unknown value: where a result depends on it the pair is
+// unsupported, named with the asm's line and the line that uses it; a
+// volatile asm is unsupported.
 //
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:approx_reordered | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
@@ -13,10 +16,15 @@
 // OTHER-NOT: counterexample (replayed)
 // RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:shuffled | FileCheck %s --check-prefix=SHFL
 // SHFL: verdict: unsupported
-// SHFL-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+35]]:{{[0-9]+}}: inline assembly
-// RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:lane_scaled | FileCheck %s --check-prefix=LANE
-// LANE: verdict: unsupported
-// LANE-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+40]]:{{[0-9]+}}: inline assembly
+// SHFL-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+42]]:{{[0-9]+}}: inline assembly at {{.*}}inline-ptx.cu:[[@LINE+40]]:{{[0-9]+}}, whose value the model does not know, used
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='%{1D}' %s:lane_plain %s:lane_asm | FileCheck %s --check-prefix=LANE
+// LANE: verdict: equivalent
+// RUN: %expect-exit 1 %kvalidate --cuda-path= --assume='%{1D}' %s:lane_plain %s:lane_wrong | FileCheck %s --check-prefix=LANE-WRONG
+// LANE-WRONG: verdict: not-equivalent
+// LANE-WRONG: replayed on: the LLVM IR of both kernels
+// RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:volatile_asm | FileCheck %s --check-prefix=VOLATILE
+// VOLATILE: verdict: unsupported
+// VOLATILE-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+63]]:{{[0-9]+}}: inline assembly
 
 __device__ float fast_rcp(float x) {
   float r;
@@ -53,10 +61,33 @@ __global__ void shuffled(const float *in, float *out, int n) {
     out[i] = fast_rcp(r) * 2.0f;
 }
 
-__global__ void lane_scaled(const float *in, float *out, int n) {
+__global__ void lane_plain(int *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned lane;
+  out[i] = (threadIdx.x & 31) * 3 + (threadIdx.x & 31);
+}
+
+// The lane, and the count of the lanes below it (lanemask_lt), as
+// cooperative groups read them.
+__global__ void lane_asm(int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned lane, below;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+  out[i] = lane * 3 + __popc(below);
+}
+
+__global__ void lane_wrong(int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned lane, upto;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm("mov.u32 %0, %%lanemask_le;" : "=r"(upto));
+  out[i] = lane * 3 + __popc(upto);
+}
+
+__global__ void volatile_asm(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float r;
+  asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(in[i]));
   if (i < n)
-    out[i] = fast_rcp(in[i]) * 2.0f + lane;
+    out[i] = r * 2.0f;
 }
