@@ -46,6 +46,7 @@ mlir::FailureOr<KernelOp> lowerFunction(
                                         });
   LowerOptions lo;
   lo.assumeNoSignedOverflow = isSource;
+  lo.target = !isSource;
   lo.unrollBound = unroll;
   lo.exactUnroll = exactUnroll;
   lo.reportSplit = reportSplit;

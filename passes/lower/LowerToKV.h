@@ -42,6 +42,10 @@ struct LowerOptions {
   /// undefined). Right for source kernels; not for optimized IR, where a
   /// flag may sit on speculated code.
   bool assumeNoSignedOverflow = false;
+  /// The kernel is the after kernel: an undefined value (undef, poison)
+  /// is any value the GPU chooses, per thread, not one the proof picks (the
+  /// before kernel's is 0, a choice the proof may make).
+  bool target = false;
   /// A case of a case split: values of launch dimensions ("blockDim.x",
   /// "gridDim.y") and integer scalar parameters (by source name) that the
   /// lowering folds in as constants, so that loops whose trip counts they

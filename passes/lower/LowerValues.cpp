@@ -36,9 +36,25 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
   if (c->getType()->isAggregateType())
     return constantAggregate(c, s);
   if (isa<llvm::UndefValue>(c) && !c->getType()->isPointerTy()) {
-    // undef/poison: any value is a refinement; 0 is one of them.
+    // undef/poison in the before kernel: any value is a refinement; 0 is
+    // one of them. In the after kernel, each use any value of the GPU's: a
+    // function of the thread's coordinates no proof may fix (a loop kept
+    // symbolic would reuse it across iterations: unknown there).
     Type t = typeFor(c->getType());
-    return scalar(cst(t, 0));
+    if (!opts.target)
+      return scalar(cst(t, 0));
+    if (!symLoops.empty()) {
+      SymVal v;
+      v.kind = SymVal::Opaque;
+      v.origin = curInst;
+      return v;
+    }
+    llvm::SmallVector<Value, 6> at;
+    for (SRegGroup g : {SRegGroup::Tid, SRegGroup::Bid})
+      for (unsigned axis = 0; axis < 3; ++axis)
+        at.push_back(sreg(g, axis));
+    return scalar(ApplyOp::create(
+        b, loc, t, b.getStringAttr("undef#" + std::to_string(undefs++)), at));
   }
   if (auto *gv = dyn_cast<llvm::GlobalVariable>(c)) {
     if (auto it = constTables.find(gv); it != constTables.end()) {
@@ -105,10 +121,11 @@ bool Lowerer::failUnknown(const SymVal &v, llvm::StringRef how) {
           " after the loop")
              .str());
   else if (v.kind == SymVal::Opaque)
-    fail(((isa_and_nonnull<llvm::CallBase>(v.origin)
-               ? "inline assembly at "
-               : "value read from private memory written with other sizes "
-                 "at ") +
+    fail(((isa_and_nonnull<llvm::CallBase>(v.origin) ? "inline assembly at "
+           : isa_and_nonnull<llvm::LoadInst>(v.origin)
+               ? "value read from private memory written with other sizes at "
+               : "undefined value (undef/poison) of the after kernel in a "
+                 "loop at ") +
           (v.origin ? describeLocation(v.origin, false) : std::string("?")) +
           ", whose value the model does not know, " + how)
              .str());

@@ -199,7 +199,7 @@ private:
   /// Finds the tables \p f and its callees read and stores their contents
   /// into the entry state \p s.
   void initConstantTables(const llvm::Function &f, State &s);
-  unsigned depth = 0;
+  unsigned depth = 0, undefs = 0;
   llvm::SmallVector<std::string> argNames;
   llvm::DenseMap<Value, uint64_t> arrayElemSize;
 
