@@ -8,8 +8,10 @@
 
 #include "equiv/Intrinsics.h"
 #include "equiv/RelationalStepper.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -342,6 +344,46 @@ bool Stepper::exec(Instruction &i) {
 
 bool Stepper::call(CallBase &c) {
   Function *callee = c.getCalledFunction();
+  // Inline assembly without effects: a lane register exactly, anything
+  // else any value (a fresh symbol per execution, never poison), so that a
+  // proof holds whatever it returns.
+  if (auto *asmOp = dyn_cast<InlineAsm>(c.getCalledOperand());
+      asmOp && !asmOp->hasSideEffects() && c.doesNotAccessMemory() &&
+      c.getType()->isIntegerTy()) {
+    unsigned w = bitsOf(c.getType(), dl);
+    z3::expr v = ctx.bv_const(("asm" + std::to_string(sh.fresh++)).c_str(), w);
+    if (std::optional<LaneRegister> r = laneRegisterAsm(c)) {
+      z3::expr linear =
+          sh.sreg("tid.x") +
+          sh.sreg("ntid.x") *
+              (sh.sreg("tid.y") + sh.sreg("ntid.y") * sh.sreg("tid.z"));
+      z3::expr lane = linear & ctx.bv_val(31, 32);
+      z3::expr eq = z3::shl(ctx.bv_val(1, 32), lane);
+      z3::expr lt = eq - ctx.bv_val(1, 32), le = lt | eq;
+      switch (*r) {
+      case LaneRegister::Lane:
+        v = lane;
+        break;
+      case LaneRegister::MaskEq:
+        v = eq;
+        break;
+      case LaneRegister::MaskLt:
+        v = lt;
+        break;
+      case LaneRegister::MaskLe:
+        v = le;
+        break;
+      case LaneRegister::MaskGt:
+        v = ~le;
+        break;
+      default:
+        v = ~lt;
+        break;
+      }
+    }
+    setRaw(c, v, ctx.bool_val(false));
+    return true;
+  }
   if (!callee)
     return fail(c.isInlineAsm() ? "inline assembly at " + Side::where(c)
                                 : "an indirect call at " + Side::where(c));
