@@ -1,6 +1,6 @@
 // Cooperative groups with the CUDA SDK's own headers: thread_block,
-// tiled_partition<32> with its shuffles and votes, cg::reduce (redux.sync
-// on sm_80), coalesced_threads. The headers read special registers with
+// tiled_partition<32> and <16> with their shuffles and votes, cg::reduce
+// (redux.sync on sm_80), coalesced_threads. The headers read special registers with
 // inline assembly: %laneid and %lanemask_* are modelled exactly, and
 // reserved shared memory's address, which thread_block keeps in a field no
 // kernel here reads, is an unknown value that stops a proof only where a
@@ -15,10 +15,11 @@
 // RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLUGIN --implicit-check-not=error:
 // PLUGIN-DAG: remark: kvalidate: kernel 'block_groups': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'warp_tile': equivalent
+// PLUGIN-DAG: remark: kvalidate: kernel 'half_tile': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'warp_cg_reduce': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'ballot_tile': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'count_coalesced': equivalent
-// PLUGIN-DAG: remark: kvalidate: kernel 'grid_rotate': unsupported: before optimization: {{.*}}cooperative-groups.cu:[[@LINE+150]]:{{[0-9]+}}: grid-wide barrier
+// PLUGIN-DAG: remark: kvalidate: kernel 'grid_rotate': unsupported: before optimization: {{.*}}cooperative-groups.cu:[[@LINE+173]]:{{[0-9]+}}: grid-wide barrier
 //
 // The groups forms against the plain CUDA ones, from the command line.
 // RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x == 256 && %{1D}' \
@@ -27,6 +28,8 @@
 // RUN:   %s:warp_plain %s:warp_tile | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x % 32 == 0 && %{1D}' \
 // RUN:   %s:warp_plain %s:warp_cg_reduce | FileCheck %s --check-prefix=EQ
+// RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x % 32 == 0 && %{1D}' \
+// RUN:   %s:half_plain %s:half_tile | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x % 32 == 0 && %{1D}' \
 // RUN:   %s:ballot_plain %s:ballot_tile | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x % 32 == 0 && %{1D}' \
@@ -118,6 +121,27 @@ __global__ void warp_tile_wrong(const int *in, int *out) {
     v += warp.shfl_down(v, d + 1);
   if (warp.thread_rank() == 0)
     out[i / 32] = v;
+}
+
+// Half-warp tiles: shuffles within 16 lanes.
+__global__ void half_plain(const int *in, int *out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  for (int d = 8; d > 0; d /= 2)
+    v += __shfl_down_sync(0xffffffffu, v, d, 16);
+  if (threadIdx.x % 16 == 0)
+    out[i / 16] = v;
+}
+
+__global__ void half_tile(const int *in, int *out) {
+  cg::thread_block_tile<16> half =
+      cg::tiled_partition<16>(cg::this_thread_block());
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  for (int d = half.size() / 2; d > 0; d /= 2)
+    v += half.shfl_down(v, d);
+  if (half.thread_rank() == 0)
+    out[i / 16] = v;
 }
 
 __global__ void warp_cg_reduce(const int *in, int *out) {
