@@ -72,7 +72,11 @@ void printText(raw_ostream &os, const Validation &v, const PairNames &names) {
   os << "  before: " << names.before << "\n";
   os << "  after:  " << names.after << "\n";
   if (r.assumptions.empty()) {
-    os << "  assumptions: none\n";
+    // An early unsupported verdict (a construct found while lowering)
+    // rests on nothing: the given --assume was not ignored, just not used.
+    os << (r.verdict == Verdict::Unsupported || r.verdict == Verdict::Error
+               ? "  assumptions: none (nothing was checked)\n"
+               : "  assumptions: none\n");
   } else {
     os << "  assumptions:\n";
     for (const std::string &a : r.assumptions)

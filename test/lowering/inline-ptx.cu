@@ -16,7 +16,7 @@
 // OTHER-NOT: counterexample (replayed)
 // RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:shuffled | FileCheck %s --check-prefix=SHFL
 // SHFL: verdict: unsupported
-// SHFL-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+42]]:{{[0-9]+}}: inline assembly at {{.*}}inline-ptx.cu:[[@LINE+40]]:{{[0-9]+}}, whose value the model does not know, used
+// SHFL-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+43]]:{{[0-9]+}}: inline assembly at {{.*}}inline-ptx.cu:[[@LINE+41]]:{{[0-9]+}}, whose value the model does not know, used
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='%{1D}' %s:lane_plain %s:lane_asm | FileCheck %s --check-prefix=LANE
 // LANE: verdict: equivalent
 // RUN: %expect-exit 1 %kvalidate --cuda-path= --assume='%{1D}' %s:lane_plain %s:lane_wrong | FileCheck %s --check-prefix=LANE-WRONG
@@ -24,7 +24,8 @@
 // LANE-WRONG: replayed on: the LLVM IR of both kernels
 // RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:volatile_asm | FileCheck %s --check-prefix=VOLATILE
 // VOLATILE: verdict: unsupported
-// VOLATILE-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+63]]:{{[0-9]+}}: inline assembly
+// VOLATILE-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+64]]:{{[0-9]+}}: inline assembly
+// VOLATILE: assumptions: none (nothing was checked)
 
 __device__ float fast_rcp(float x) {
   float r;
