@@ -61,9 +61,7 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     return true;
   };
   if (std::optional<LaneRegister> r = laneRegisterAsm(c))
-    return set(Val{laneRegisterValue(
-        *r, (t.tid[0] + cfg.block[0] * (t.tid[1] + cfg.block[1] * t.tid[2])) &
-                31)});
+    return set(Val{laneRegisterValue(*r, laneOf(t))});
   if (StringRef op = exactInlinePtx(c); !op.empty())
     return set(Val{
         exactInlinePtxValue(op, (uint32_t)get(t, c.getArgOperand(0)).bits)});
@@ -110,6 +108,8 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
       return APInt(c.getArgOperand(i)->getType()->getIntegerBitWidth(),
                    arg(i).bits);
     };
+    if (isReduxIntrinsic(id))
+      return parkVote(t, c, id);
     switch (id) {
     case Intrinsic::nvvm_shfl_sync_up_i32:
     case Intrinsic::nvvm_shfl_sync_up_f32:
@@ -126,14 +126,6 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     case Intrinsic::nvvm_vote_uni_sync:
     case Intrinsic::nvvm_activemask:
     case Intrinsic::nvvm_bar_warp_sync:
-    case Intrinsic::nvvm_redux_sync_add:
-    case Intrinsic::nvvm_redux_sync_min:
-    case Intrinsic::nvvm_redux_sync_max:
-    case Intrinsic::nvvm_redux_sync_umin:
-    case Intrinsic::nvvm_redux_sync_umax:
-    case Intrinsic::nvvm_redux_sync_and:
-    case Intrinsic::nvvm_redux_sync_or:
-    case Intrinsic::nvvm_redux_sync_xor:
       return parkVote(t, c, id);
     case Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case Intrinsic::nvvm_barrier_cta_sync_all:

@@ -232,6 +232,11 @@ private:
   }
   /// Fails where \p inst uses an Opaque value for more than moving it.
   bool usesOpaque(ThreadState &t, const Instruction &inst);
+  /// \p t's lane: its linear id in the block, mod 32.
+  uint32_t laneOf(const ThreadState &t) const {
+    return (t.tid[0] + cfg.block[0] * (t.tid[1] + cfg.block[1] * t.tid[2])) &
+           31;
+  }
   /// Whether \p n bytes at \p p hold part of an Opaque value.
   bool overlapsOpaque(Val p, uint64_t n);
   std::string error;

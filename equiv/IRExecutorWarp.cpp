@@ -6,32 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/IRExecutorInternal.h"
+#include "passes/lower/LowerToKV.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
 namespace kv {
 namespace irexec {
 
-/// The integer redux.sync operations.
-static bool isRedux(Intrinsic::ID id) {
-  switch (id) {
-  case Intrinsic::nvvm_redux_sync_add:
-  case Intrinsic::nvvm_redux_sync_min:
-  case Intrinsic::nvvm_redux_sync_max:
-  case Intrinsic::nvvm_redux_sync_umin:
-  case Intrinsic::nvvm_redux_sync_umax:
-  case Intrinsic::nvvm_redux_sync_and:
-  case Intrinsic::nvvm_redux_sync_or:
-  case Intrinsic::nvvm_redux_sync_xor:
-    return true;
-  default:
-    return false;
-  }
-}
-
 bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
                            Intrinsic::ID id) {
-  uint64_t lane =
-      (t.tid[0] + cfg.block[0] * (t.tid[1] + cfg.block[1] * t.tid[2])) & 31;
+  uint64_t lane = laneOf(t);
   uint64_t mask = get(t, c.getArgOperand(0)).bits & 0xffffffff;
   Val v = get(t, c.getArgOperand(1));
   int64_t b = get(t, c.getArgOperand(2)).bits & 31;
@@ -73,7 +56,7 @@ bool IRRunner::parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id) {
   // reduction (redux.sync): a vote on its value, with the mask last.
   bool active = id == Intrinsic::nvvm_activemask;
   bool sync = id == Intrinsic::nvvm_bar_warp_sync;
-  unsigned maskArg = isRedux(id) ? 1 : 0;
+  unsigned maskArg = isReduxIntrinsic(id) ? 1 : 0;
   Frame &f = t.stack.back();
   t.shuffle.call = &c;
   t.shuffle.value =
@@ -136,7 +119,7 @@ static Val voteResult(const ThreadState &t, const std::vector<ThreadState> &ts,
     else
       against |= uint64_t(1) << lane;
   }
-  if (isRedux(sh.vote))
+  if (isReduxIntrinsic(sh.vote))
     return reduxResult(sh.vote, values);
   switch (sh.vote) {
   case Intrinsic::nvvm_vote_any_sync:
@@ -165,7 +148,7 @@ bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
                           "the mask of a vote leaves out lane " +
                               Twine(l & 31));
       // Every lane of a reduction's mask takes part in it.
-      if (isRedux(t.shuffle.vote))
+      if (isReduxIntrinsic(t.shuffle.vote))
         for (uint64_t lane = 0; lane < 32; ++lane) {
           uint64_t u = (l & ~uint64_t(31)) | lane;
           if (((t.shuffle.mask >> lane) & 1) &&

@@ -316,6 +316,8 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     }
     if (auto *mi = dyn_cast<llvm::MemIntrinsic>(&call))
       return execMemIntrinsic(*mi, s);
+    if (isReduxIntrinsic(id))
+      return execRedux(call, id, s);
     switch (id) {
     case llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case llvm::Intrinsic::nvvm_barrier_cta_sync_all: {
@@ -366,15 +368,6 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     case llvm::Intrinsic::nvvm_vote_uni_sync:
     case llvm::Intrinsic::nvvm_activemask:
       return execVote(call, id, s);
-    case llvm::Intrinsic::nvvm_redux_sync_add:
-    case llvm::Intrinsic::nvvm_redux_sync_min:
-    case llvm::Intrinsic::nvvm_redux_sync_max:
-    case llvm::Intrinsic::nvvm_redux_sync_umin:
-    case llvm::Intrinsic::nvvm_redux_sync_umax:
-    case llvm::Intrinsic::nvvm_redux_sync_and:
-    case llvm::Intrinsic::nvvm_redux_sync_or:
-    case llvm::Intrinsic::nvvm_redux_sync_xor:
-      return execRedux(call, id, s);
     case llvm::Intrinsic::lifetime_start:
     case llvm::Intrinsic::lifetime_end:
     case llvm::Intrinsic::dbg_declare:

@@ -244,6 +244,16 @@ void Lowerer::storeArray(Value array, const Linear &off, Value val,
   ownWrites.push_back({array, idx, val, s.guard});
 }
 
+bool Lowerer::storeOnPath(Value guard, const State &s) {
+  // A store of the loop body at its top level is unconditional within the
+  // iteration, and one made under the reading path's own guard (or one of
+  // its conjuncts: an unrolled loop's earlier iteration) happened on that
+  // path (a counter inside an if stays a constant, so a loop there keeps
+  // its constant trip count).
+  return isTrue(guard) || conjunctOf(guard, s.guard) ||
+         (!symLoops.empty() && guard == symLoops.back().guard);
+}
+
 SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
   const llvm::DataLayout &dl = f.getParent()->getDataLayout();
   uint64_t size = dl.getTypeStoreSize(ty);
@@ -265,13 +275,7 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
       int64_t d = diff.constant;
       if (d == 0 && it->size == size) {
         hits.push_back({it->guard, it->val});
-        // A store of the loop body at its top level is unconditional
-        // within the iteration, and one made under the reading path's own
-        // guard (or one of its conjuncts: an unrolled loop's earlier
-        // iteration) happened on that path (a counter inside an if stays a
-        // constant, so a loop there keeps its constant trip count).
-        if (isTrue(it->guard) || conjunctOf(it->guard, s.guard) ||
-            (!symLoops.empty() && it->guard == symLoops.back().guard)) {
+        if (storeOnPath(it->guard, s)) {
           complete = true;
           break;
         }
@@ -366,8 +370,7 @@ SymVal Lowerer::loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s) {
       if (v.getType() != byteTy)
         v = b.createOrFold<arith::TruncIOp>(loc, byteTy, v);
       hits.push_back({it->guard, v});
-      complete = isTrue(it->guard) || conjunctOf(it->guard, s.guard) ||
-                 (!symLoops.empty() && it->guard == symLoops.back().guard);
+      complete = storeOnPath(it->guard, s);
     }
     // A byte no store covers on some path is indeterminate: 0 refines it.
     Value byte = cst(byteTy, 0);

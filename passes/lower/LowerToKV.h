@@ -153,6 +153,24 @@ inline llvm::StringRef ptxIntegerName(llvm::Intrinsic::ID id) {
   }
 }
 
+/// The integer warp reductions (redux.sync), which the lowering and the IR
+/// replay model alike.
+inline bool isReduxIntrinsic(llvm::Intrinsic::ID id) {
+  switch (id) {
+  case llvm::Intrinsic::nvvm_redux_sync_add:
+  case llvm::Intrinsic::nvvm_redux_sync_min:
+  case llvm::Intrinsic::nvvm_redux_sync_max:
+  case llvm::Intrinsic::nvvm_redux_sync_umin:
+  case llvm::Intrinsic::nvvm_redux_sync_umax:
+  case llvm::Intrinsic::nvvm_redux_sync_and:
+  case llvm::Intrinsic::nvvm_redux_sync_or:
+  case llvm::Intrinsic::nvvm_redux_sync_xor:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// A special register that inline assembly reads with one `mov` (as
 /// cooperative groups do): the lane and the lane masks.
 enum class LaneRegister { Lane, MaskEq, MaskLt, MaskLe, MaskGt, MaskGe };

@@ -86,8 +86,7 @@ struct SymVal {
   /// LoopResult: a value a loop with a symbolic trip count computed, which
   /// the model does not keep past the loop. Opaque: the result of inline
   /// assembly without effects that the model cannot interpret (`origin`);
-  /// it may be moved, computed with and kept in private memory; a branch,
-  /// an address or an array write that needs it fails.
+  /// it may be moved, computed with, kept; a branch, address or write fails.
   /// Aggregate: a struct or array value (a load of a whole struct, a
   /// struct returned by value), one SymVal per scalar, in the order of
   /// their offsets.
@@ -760,6 +759,7 @@ private:
   Value elementIndex(Value array, const Linear &off, llvm::Type *ty);
   SymVal loadPrivate(const SymVal &p, llvm::Type *ty, State &s);
   SymVal loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s);
+  bool storeOnPath(Value guard, const State &s);
   /// An IEEE operation as one kv.apply in the form -O2 gives it: constants
   /// folded, `x - c` as `x + -c`, `-0.0 - x` as `-x`, ... (LowerFloats.cpp).
   Value floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops, Type result);
