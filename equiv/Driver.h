@@ -160,6 +160,8 @@ private:
   /// budget (negative: no budget).
   std::optional<Validation> proveRelationally(const CheckOptions &co,
                                               long long proofLeftMs);
+  /// Whether proveRelationally would try the pair.
+  bool relationalApplies(const CheckOptions &co) const;
 };
 
 } // namespace kv

@@ -27,6 +27,10 @@ namespace kv {
 
 /// Whether \p f has a loop (a block reached again from itself) or calls a
 /// barrier.
+/// The most the relational proof runs (the plugin's default budget leaves
+/// it less: what is left of the proof's share).
+static constexpr unsigned relationalMaxMs = 30000;
+
 static bool hasLoopOrBarrier(const llvm::Function &f) {
   for (const llvm::BasicBlock &bb : f)
     for (const llvm::Instruction &i : bb)
@@ -48,24 +52,29 @@ static bool hasLoopOrBarrier(const llvm::Function &f) {
   return !f.empty() && cyclic(&f.getEntryBlock());
 }
 
-std::optional<Validation> Driver::proveRelationally(const CheckOptions &co,
-                                                    long long proofLeftMs) {
+bool Driver::relationalApplies(const CheckOptions &co) const {
   // Its integers are the kernels' own: not under --bits; nor over the
   // reals.
+  return opts.relational && before.function && after.function &&
+         !co.realFloats && co.bits == 32 && hasLoopOrBarrier(*after.function) &&
+         (co.assumeSafe || debugEnabled("relational-only"));
+}
+
+std::optional<Validation> Driver::proveRelationally(const CheckOptions &co,
+                                                    long long proofLeftMs) {
   bool only = debugEnabled("relational-only");
-  if (!opts.relational || !before.function || !after.function ||
-      co.realFloats || co.bits != 32 || !hasLoopOrBarrier(*after.function) ||
-      (!co.assumeSafe && !only))
+  if (!relationalApplies(co))
     return std::nullopt;
   RelationalOptions ro;
-  ro.timeoutMs = 8000;
-  // Half of what is left of the proof's share of the budget (the bounded
-  // search keeps its own), and of the kernel's budget, which counts the
-  // plugin's lowering of the source too.
+  ro.timeoutMs = relationalMaxMs;
+  // What is left of the proof's share of the budget (the bounded search
+  // keeps its own; the model's methods left it this share), and half of
+  // the kernel's budget, which counts the plugin's lowering of the source
+  // too.
   if (proofLeftMs >= 0) {
     if (proofLeftMs < 500)
       return std::nullopt;
-    ro.timeoutMs = (unsigned)std::min<long long>(proofLeftMs / 2, 8000);
+    ro.timeoutMs = (unsigned)std::min<long long>(proofLeftMs, relationalMaxMs);
   }
   if (unsigned budgetLeft = budget::remainingMs()) {
     if (budgetLeft < 500)
