@@ -35,6 +35,7 @@ static std::pair<CmpInst::Predicate, bool> canonical(CmpInst::Predicate p) {
 }
 
 bool Stepper::exec(Instruction &i) {
+  current = &i;
   auto op = [&](unsigned n) { return get(i.getOperand(n)); };
   unsigned bits = bitsOf(i.getType(), dl);
   if (auto *bo = dyn_cast<BinaryOperator>(&i)) {
@@ -68,10 +69,13 @@ bool Stepper::exec(Instruction &i) {
       if (a->id() > b->id())
         std::swap(a, b);
       r = *a * *b;
+      // (Z3's overflow predicates: a product of twice the width is a
+      // multiplier four times the size, bit-blasted in every query.)
       if (bo->hasNoSignedWrap())
-        flag(z3::sext(*a, w) * z3::sext(*b, w) != z3::sext(r, w));
+        flag(!(z3::bvmul_no_overflow(*a, *b, true) &&
+               z3::bvmul_no_underflow(*a, *b)));
       if (bo->hasNoUnsignedWrap())
-        flag(z3::zext(*a, w) * z3::zext(*b, w) != z3::zext(r, w));
+        flag(!z3::bvmul_no_overflow(*a, *b, false));
       break;
     case Instruction::UDiv:
       undefined(*b == zero);

@@ -84,6 +84,9 @@ struct State {
   /// arithmetic that computed them (for an address in the next iteration
   /// of a step taken several times over).
   std::unordered_map<const llvm::Value *, z3::expr> wide;
+  /// Where each of them is not the value's extension (an operation it
+  /// distributes over wraps, or the value is poison).
+  std::unordered_map<const llvm::Value *, z3::expr> wideWraps;
 };
 
 /// One way out of a step: the cut point reached (null: the kernel
@@ -100,6 +103,17 @@ struct Step {
   /// unreachable, a false llvm.assume): the before kernel is assumed free
   /// of it, the after kernel must be shown free of it.
   z3::expr ub;
+  /// Facts that hold in every execution of the step: an extension to 64
+  /// bits equals its distribution over the arithmetic under it, unless an
+  /// operation it relied on wraps. With them the solver matches the two
+  /// forms of an address (`sext(k * n + t)` in one kernel, the source's
+  /// `sext(t) + sext(k) * sext(n)`) by congruence instead of bit-blasting
+  /// both multipliers.
+  std::vector<z3::expr> lemmas;
+  /// The same values both ways: (extension, distribution).
+  std::vector<std::pair<z3::expr, z3::expr>> forms;
+  /// The addresses it reads and writes (the first 64).
+  std::vector<z3::expr> addrs;
   /// The step's values, guesses for the other kernel's invariants.
   std::vector<z3::expr> terms;
   /// The addresses it reads and how many bytes.

@@ -4,6 +4,8 @@
 #include "equiv/RelationalInternal.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
@@ -14,6 +16,8 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Scalar/LoopUnrollPass.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -131,6 +135,47 @@ std::string Side::where(const Instruction &i) {
 /// The most instructions a kernel may grow to by inlining its calls.
 static constexpr unsigned maxInlinedInstructions = 20000;
 
+/// Loops unrolled in full before the proof: at most this many iterations,
+/// and at most this many instructions once unrolled.
+static constexpr unsigned maxFullUnrollTrips = 32;
+static constexpr unsigned maxFullUnrollSize = 1200;
+
+/// Marks for full unrolling the loops of \p f whose trip count is a small
+/// constant. -O2 unrolls such loops (a per-thread register block, a fixed
+/// stencil) and keeps what they index in registers; the source keeps the
+/// loop and a private array. Unrolled in both kernels, the two have the
+/// same shape whichever way the optimizer went, and the arrays promote.
+/// (Full unrolling, like SROA and inlining, is trusted here: it is run on
+/// the proof's copies, and the concrete runs compare the kernels as
+/// compiled.)
+static bool markSmallLoops(Function &f, FunctionAnalysisManager &fam) {
+  LoopInfo &li = fam.getResult<LoopAnalysis>(f);
+  ScalarEvolution &se = fam.getResult<ScalarEvolutionAnalysis>(f);
+  LLVMContext &c = f.getContext();
+  bool any = false;
+  for (Loop *l : li.getLoopsInPreorder()) {
+    unsigned trips = se.getSmallConstantTripCount(l);
+    if (trips < 2 || trips > maxFullUnrollTrips)
+      continue;
+    unsigned size = 0;
+    for (BasicBlock *bb : l->blocks())
+      size += bb->size();
+    if (size * trips > maxFullUnrollSize)
+      continue;
+    // A fresh loop id: the optimizer's "unroll disabled" on a loop it kept
+    // must not keep this copy's loop.
+    Metadata *ops[] = {
+        nullptr, MDNode::get(c, MDString::get(c, "llvm.loop.unroll.full"))};
+    MDNode *id = MDNode::getDistinct(c, ops);
+    id->replaceOperandWith(0, id);
+    l->setLoopID(id);
+    any = true;
+  }
+  if (any)
+    fam.invalidate(f, PreservedAnalyses::none());
+  return any;
+}
+
 bool Side::prepare(const Function &f) {
   module = CloneModule(*f.getParent());
   fn = module->getFunction(f.getName());
@@ -160,7 +205,9 @@ bool Side::prepare(const Function &f) {
         return fail("a call that cannot be inlined at " + where(*c));
     }
   }
-  // Private variables into registers (the source's are in memory).
+  // Private variables into registers (the source's are in memory), then
+  // small loops of a constant trip count unrolled in full, in both kernels
+  // alike, and what they kept in private arrays promoted too.
   {
     PassBuilder pb;
     LoopAnalysisManager lam;
@@ -176,6 +223,14 @@ bool Side::prepare(const Function &f) {
     fpm.addPass(SROAPass(SROAOptions::ModifyCFG));
     fpm.addPass(PromotePass());
     fpm.run(*fn, fam);
+    if (markSmallLoops(*fn, fam)) {
+      FunctionPassManager unroll;
+      unroll.addPass(createFunctionToLoopPassAdaptor(
+          LoopFullUnrollPass(/*OptLevel=*/2, /*OnlyWhenForced=*/true)));
+      unroll.addPass(SROAPass(SROAOptions::ModifyCFG));
+      unroll.addPass(PromotePass());
+      unroll.run(*fn, fam);
+    }
   }
   for (Instruction &i : instructions(*fn))
     if (isa<AllocaInst>(i))

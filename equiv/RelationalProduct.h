@@ -50,6 +50,8 @@ struct Node {
   /// undefined (the before kernel's own, assumed absent).
   std::vector<z3::expr> aheadConds;
   std::optional<z3::expr> aheadUB;
+  /// Edge::forms of that step.
+  std::vector<std::pair<z3::expr, z3::expr>> aheadForms;
   /// The facts between arrays, the last candidates: (kind, exit).
   std::vector<std::pair<int, int>> facts;
   std::vector<unsigned> out; // edges
@@ -66,6 +68,12 @@ struct Edge {
   /// The exits' conditions alone, and where the before kernel's step is
   /// undefined (for running the product on concrete values).
   z3::expr cond, ub;
+  /// The before kernel's values extended to 64 bits, as extension and as
+  /// distribution: equal wherever its step is defined (its flags hold), so
+  /// a query may write either (the one the after kernel's terms share).
+  std::vector<std::pair<z3::expr, z3::expr>> forms;
+  /// The after kernel's addresses in the step.
+  std::vector<z3::expr> afterAddrs;
 };
 
 /// Queries without array theory. Memories and access sets are store chains
@@ -139,6 +147,7 @@ private:
   /// inputs, dropping the candidates false on the way (cheaper than the
   /// queries that would drop them one round after another).
   void sample();
+  bool definedAhead(unsigned id, const z3::expr &ub);
   bool obligations();
   void dump(const z3::expr *model_of = nullptr);
   std::string name(unsigned id) const;
@@ -157,6 +166,10 @@ private:
 /// or the facts about the before kernel's next step (4, 5, 6) at address
 /// \p x.
 z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j = -1);
+
+/// \p f with its bit-vector sums and products (up to 64 bits) as sums of
+/// monomials in one order (RelationalCanon.cpp).
+z3::expr canonicalArithmetic(const z3::expr &f);
 /// Whether \p e is one of a node's fresh symbols for a value.
 bool fresh(const z3::expr &e);
 /// The candidates of node \p n, from the terms of each kernel's step and

@@ -15,7 +15,9 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 using namespace llvm;
 
@@ -106,6 +108,89 @@ z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
   return z3::implies(z3::select(*n.st[1].rd, x), covered);
 }
 
+/// \p f (which assumes the candidates alive at \p n and the step of \p e)
+/// with the symbols that candidates say equal replaced by one of them, and
+/// its arithmetic in one normal form: two kernels' indices that are the
+/// same polynomial become the same term. The equalities stay, so that a
+/// model gives every symbol its value.
+static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
+                          const std::function<z3::expr(z3::expr)> &onEdge,
+                          const z3::expr &f) {
+  z3::context &ctx = f.ctx();
+  std::unordered_map<unsigned, z3::expr> sym; // id -> symbol
+  std::unordered_map<unsigned, unsigned> up;  // union-find parent
+  std::function<unsigned(unsigned)> find = [&](unsigned x) {
+    auto it = up.find(x);
+    if (it == up.end() || it->second == x)
+      return x;
+    return it->second = find(it->second);
+  };
+  auto symbol = [](const z3::expr &x) {
+    return x.is_const() && x.is_bv() &&
+           x.decl().decl_kind() == Z3_OP_UNINTERPRETED;
+  };
+  size_t arrays = n.cands.size() - n.facts.size();
+  for (size_t i = 0; i < arrays; ++i) {
+    const z3::expr &c = n.cands[i];
+    if (!n.alive[i] || !c.is_app() || c.decl().decl_kind() != Z3_OP_EQ ||
+        c.num_args() != 2 || !symbol(c.arg(0)) || !symbol(c.arg(1)))
+      continue;
+    for (unsigned k = 0; k < 2; ++k)
+      sym.emplace(c.arg(k).id(), c.arg(k));
+    unsigned a = find(c.arg(0).id()), b = find(c.arg(1).id());
+    if (a != b)
+      up[std::max(a, b)] = std::min(a, b);
+  }
+  z3::expr_vector src(ctx), dst(ctx);
+  z3::expr back = ctx.bool_val(true);
+  for (auto &[id, x] : sym) {
+    unsigned root = find(id);
+    if (root == id)
+      continue;
+    src.push_back(x);
+    dst.push_back(sym.at(root));
+    back = back && x == sym.at(root);
+  }
+  auto normal = [&](z3::expr x) {
+    return canonicalArithmetic(src.empty() ? x : x.substitute(src, dst));
+  };
+  z3::expr g = normal(f);
+  // The step's, and those of the before kernel's next steps that the
+  // source's facts and the target's claims speak of.
+  std::vector<std::pair<z3::expr, z3::expr>> forms = n.aheadForms;
+  if (e) {
+    forms.insert(forms.end(), e->forms.begin(), e->forms.end());
+    for (auto &[p, w] : to->aheadForms)
+      forms.push_back({onEdge(p), onEdge(w)});
+  }
+  if (!forms.empty()) {
+    // The before kernel's extensions written as the after kernel writes
+    // them: as the extension where the after kernel's addresses in the
+    // step have that extension.
+    std::unordered_set<unsigned> has;
+    std::vector<z3::expr> todo;
+    for (const z3::expr &a : e ? e->afterAddrs : std::vector<z3::expr>{})
+      todo.push_back(normal(a));
+    while (!todo.empty()) {
+      z3::expr x = todo.back();
+      todo.pop_back();
+      if (!has.insert(x.id()).second || !x.is_app())
+        continue;
+      for (unsigned i = 0; i < x.num_args(); ++i)
+        todo.push_back(x.arg(i));
+    }
+    z3::expr_vector wide(ctx), plain(ctx);
+    for (auto &[p, w] : forms)
+      if (has.count(normal(p).id())) {
+        wide.push_back(w);
+        plain.push_back(p);
+      }
+    if (!wide.empty())
+      g = normal(z3::expr(f).substitute(wide, plain));
+  }
+  return g && back;
+}
+
 z3::check_result Product::decide(unsigned from, const Edge *e,
                                  const z3::expr &claim,
                                  const std::vector<z3::expr> &goals,
@@ -124,20 +209,38 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
       dst.push_back(b);
     }
   auto onEdge = [&](z3::expr x) { return e ? x.substitute(src, dst) : x; };
+  // Where the source's memories (or written bytes) are equal, one array
+  // for both: the two kernels' reads of the same address are then the
+  // same term.
+  size_t arrays = n.cands.size() - n.facts.size();
+  z3::expr_vector asrc(ctx), adst(ctx);
+  for (size_t k = 0; k < n.facts.size(); ++k) {
+    int kind = n.facts[k].first;
+    if (!n.alive[arrays + k] || (kind != 0 && kind != 1))
+      continue;
+    z3::expr b = kind == 0 ? *n.st[0].mem : *n.st[0].wr;
+    z3::expr a = kind == 0 ? *n.st[1].mem : *n.st[1].wr;
+    if (a.is_const() && b.is_const() && a.id() != b.id()) {
+      asrc.push_back(a);
+      adst.push_back(b);
+    }
+  }
+  auto unify = [&](z3::expr x) {
+    return asrc.empty() ? x : x.substitute(asrc, adst);
+  };
   ArrayElim ae(ctx);
   std::vector<z3::expr> evals;
   z3::expr all = ctx.bool_val(true);
   for (const z3::expr &g : goals) {
-    evals.push_back(byCases(onEdge(g)));
+    evals.push_back(unify(byCases(onEdge(g))));
     all = all && evals.back();
   }
   z3::expr f = *background && (e ? e->hyp : ctx.bool_val(true)) &&
                onEdge(claim) && (goals.empty() ? ctx.bool_val(true) : !all);
-  size_t arrays = n.cands.size() - n.facts.size();
   for (size_t i = 0; i < arrays; ++i)
     if (n.alive[i])
       f = f && n.cands[i];
-  f = ae.rewrite(f);
+  f = ae.rewrite(unify(f));
   std::vector<z3::expr> evalR;
   for (const z3::expr &x : evals)
     evalR.push_back(ae.rewrite(x));
@@ -153,24 +256,49 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
       if (n.alive[arrays + k] &&
           memory == (n.facts[k].first == 0 || n.facts[k].first == 4) &&
           inst.insert({k, idx.id()}).second)
-        f = f &&
-            ae.rewrite(pointwise(n, n.facts[k].first, idx, n.facts[k].second));
+        f = f && ae.rewrite(unify(
+                     pointwise(n, n.facts[k].first, idx, n.facts[k].second)));
   }
-  z3::solver s(ctx);
-  z3::params p(ctx);
-  p.set("timeout", budget::solverMs((unsigned)std::min<long long>(
-                       left, queryMs ? queryMs : opts.queryMs)));
-  s.set(p);
-  s.add(f);
+  f = sameTerms(n, e, e ? &nodes[e->to] : nullptr, onEdge, f);
+  unsigned ms = budget::solverMs(
+      (unsigned)std::min<long long>(left, queryMs ? queryMs : opts.queryMs));
   if (const char *dir = getenv("KV_RELATIONAL_DUMP")) {
+    z3::solver d(ctx);
+    d.add(f);
     std::error_code ec;
     raw_fd_ostream os(
         std::string(dir) + "/q" + std::to_string(queries) + ".smt2", ec);
     if (!ec)
-      os << s.to_smt2();
+      os << d.to_smt2();
   }
+  // Z3's default bit-vector pipeline, then (where it runs out of time) its
+  // SMT core for half as long again: with both kernels' terms shared, what
+  // is left of a query is often equalities between the same terms, which
+  // congruence closes where bit-blasting their arithmetic takes seconds;
+  // the default is the faster on barrier intervals.
   auto t0 = Clock::now();
-  z3::check_result r = s.check();
+  z3::check_result r = z3::unknown;
+  std::optional<z3::solver> solved;
+  for (int round = 0; round < 2 && r == z3::unknown; ++round) {
+    unsigned spent =
+        (unsigned)std::chrono::duration_cast<std::chrono::milliseconds>(
+            Clock::now() - t0)
+            .count();
+    unsigned slice = round == 0
+                         ? ms
+                         : (unsigned)std::max<long long>(
+                               0, std::min<long long>(ms / 2, left - spent));
+    if (slice < 10)
+      break;
+    z3::solver s =
+        round == 0 ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
+    z3::params p(ctx);
+    p.set("timeout", slice);
+    s.set(p);
+    s.add(f);
+    r = s.check();
+    solved = s;
+  }
   if (debugEnabled("relational-queries"))
     errs()
         << "[kv] relational: query " << queries << ": "
@@ -179,8 +307,13 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
                              : "unknown")
         << " in "
         << std::chrono::duration<double, std::milli>(Clock::now() - t0).count()
-        << " ms" << (r == z3::unknown ? " (" + s.reason_unknown() + ")" : "")
+        << " ms"
+        << (r == z3::unknown && solved ? " (" + solved->reason_unknown() + ")"
+                                       : "")
         << "\n";
+  if (!solved)
+    return r;
+  z3::solver &s = *solved;
   if (r == z3::sat)
     lastModel = s.get_model();
   if (r == z3::sat && truth) {

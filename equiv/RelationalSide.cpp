@@ -242,8 +242,29 @@ static bool noWrap(BinaryOperator &bo, bool sext, const DataLayout &dl) {
   return !ov && !m.isNegative();
 }
 
-std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
-                                       unsigned depth) {
+std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext) {
+  widenWraps.reset();
+  std::optional<z3::expr> w = widenRec(v, bits, sext, 0);
+  widenWraps = widenWraps ? (*widenWraps || P(v)) : P(v);
+  if (!w || isa<Constant>(v))
+    return w;
+  std::optional<z3::expr> x = get(v);
+  unsigned vb = bitsOf(v->getType(), dl);
+  if (!x || vb >= bits)
+    return w;
+  bool both =
+      isKnownNonNegative(v, SimplifyQuery(dl, dyn_cast<Instruction>(v)));
+  z3::expr plain =
+      sext && !both ? z3::sext(*x, bits - vb) : z3::zext(*x, bits - vb);
+  if (plain.id() != w->id()) {
+    lemmas.push_back(*widenWraps || plain == *w);
+    forms.push_back({plain, *w});
+  }
+  return w;
+}
+
+std::optional<z3::expr> Stepper::widenRec(Value *v, unsigned bits, bool sext,
+                                          unsigned depth) {
   unsigned w = bitsOf(v->getType(), dl);
   if (auto *c = dyn_cast<ConstantInt>(v))
     return ctx.bv_val(
@@ -267,7 +288,21 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
       if (!distributes(sx))
         continue;
       Value *a = bo->getOperand(0), *b = bo->getOperand(1);
-      std::optional<z3::expr> x = widen(a, bits, sx, depth + 1);
+      // Where this distribution is not exact: the flags' overflow (known
+      // bits are trusted, as the distribution itself trusts them), or
+      // the bits of a disjoint `or` overlapping.
+      std::optional<z3::expr> wraps;
+      if (auto it = overflows.find(bo); it != overflows.end())
+        wraps = it->second;
+      if (bo->getOpcode() == Instruction::Or) {
+        std::optional<z3::expr> ea = get(a), eb = get(b);
+        if (!ea || !eb)
+          return std::nullopt;
+        wraps = (*ea & *eb) != ctx.bv_val(0, w);
+      }
+      if (wraps)
+        widenWraps = widenWraps ? (*widenWraps || *wraps) : *wraps;
+      std::optional<z3::expr> x = widenRec(a, bits, sx, depth + 1);
       if (!x)
         return std::nullopt;
       if (bo->getOpcode() == Instruction::Shl) {
@@ -279,7 +314,7 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
                    APInt::getOneBitSet(bits, k->getZExtValue()).getZExtValue(),
                    bits);
       }
-      std::optional<z3::expr> y = widen(b, bits, sx, depth + 1);
+      std::optional<z3::expr> y = widenRec(b, bits, sx, depth + 1);
       if (!y)
         return std::nullopt;
       switch (bo->getOpcode()) {
@@ -302,15 +337,19 @@ std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext,
           ((e->getOpcode() == Instruction::SExt && (sext || both)) ||
            (e->getOpcode() == Instruction::ZExt &&
             (!sext || both || e->hasNonNeg()))))
-        return widen(e->getOperand(0), bits,
-                     e->getOpcode() == Instruction::SExt ||
-                         (e->hasNonNeg() && sext),
-                     depth + 1);
+        return widenRec(e->getOperand(0), bits,
+                        e->getOpcode() == Instruction::SExt ||
+                            (e->hasNonNeg() && sext),
+                        depth + 1);
     }
   }
   if (sext && bits == 64 && !here)
-    if (auto it = wideIn.find(v); it != wideIn.end())
+    if (auto it = wideIn.find(v); it != wideIn.end()) {
+      z3::expr wraps =
+          wideInWraps.count(v) ? wideInWraps.at(v) : ctx.bool_val(true);
+      widenWraps = widenWraps ? (*widenWraps || wraps) : wraps;
       return it->second;
+    }
   std::optional<z3::expr> x = get(v);
   if (!x)
     return std::nullopt;
@@ -361,6 +400,8 @@ std::optional<z3::expr> Stepper::cast(unsigned op, Value *src, z3::expr v,
 z3::expr Stepper::load(const z3::expr &addr, unsigned bytes) {
   if (loads.size() < 8)
     loads.push_back({addr, bytes});
+  if (addrs.size() < 64)
+    addrs.push_back(addr);
   std::optional<z3::expr> r;
   for (unsigned i = 0; i < bytes; ++i) {
     z3::expr a = addr + ctx.bv_val(i, 64);
@@ -373,6 +414,8 @@ z3::expr Stepper::load(const z3::expr &addr, unsigned bytes) {
 
 void Stepper::store(const z3::expr &addr, const z3::expr &bits,
                     unsigned bytes) {
+  if (addrs.size() < 64)
+    addrs.push_back(addr);
   for (unsigned i = 0; i < bytes; ++i) {
     z3::expr a = addr + ctx.bv_val(i, 64);
     *mem = z3::store(*mem, a, bits.extract(8 * i + 7, 8 * i));
@@ -515,13 +558,18 @@ std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
         s.vals.insert_or_assign(v, *x);
         s.poison.insert_or_assign(v, P(src));
         if (v->getType()->isIntegerTy() && bitsOf(v->getType(), dl) < 64)
-          if (std::optional<z3::expr> w = widen(src, 64, /*sext=*/true))
+          if (std::optional<z3::expr> w = widen(src, 64, /*sext=*/true)) {
             s.wide.insert_or_assign(v, *w);
+            s.wideWraps.insert_or_assign(v, *widenWraps);
+          }
       }
       out.exits.push_back({succ, c, std::move(s)});
     }
   }
   out.ub = ub;
+  out.lemmas = std::move(lemmas);
+  out.forms = std::move(forms);
+  out.addrs = std::move(addrs);
   out.terms = std::move(terms);
   out.loads = std::move(loads);
   // The values computed once, before any loop or barrier, are the same
@@ -555,6 +603,10 @@ std::optional<Step> Side::steps(BasicBlock *cut, const State &in, unsigned u) {
       if (!s)
         return std::nullopt;
       total.ub = total.ub || (pc && s->ub);
+      total.lemmas.insert(total.lemmas.end(), s->lemmas.begin(),
+                          s->lemmas.end());
+      total.forms.insert(total.forms.end(), s->forms.begin(), s->forms.end());
+      total.addrs.insert(total.addrs.end(), s->addrs.begin(), s->addrs.end());
       total.terms.insert(total.terms.end(), s->terms.begin(), s->terms.end());
       total.loads.insert(total.loads.end(), s->loads.begin(), s->loads.end());
       for (Exit &x : s->exits) {

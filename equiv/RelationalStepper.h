@@ -28,7 +28,8 @@ public:
   Stepper(Side &s, const State &in)
       : side(s), sh(s.sh), ctx(s.sh.ctx),
         dl(s.fn->getParent()->getDataLayout()), ub(ctx.bool_val(false)),
-        vals(in.vals), pois(in.poison), wideIn(in.wide) {}
+        vals(in.vals), pois(in.poison), wideIn(in.wide),
+        wideInWraps(in.wideWraps) {}
 
   std::optional<Step> run(llvm::BasicBlock *start, const State &in);
 
@@ -49,7 +50,7 @@ private:
   /// overflowing `nsw` add, say), for the values that may be.
   std::unordered_map<const llvm::Value *, z3::expr> pois;
   /// State::wide of the state the step starts in.
-  std::unordered_map<const llvm::Value *, z3::expr> wideIn;
+  std::unordered_map<const llvm::Value *, z3::expr> wideIn, wideInWraps;
   /// The instructions this step computed (the others in `vals` were
   /// carried in from an earlier step).
   std::unordered_set<const llvm::Value *> local;
@@ -74,9 +75,21 @@ private:
                                llvm::Type *from, llvm::Type *to,
                                bool nneg = false);
   /// \p v extended to \p bits, through the arithmetic that does not wrap.
-
-  std::optional<z3::expr> widen(llvm::Value *v, unsigned bits, bool sext,
-                                unsigned depth = 0);
+  /// Where it went through any, a lemma relates the two forms (see
+  /// Step::lemmas).
+  std::optional<z3::expr> widen(llvm::Value *v, unsigned bits, bool sext);
+  std::optional<z3::expr> widenRec(llvm::Value *v, unsigned bits, bool sext,
+                                   unsigned depth);
+  /// While widening: where the distribution is not exact (an operation
+  /// whose flags it relied on overflows, a carried wide form that is not
+  /// its value's extension); after it, that or the value's poison.
+  std::optional<z3::expr> widenWraps;
+  std::vector<z3::expr> lemmas;
+  std::vector<std::pair<z3::expr, z3::expr>> forms;
+  std::vector<z3::expr> addrs;
+  /// The instruction exec runs, and the overflows its flags exclude.
+  const llvm::Instruction *current = nullptr;
+  std::unordered_map<const llvm::Value *, z3::expr> overflows;
   bool exec(llvm::Instruction &i);
   bool call(llvm::CallBase &c);
   void undefined(const z3::expr &c) { ub = ub || (*cond && c); }
@@ -97,6 +110,13 @@ private:
   /// An overflow that the instruction's flags say does not happen: in the
   /// source, C's rule (undefined behaviour); in optimized IR, poison.
   void flag(const z3::expr &overflow) {
+    if (current) {
+      auto it = overflows.find(current);
+      if (it == overflows.end())
+        overflows.emplace(current, overflow);
+      else
+        it->second = it->second || overflow;
+    }
     if (side.isSource)
       undefined(overflow);
     else
