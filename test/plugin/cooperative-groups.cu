@@ -5,13 +5,18 @@
 // reserved shared memory's address, which thread_block keeps in a field no
 // kernel here reads, is an unknown value that stops a proof only where a
 // result depends on it. A grid-wide barrier (grid.sync()) is unsupported.
-// (About 90 s: the groups forms linearize the thread id in 3-D.)
+// (About 60 s: the groups forms linearize the thread id in 3-D.)
 // REQUIRES: cuda-sdk, long
 //
-// Each kernel against its -O2 form, in the plugin, with no assumptions.
+// Each groups kernel against its -O2 form, in the plugin, with no
+// assumptions.
 // RUN: %clang-path -x cuda --cuda-device-only --cuda-gpu-arch=sm_80 --cuda-path=/usr/local/cuda \
 // RUN:   -isystem /usr/local/cuda/include/cccl -Wno-unknown-cuda-version -O2 -S \
 // RUN:   -fpass-plugin=%plugin -Rpass=kvalidate -Rpass-missed=kvalidate -mllvm -kvalidate-cache= \
+// RUN:   -mllvm -kvalidate-kernel=block_groups -mllvm -kvalidate-kernel=warp_tile \
+// RUN:   -mllvm -kvalidate-kernel=half_tile -mllvm -kvalidate-kernel=warp_cg_reduce \
+// RUN:   -mllvm -kvalidate-kernel=ballot_tile -mllvm -kvalidate-kernel=count_coalesced \
+// RUN:   -mllvm -kvalidate-kernel=grid_rotate \
 // RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLUGIN --implicit-check-not=error:
 // PLUGIN-DAG: remark: kvalidate: kernel 'block_groups': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'warp_tile': equivalent
