@@ -362,28 +362,8 @@ bool Stepper::call(CallBase &c) {
           sh.sreg("ntid.x") *
               (sh.sreg("tid.y") + sh.sreg("ntid.y") * sh.sreg("tid.z"));
       z3::expr lane = linear & ctx.bv_val(31, 32);
-      z3::expr eq = z3::shl(ctx.bv_val(1, 32), lane);
-      z3::expr lt = eq - ctx.bv_val(1, 32), le = lt | eq;
-      switch (*r) {
-      case LaneRegister::Lane:
-        v = lane;
-        break;
-      case LaneRegister::MaskEq:
-        v = eq;
-        break;
-      case LaneRegister::MaskLt:
-        v = lt;
-        break;
-      case LaneRegister::MaskLe:
-        v = le;
-        break;
-      case LaneRegister::MaskGt:
-        v = ~le;
-        break;
-      default:
-        v = ~lt;
-        break;
-      }
+      v = laneRegisterFrom<z3::expr>(*r, lane, z3::shl(ctx.bv_val(1, 32), lane),
+                                     ctx.bv_val(1, 32));
     }
     setRaw(c, v, ctx.bool_val(false));
     return true;

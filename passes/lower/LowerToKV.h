@@ -175,9 +175,11 @@ inline bool isReduxIntrinsic(llvm::Intrinsic::ID id) {
 /// cooperative groups do): the lane and the lane masks.
 enum class LaneRegister { Lane, MaskEq, MaskLt, MaskLe, MaskGt, MaskGe };
 std::optional<LaneRegister> laneRegisterAsm(const llvm::CallBase &call);
-/// Its value in lane \p lane, as PTX defines it.
-inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
-  uint32_t eq = 1u << lane, lt = eq - 1, le = lt | eq;
+/// Its value from the lane and `1 << lane` (\p eq), as PTX defines it: for
+/// integers and for solver terms alike.
+template <typename T>
+T laneRegisterFrom(LaneRegister r, const T &lane, const T &eq, const T &one) {
+  T lt = eq - one, le = lt | eq;
   switch (r) {
   case LaneRegister::Lane:
     return lane;
@@ -192,6 +194,10 @@ inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
   default:
     return ~lt;
   }
+}
+/// Its value in lane \p lane.
+inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
+  return laneRegisterFrom<uint32_t>(r, lane, 1u << lane, 1u);
 }
 
 /// Inline PTX of one integer instruction that kvalidate models exactly
