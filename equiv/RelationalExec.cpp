@@ -9,6 +9,7 @@
 #include "equiv/Intrinsics.h"
 #include "equiv/RelationalStepper.h"
 #include "passes/lower/LowerToKV.h"
+#include "smt-encode/Encoder.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
@@ -69,11 +70,10 @@ bool Stepper::exec(Instruction &i) {
       if (a->id() > b->id())
         std::swap(a, b);
       r = *a * *b;
-      // (Z3's overflow predicates: a product of twice the width is a
-      // multiplier four times the size, bit-blasted in every query.)
+      // (Overflow predicates: a product of twice the width is a multiplier
+      // four times the size, bit-blasted in every query.)
       if (bo->hasNoSignedWrap())
-        flag(!(z3::bvmul_no_overflow(*a, *b, true) &&
-               z3::bvmul_no_underflow(*a, *b)));
+        flag(!signedMulFits(*a, *b));
       if (bo->hasNoUnsignedWrap())
         flag(!z3::bvmul_no_overflow(*a, *b, false));
       break;

@@ -275,6 +275,21 @@ std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
     return m.eval(exact ? concreteInitial(x) : x, true);
   };
   const Edge *e = &first;
+  // The model is of a query rewritten (symbols merged, arithmetic in normal
+  // form, extensions replaced where defined); the run's reasoning holds only
+  // from a state where every candidate it can evaluate holds.
+  if (!exact) {
+    const Node &src = nodes[first.from];
+    size_t arrays = src.cands.size() - src.facts.size();
+    for (size_t i = 0; i < arrays; ++i)
+      if (src.alive[i] && !taint(src.cands[i]) &&
+          !value(src.cands[i]).is_true()) {
+        if (debugEnabled("relational-queries"))
+          errs() << "[kv] relational: no run, the model falsifies "
+                 << src.cands[i].to_string().substr(0, 300) << "\n";
+        return changed;
+      }
+  }
   llvm::scope_exit say([&] {
     if (debugEnabled("relational-queries"))
       errs() << "[kv] relational: run stops at " << name(e->to) << "\n";

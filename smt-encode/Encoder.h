@@ -29,6 +29,10 @@
 
 namespace kv {
 
+/// "l * r does not overflow as a signed product", exactly (not Z3 4.8.12's
+/// bvsmul_noovfl alone, which is wrong on negative constants).
+z3::expr signedMulFits(const z3::expr &l, const z3::expr &r);
+
 class Encoder {
 public:
   /// Where regroupSums keeps what it proved (else its own cache).
@@ -358,8 +362,6 @@ public:
 
   /// The abstracted product l * r (one argument order for both).
   z3::expr productApp(z3::expr l, z3::expr r);
-  /// "l * r does not overflow as a signed product", exactly.
-  z3::expr signedMulFits(const z3::expr &l, const z3::expr &r);
   /// "l * r does not overflow as a signed product", abstracted (a
   /// predicate refined lazily like the products).
   z3::expr nowrapMulApp(z3::expr l, z3::expr r);

@@ -259,7 +259,8 @@ void Encoder::pinDetermined() {
     facts = facts.substitute(apps, exact);
 }
 
-z3::expr Encoder::signedMulFits(const z3::expr &l, const z3::expr &r) {
+z3::expr signedMulFits(const z3::expr &l, const z3::expr &r) {
+  z3::context &ctx = l.ctx();
   // Not Z3's bvsmul_noovfl alone: Z3 4.8.12 folds it wrongly when both
   // operands are constants and one is negative (it multiplies them as
   // unsigned numbers: -1 * 2 "overflows"), also inside a solver once its

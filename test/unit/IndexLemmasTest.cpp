@@ -161,8 +161,6 @@ TEST_F(IndexLemmasTest, MultiplesOfOneFactorAreOneRow) {
 // folds -1 * 2 to "overflows", and the solver agrees once it has
 // substituted the operands' values.
 TEST_F(IndexLemmasTest, SignedProductFitsOnConstants) {
-  std::unique_ptr<kv::Encoder> holder = encoder(32);
-  kv::Encoder &enc = *holder;
   struct Case {
     int64_t l, r;
   } cases[] = {{-1, 2},          {2, -1},         {-715827882, 3},
@@ -174,14 +172,14 @@ TEST_F(IndexLemmasTest, SignedProductFitsOnConstants) {
     bool fits = p >= INT32_MIN && p <= INT32_MAX;
     z3::expr l = z3.bv_val(uint64_t(uint32_t(int32_t(c.l))), 32),
              r = z3.bv_val(uint64_t(uint32_t(int32_t(c.r))), 32);
-    z3::expr folded = enc.signedMulFits(l, r).simplify();
+    z3::expr folded = kv::signedMulFits(l, r).simplify();
     EXPECT_TRUE(folded.is_true() || folded.is_false()) << c.l << " * " << c.r;
     EXPECT_EQ(folded.is_true(), fits) << c.l << " * " << c.r;
     // Through a solver whose preprocessing substitutes the values.
     z3::expr x = z3.bv_const("x", 32), y = z3.bv_const("y", 32);
     z3::solver s(z3);
     s.add(x == l && y == r);
-    s.add(fits ? !enc.signedMulFits(x, y) : enc.signedMulFits(x, y));
+    s.add(fits ? !kv::signedMulFits(x, y) : kv::signedMulFits(x, y));
     EXPECT_EQ(s.check(), z3::unsat) << c.l << " * " << c.r;
   }
 }
@@ -189,15 +187,13 @@ TEST_F(IndexLemmasTest, SignedProductFitsOnConstants) {
 // With one constant factor the check is a range of the other operand: every
 // 8-bit pair, against the product computed here.
 TEST_F(IndexLemmasTest, SignedProductFitsWithAConstantFactor) {
-  std::unique_ptr<kv::Encoder> holder = encoder(8);
-  kv::Encoder &enc = *holder;
   z3::expr x = z3.bv_const("x", 8);
   z3::expr_vector from(z3);
   from.push_back(x);
   unsigned wrong = 0;
   for (int c = -128; c < 128; ++c) {
     z3::expr cv = z3.bv_val(uint64_t(uint8_t(c)), 8);
-    z3::expr f = enc.signedMulFits(x, cv), g = enc.signedMulFits(cv, x);
+    z3::expr f = kv::signedMulFits(x, cv), g = kv::signedMulFits(cv, x);
     for (int a = -128; a < 128; ++a) {
       z3::expr_vector to(z3);
       to.push_back(z3.bv_val(uint64_t(uint8_t(a)), 8));
@@ -217,10 +213,8 @@ TEST_F(IndexLemmasTest, SignedProductFitsWithAConstantFactor) {
 // answer except two negative operands of which one is beyond sqrt(127)
 // (11), which may fold to "overflows" (never to "fits" when it overflows).
 TEST_F(IndexLemmasTest, SignedProductFitsOfVariablesFolded) {
-  std::unique_ptr<kv::Encoder> holder = encoder(8);
-  kv::Encoder &enc = *holder;
   z3::expr x = z3.bv_const("x", 8), y = z3.bv_const("y", 8);
-  z3::expr f = enc.signedMulFits(x, y);
+  z3::expr f = kv::signedMulFits(x, y);
   z3::expr_vector from(z3);
   from.push_back(x);
   from.push_back(y);
