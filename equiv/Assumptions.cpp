@@ -365,7 +365,7 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
         "-bit words (int and unsigned taken modulo 2^" +
         std::to_string(opts.bits) + "; 64-bit addresses are exact)");
   for (const std::string &a : opts.assumptions)
-    result.assumptions.push_back(a + " (--assume)");
+    result.assumptions.push_back(opts.describeAssumption(a));
   KernelModel kb(before, "");
   bool noOverflow = false, noUnreachable = false;
   std::vector<std::string> traps;

@@ -154,7 +154,7 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
                                "modelled (" +
                                launch + ")");
   for (const std::string &a : opts.assumptions)
-    result.assumptions.push_back(a + " (--assume)");
+    result.assumptions.push_back(opts.describeAssumption(a));
   try {
     ContextLease lease;
     z3::context &ctx = lease;

@@ -110,6 +110,14 @@ struct CheckOptions {
   bool assumeSafe = false;
   /// --assume expressions (C syntax over blockDim/gridDim and scalars).
   std::vector<std::string> assumptions;
+  /// Where an assumption comes from, if not from --assume.
+  std::map<std::string, std::string> assumptionSources;
+  /// How a verdict lists assumption \p a: with where it comes from.
+  std::string describeAssumption(const std::string &a) const {
+    auto it = assumptionSources.find(a);
+    return a + " (" +
+           (it != assumptionSources.end() ? it->second : "--assume") + ")";
+  }
   /// Internal knobs (hidden options): try the interval-by-interval proof
   /// first; products exact from the start; one solver strategy alone
   /// ("default" or "eqs"; empty: both in parallel); the solvers' random

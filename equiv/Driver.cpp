@@ -31,6 +31,7 @@ CheckOptions checkOptionsFor(const Options &opts) {
   o.hugeGrids = opts.hugeGrids;
   o.assumeSafe = !opts.safetyChecks;
   o.assumptions = opts.assumptions;
+  o.assumptionSources = opts.assumptionSources;
   o.lockstep = !opts.noLockstep;
   o.preciseProducts = opts.preciseProducts;
   o.solver = opts.solver;
@@ -48,12 +49,76 @@ static std::vector<std::string> namesOf(KernelInput in) {
   return names;
 }
 
+/// The launch \p f declares: at most N threads in a block
+/// (`__launch_bounds__(N)`, nvvm.maxntid) or exactly a block's shape
+/// (nvvm.reqntid, MLIR's known_block_size), as assumptions. CUDA refuses
+/// other launches, so they are no executions of the kernel; a run there
+/// would confirm a defect no launch can show.
+static std::vector<std::pair<std::string, std::string>>
+declaredLaunch(const llvm::Function &f) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto dims = [&](StringRef key) {
+    SmallVector<uint64_t, 3> d;
+    Attribute a = f.getFnAttribute(key);
+    if (!a.isValid() || !a.isStringAttribute())
+      return d;
+    SmallVector<StringRef, 3> parts;
+    a.getValueAsString().split(parts, ',');
+    for (StringRef p : parts) {
+      uint64_t v;
+      if (p.trim().getAsInteger(10, v) || v == 0 || d.size() == 3)
+        return SmallVector<uint64_t, 3>();
+      d.push_back(v);
+    }
+    return d;
+  };
+  static const char *axis[] = {"x", "y", "z"};
+  if (SmallVector<uint64_t, 3> req = dims("nvvm.reqntid"); !req.empty()) {
+    std::string a;
+    for (unsigned i = 0; i < 3; ++i)
+      a += std::string(i ? " && " : "") + "blockDim." + axis[i] +
+           " == " + std::to_string(i < req.size() ? req[i] : 1);
+    out.push_back({a, "the block shape (nvvm.reqntid)"});
+  }
+  if (SmallVector<uint64_t, 3> max = dims("nvvm.maxntid"); !max.empty()) {
+    uint64_t n = 1;
+    for (uint64_t v : max)
+      n *= v;
+    if (n < 1024)
+      out.push_back(
+          {"blockDim.x * blockDim.y * blockDim.z <= " + std::to_string(n),
+           "the largest block (__launch_bounds__, nvvm.maxntid)"});
+  }
+  return out;
+}
+
 Driver::Driver(KernelInput before, KernelInput after, mlir::ModuleOp scratch,
                const Options &opts)
     : before(std::move(before)), after(std::move(after)), scratch(scratch),
       opts(opts) {
   beforeNames = namesOf(this->before);
   afterNames = namesOf(this->after);
+  // Each kernel's declared launch: a launch outside either one's fails, so
+  // the pair agrees on every launch that runs both (the verdict lists
+  // them, and which kernel declares each).
+  std::map<std::string, std::pair<std::string, unsigned>> declared;
+  for (KernelInput *in : {&this->before, &this->after})
+    if (in->function)
+      for (auto &[a, what] : declaredLaunch(*in->function)) {
+        auto &d = declared[a];
+        d.first = what;
+        d.second |= in == &this->before ? 1 : 2;
+      }
+  for (auto &[a, d] : declared) {
+    if (llvm::is_contained(this->opts.assumptions, a))
+      continue;
+    this->opts.assumptions.push_back(a);
+    this->opts.assumptionSources[a] =
+        d.first + " that " +
+        (d.second == 3   ? "both kernels declare"
+         : d.second == 1 ? "the before kernel declares"
+                         : "the after kernel declares");
+  }
 }
 
 /// Scalar parameters are matched by position; cases are named by the before

@@ -10,6 +10,7 @@
 #define KV_EQUIV_OPTIONS_H
 
 #include "llvm/ADT/StringRef.h"
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct Options {
 #define KV_LIST(FIELD, NAME, VALUE, DESC) std::vector<std::string> FIELD;
 #define KV_CHOICE(FIELD, NAME, CHOICES, HIDDEN, DESC) std::string FIELD;
 #include "equiv/Options.def"
+  /// Where assumptions that no option stated come from: the kernels'
+  /// declared launch (their __launch_bounds__), by assumption text.
+  std::map<std::string, std::string> assumptionSources;
 };
 
 /// How deeply an assumption may nest parentheses and unary operators: the

@@ -6,9 +6,9 @@
 // RUN: %mlir-opt --load-pass-plugin=%mlir-plugin \
 // RUN:   --pass-pipeline='builtin.module(kvalidate-snapshot,canonicalize,cse,loop-invariant-code-motion,lower-affine,kvalidate-check)' \
 // RUN:   %s -o %t.out.mlir 2>&1 | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:
-// CHECK-DAG: mlir-plugin.mlir:[[@LINE+38]]:5: remark: kvalidate: kernel 'reverse_staged': equivalent
-// CHECK-DAG: mlir-plugin.mlir:[[@LINE+56]]:5: remark: kvalidate: kernel 'row_sums': equivalent
-// CHECK-DAG: mlir-plugin.mlir:[[@LINE+73]]:5: remark: kvalidate: kernel 'affine_copy': equivalent
+// CHECK-DAG: mlir-plugin.mlir:[[@LINE+45]]:5: remark: kvalidate: kernel 'reverse_staged': equivalent
+// CHECK-DAG: mlir-plugin.mlir:[[@LINE+63]]:5: remark: kvalidate: kernel 'row_sums': equivalent
+// CHECK-DAG: mlir-plugin.mlir:[[@LINE+80]]:5: remark: kvalidate: kernel 'affine_copy': equivalent
 //
 // The plugin does not change the module: the output is the pipeline's own.
 // RUN: %mlir-opt --pass-pipeline='builtin.module(canonicalize,cse,loop-invariant-code-motion,lower-affine)' %s -o %t.ref.mlir
@@ -41,6 +41,13 @@
 // RUN: %mlir-opt --load-pass-plugin=%mlir-plugin \
 // RUN:   --pass-pipeline='builtin.module(kvalidate-per-pass{pipeline="canonicalize,cse,loop-invariant-code-motion,lower-affine"})' \
 // RUN:   %s -o /dev/null 2>&1 | count 0
+//
+// From the command line, known_block_size is the kernel's launch: its
+// workgroup array of 64 is in bounds (no out-of-bounds run at a larger
+// block).
+// RUN: %expect-exit 0 %kvalidate %s:reverse_staged %s:reverse_staged | FileCheck %s --check-prefix=KNOWN
+// KNOWN: verdict: equivalent
+// KNOWN: - blockDim.x * blockDim.y * blockDim.z <= 64 (the largest block (__launch_bounds__, nvvm.maxntid) that both kernels declare)
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

@@ -1,0 +1,56 @@
+// A kernel's declared launch is an assumption: CUDA refuses a launch of
+// more threads than __launch_bounds__ allows (or another block shape than
+// a required one), so no run there is an execution of the kernel. A block
+// staged through a shared array of the bound's size is in bounds, and the
+// verdict lists the bound and which kernel declares it.
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='%{1D}' \
+// RUN:   %s:staged_256 %s:staged_256 2>&1 | FileCheck %s --check-prefix=BOUND
+// BOUND:      verdict: equivalent
+// BOUND:      - blockDim.x * blockDim.y * blockDim.z <= 256 (the largest block (__launch_bounds__, nvvm.maxntid) that both kernels declare)
+// BOUND:      - checked: the before kernel has in-bounds shared-array accesses
+//
+// Without the bound the same kernel writes past its array at a block of
+// more than 256 threads: confirmed at such a launch.
+// RUN: %expect-exit 4 %kvalidate --cuda-path= --assume='%{1D}' \
+// RUN:   %s:staged_free %s:staged_free 2>&1 | FileCheck %s --check-prefix=FREE
+// FREE:       verdict: out-of-bounds
+// FREE:       confirmed: the before kernel's LLVM IR ran at this launch (gridDim ({{[0-9]+}},1,1), blockDim ({{25[7-9]|2[6-9][0-9]|[3-9][0-9][0-9]|10[0-9][0-9]}},1,1)
+//
+// The bound of one kernel is a launch the pair cannot run beyond either:
+// listed as the after kernel's. The before kernel's own defect past the
+// bound is then no execution.
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='%{1D}' \
+// RUN:   %s:staged_free %s:staged_256 2>&1 | FileCheck %s --check-prefix=AFTER
+// AFTER:      verdict: equivalent
+// AFTER:      - blockDim.x * blockDim.y * blockDim.z <= 256 (the largest block (__launch_bounds__, nvvm.maxntid) that the after kernel declares)
+//
+// A wrong rewrite under the bound is still caught, at a launch within it.
+// RUN: %expect-exit 1 %kvalidate --cuda-path= --assume='%{1D}' \
+// RUN:   %s:staged_256 %s:staged_256_wrong 2>&1 | FileCheck %s --check-prefix=WRONG
+// WRONG:      verdict: not-equivalent
+// WRONG:      blockDim = ({{[0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-6]}}, 1, 1)
+
+__global__ void __launch_bounds__(256) staged_256(int *out, const int *in) {
+  __shared__ int s[256];
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = in[g];
+  __syncthreads();
+  out[g] = s[blockDim.x - 1 - threadIdx.x] + 1;
+}
+
+__global__ void staged_free(int *out, const int *in) {
+  __shared__ int s[256];
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = in[g];
+  __syncthreads();
+  out[g] = s[blockDim.x - 1 - threadIdx.x] + 1;
+}
+
+__global__ void __launch_bounds__(256)
+    staged_256_wrong(int *out, const int *in) {
+  __shared__ int s[256];
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = in[g];
+  __syncthreads();
+  out[g] = s[blockDim.x - 1 - threadIdx.x] + 2;
+}
