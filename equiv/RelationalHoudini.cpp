@@ -434,6 +434,13 @@ bool Product::houdini() {
           decide(edge.from, &edge, ctx.bool_val(true), evals, &truth);
       if (r == z3::unsat)
         break;
+      // (A model in which every goal holds is not one of the query: the
+      // evaluation and the solver disagree. Each alone then too.)
+      if (r == z3::sat && llvm::all_of(truth, [](bool t) { return t; })) {
+        if (debugEnabled("relational-queries"))
+          errs() << "[kv] relational: a model that falsifies no goal\n";
+        r = z3::unknown;
+      }
       if (r == z3::unknown) {
         // The solver gave up on all of them together: each alone, and
         // those it cannot show preserved are dropped.

@@ -115,7 +115,7 @@ z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
 /// model gives every symbol its value.
 static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
                           const std::function<z3::expr(z3::expr)> &onEdge,
-                          const z3::expr &f) {
+                          const z3::expr &f, std::vector<z3::expr> &goals) {
   z3::context &ctx = f.ctx();
   std::unordered_map<unsigned, z3::expr> sym; // id -> symbol
   std::unordered_map<unsigned, unsigned> up;  // union-find parent
@@ -155,6 +155,9 @@ static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
     return canonicalArithmetic(src.empty() ? x : x.substitute(src, dst));
   };
   z3::expr g = normal(f);
+  std::vector<z3::expr> plainGoals = goals;
+  for (z3::expr &x : goals)
+    x = normal(x);
   // The step's, and those of the before kernel's next steps that the
   // source's facts and the target's claims speak of.
   std::vector<std::pair<z3::expr, z3::expr>> forms = n.aheadForms;
@@ -185,8 +188,11 @@ static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
         wide.push_back(w);
         plain.push_back(p);
       }
-    if (!wide.empty())
+    if (!wide.empty()) {
       g = normal(z3::expr(f).substitute(wide, plain));
+      for (size_t i = 0; i < goals.size(); ++i)
+        goals[i] = normal(plainGoals[i].substitute(wide, plain));
+    }
   }
   return g && back;
 }
@@ -259,7 +265,7 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
         f = f && ae.rewrite(unify(
                      pointwise(n, n.facts[k].first, idx, n.facts[k].second)));
   }
-  f = sameTerms(n, e, e ? &nodes[e->to] : nullptr, onEdge, f);
+  f = sameTerms(n, e, e ? &nodes[e->to] : nullptr, onEdge, f, evalR);
   unsigned ms = budget::solverMs(
       (unsigned)std::min<long long>(left, queryMs ? queryMs : opts.queryMs));
   if (const char *dir = getenv("KV_RELATIONAL_DUMP")) {
@@ -271,33 +277,55 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
     if (!ec)
       os << d.to_smt2();
   }
-  // Z3's default bit-vector pipeline, then (where it runs out of time) its
-  // SMT core for half as long again: with both kernels' terms shared, what
-  // is left of a query is often equalities between the same terms, which
-  // congruence closes where bit-blasting their arithmetic takes seconds;
-  // the default is the faster on barrier intervals.
+  // First with the products of variables uninterpreted (the two kernels'
+  // products are the same terms, and what the invariant needs of them is
+  // mostly that): unsat there is unsat; a model there counts where it is
+  // one of the query itself. Then Z3's default bit-vector pipeline, and
+  // (where it runs out of time) its SMT core for half as long again: with
+  // both kernels' terms shared, what is left of a query is often
+  // equalities between the same terms, which congruence closes where
+  // bit-blasting their arithmetic takes seconds; the default is the faster
+  // on barrier intervals.
   auto t0 = Clock::now();
   z3::check_result r = z3::unknown;
-  std::optional<z3::solver> solved;
-  for (int round = 0; round < 2 && r == z3::unknown; ++round) {
-    unsigned spent =
-        (unsigned)std::chrono::duration_cast<std::chrono::milliseconds>(
-            Clock::now() - t0)
+  std::optional<z3::model> model;
+  std::string why;
+  z3::expr abstracted = abstractProducts(f);
+  for (int round = abstracted.id() == f.id() ? 1 : 0;
+       round < 3 && r == z3::unknown; ++round) {
+    long long spent =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0)
             .count();
-    unsigned slice = round == 0
-                         ? ms
-                         : (unsigned)std::max<long long>(
-                               0, std::min<long long>(ms / 2, left - spent));
+    unsigned slice = (unsigned)std::max<long long>(
+        0, std::min<long long>(round == 0   ? ms / 4
+                               : round == 1 ? ms
+                                            : ms / 2,
+                               left - spent));
     if (slice < 10)
       break;
     z3::solver s =
-        round == 0 ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
+        round < 2 ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
     z3::params p(ctx);
     p.set("timeout", slice);
     s.set(p);
-    s.add(f);
+    s.add(round == 0 ? abstracted : f);
     r = s.check();
-    solved = s;
+    if (r == z3::sat) {
+      model = s.get_model();
+      if (round == 0 && !model->eval(f, true).is_true()) {
+        r = z3::unknown;
+        why = "a model of the products uninterpreted only";
+      }
+    } else if (r == z3::unknown) {
+      why = s.reason_unknown();
+    }
+    if (round == 0 && debugEnabled("relational-queries"))
+      errs() << "[kv] relational: query " << queries
+             << " with products uninterpreted: "
+             << (r == z3::sat     ? "sat"
+                 : r == z3::unsat ? "unsat"
+                                  : "open (" + why + ")")
+             << "\n";
   }
   if (debugEnabled("relational-queries"))
     errs()
@@ -307,20 +335,14 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
                              : "unknown")
         << " in "
         << std::chrono::duration<double, std::milli>(Clock::now() - t0).count()
-        << " ms"
-        << (r == z3::unknown && solved ? " (" + solved->reason_unknown() + ")"
-                                       : "")
-        << "\n";
-  if (!solved)
-    return r;
-  z3::solver &s = *solved;
-  if (r == z3::sat)
-    lastModel = s.get_model();
-  if (r == z3::sat && truth) {
-    z3::model m = s.get_model();
-    truth->clear();
-    for (const z3::expr &x : evalR)
-      truth->push_back(m.eval(x, true).is_true());
+        << " ms" << (r == z3::unknown ? " (" + why + ")" : "") << "\n";
+  if (r == z3::sat) {
+    lastModel = *model;
+    if (truth) {
+      truth->clear();
+      for (const z3::expr &x : evalR)
+        truth->push_back(model->eval(x, true).is_true());
+    }
   }
   return r;
 }
