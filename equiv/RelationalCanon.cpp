@@ -14,7 +14,6 @@
 #include "equiv/RelationalProduct.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 
 namespace kv::rel {
@@ -201,68 +200,6 @@ private:
 z3::expr canonicalArithmetic(const z3::expr &f) {
   Canonical c(f.ctx());
   return c.run(f);
-}
-
-z3::expr abstractProducts(const z3::expr &f) {
-  z3::context &ctx = f.ctx();
-  std::unordered_map<unsigned, z3::expr> memo;
-  std::function<z3::expr(const z3::expr &)> run = [&](const z3::expr &e) {
-    if (!e.is_app() || e.num_args() == 0)
-      return e;
-    if (auto it = memo.find(e.id()); it != memo.end())
-      return it->second;
-    z3::expr_vector args(ctx);
-    bool changed = false;
-    for (unsigned i = 0; i < e.num_args(); ++i) {
-      args.push_back(run(e.arg(i)));
-      changed |= args.back().id() != e.arg(i).id();
-    }
-    z3::expr r = changed ? e.decl()(args) : e;
-    Z3_decl_kind k = e.decl().decl_kind();
-    const char *name = k == Z3_OP_BMUL            ? "kv.mul"
-                       : k == Z3_OP_BSMUL_NO_OVFL ? "kv.smul.no.ovfl"
-                       : k == Z3_OP_BUMUL_NO_OVFL ? "kv.umul.no.ovfl"
-                       : k == Z3_OP_BSMUL_NO_UDFL ? "kv.smul.no.udfl"
-                                                  : nullptr;
-    if (name) {
-      // The constant factor stays a coefficient of the others' product.
-      z3::expr_vector vars(ctx);
-      std::optional<z3::expr> coef;
-      for (unsigned i = 0; i < args.size(); ++i)
-        if (args[i].is_numeral() && !coef)
-          coef = args[i];
-        else
-          vars.push_back(args[i]);
-      if (vars.size() >= 2 && (k == Z3_OP_BMUL || !coef)) {
-        // (Each of these is commutative: its factors in one order, so that
-        // both kernels' products are one application.)
-        std::vector<z3::expr> sorted;
-        for (unsigned i = 0; i < vars.size(); ++i)
-          sorted.push_back(vars[i]);
-        std::sort(sorted.begin(), sorted.end(),
-                  [](const z3::expr &a, const z3::expr &b) {
-                    return a.id() < b.id();
-                  });
-        vars = z3::expr_vector(ctx);
-        for (const z3::expr &v : sorted)
-          vars.push_back(v);
-        z3::sort_vector dom(ctx);
-        for (unsigned i = 0; i < vars.size(); ++i)
-          dom.push_back(vars[i].get_sort());
-        unsigned w = vars[0].get_sort().bv_size();
-        z3::func_decl fn = ctx.function((std::string(name) + std::to_string(w) +
-                                         "." + std::to_string(vars.size()))
-                                            .c_str(),
-                                        dom, e.get_sort());
-        r = fn(vars);
-        if (coef)
-          r = *coef * r;
-      }
-    }
-    memo.emplace(e.id(), r);
-    return r;
-  };
-  return run(f);
 }
 
 } // namespace kv::rel

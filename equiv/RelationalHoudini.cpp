@@ -426,6 +426,9 @@ bool Product::houdini() {
           evals.push_back(t.goals[i]);
           which.push_back(i);
         }
+      // (No candidate left: nothing to ask.)
+      if (which.empty())
+        break;
       std::vector<bool> truth;
       if (debugEnabled("relational-queries"))
         errs() << "[kv] relational: edge " << name(edge.from) << " -> "

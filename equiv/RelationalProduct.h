@@ -170,11 +170,6 @@ z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j = -1);
 /// \p f with its bit-vector sums and products (up to 64 bits) as sums of
 /// monomials in one order (RelationalCanon.cpp).
 z3::expr canonicalArithmetic(const z3::expr &f);
-/// \p f with every product of two or more non-constant factors, and every
-/// overflow predicate of one, an uninterpreted function of its factors: a
-/// query that holds without their arithmetic holds with it, and the solver
-/// does not bit-blast a multiplier for it.
-z3::expr abstractProducts(const z3::expr &f);
 /// Whether \p e is one of a node's fresh symbols for a value.
 bool fresh(const z3::expr &e);
 /// The candidates of node \p n, from the terms of each kernel's step and

@@ -277,55 +277,34 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
     if (!ec)
       os << d.to_smt2();
   }
-  // First with the products of variables uninterpreted (the two kernels'
-  // products are the same terms, and what the invariant needs of them is
-  // mostly that): unsat there is unsat; a model there counts where it is
-  // one of the query itself. Then Z3's default bit-vector pipeline, and
-  // (where it runs out of time) its SMT core for half as long again: with
-  // both kernels' terms shared, what is left of a query is often
-  // equalities between the same terms, which congruence closes where
-  // bit-blasting their arithmetic takes seconds; the default is the faster
-  // on barrier intervals.
+  // Z3's default bit-vector pipeline, then (where it runs out of time) its
+  // SMT core for half as long again: with both kernels' terms shared, what
+  // is left of a query is often equalities between the same terms, which
+  // congruence closes where bit-blasting their arithmetic takes seconds;
+  // the default is the faster on barrier intervals.
   auto t0 = Clock::now();
   z3::check_result r = z3::unknown;
   std::optional<z3::model> model;
   std::string why;
-  z3::expr abstracted = abstractProducts(f);
-  for (int round = abstracted.id() == f.id() ? 1 : 0;
-       round < 3 && r == z3::unknown; ++round) {
+  for (int round = 0; round < 2 && r == z3::unknown; ++round) {
     long long spent =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0)
             .count();
     unsigned slice = (unsigned)std::max<long long>(
-        0, std::min<long long>(round == 0   ? ms / 4
-                               : round == 1 ? ms
-                                            : ms / 2,
-                               left - spent));
+        0, std::min<long long>(round == 0 ? ms : ms / 2, left - spent));
     if (slice < 10)
       break;
     z3::solver s =
-        round < 2 ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
+        round == 0 ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
     z3::params p(ctx);
     p.set("timeout", slice);
     s.set(p);
-    s.add(round == 0 ? abstracted : f);
+    s.add(f);
     r = s.check();
-    if (r == z3::sat) {
+    if (r == z3::sat)
       model = s.get_model();
-      if (round == 0 && !model->eval(f, true).is_true()) {
-        r = z3::unknown;
-        why = "a model of the products uninterpreted only";
-      }
-    } else if (r == z3::unknown) {
+    else if (r == z3::unknown)
       why = s.reason_unknown();
-    }
-    if (round == 0 && debugEnabled("relational-queries"))
-      errs() << "[kv] relational: query " << queries
-             << " with products uninterpreted: "
-             << (r == z3::sat     ? "sat"
-                 : r == z3::unsat ? "unsat"
-                                  : "open (" + why + ")")
-             << "\n";
   }
   if (debugEnabled("relational-queries"))
     errs()
