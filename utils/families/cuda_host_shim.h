@@ -34,6 +34,8 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __restrict__
+// The launch a kernel declares: the runs only make launches within it.
+#define __launch_bounds__(...)
 
 struct uint3 {
   unsigned x, y, z;

@@ -601,7 +601,9 @@ def fam_double_buffer(rng, idx):
     hdr = header(ct, defines, "double-buffer: mat-vec, x staged in tiles of "
                  "B, n=%s, %s" % (N or "param", ct))
     zero = "0.0f" if ct == "float" else "0"
-    before = hdr + f"""__global__ void {KERNEL}({sig}) {{
+    # A block of B threads, declared as CUDA code declares it: each thread
+    # stages one cell of a tile of B.
+    before = hdr + f"""__global__ void __launch_bounds__(B) {KERNEL}({sig}) {{
   __shared__ {ct} xs[B];
   unsigned tx = threadIdx.x;
   int row = blockIdx.x * B + tx;
@@ -616,7 +618,7 @@ def fam_double_buffer(rng, idx):
   y[row] = s;
 }}
 """
-    after = hdr + f"""__global__ void {KERNEL}({sig}) {{
+    after = hdr + f"""__global__ void __launch_bounds__(B) {KERNEL}({sig}) {{
   __shared__ {ct} xs[2][B];
   unsigned tx = threadIdx.x;
   int row = blockIdx.x * B + tx;
