@@ -24,6 +24,20 @@
 // AFTER:      verdict: equivalent
 // AFTER:      - blockDim.x * blockDim.y * blockDim.z <= 256 (the largest block (__launch_bounds__, nvvm.maxntid) that the after kernel declares)
 //
+// The plugin reads the same bound, with its safety checks on: the
+// bounded kernel proved with the bound listed, the unbounded one a defect
+// that fails the compile.
+// RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-cache= -mllvm -kvalidate-safety-checks \
+// RUN:   -mllvm '-kvalidate-assume=%{1D}' -mllvm -kvalidate-kernel=staged_256 \
+// RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLUGIN
+// PLUGIN: kernel 'staged_256': equivalent {{.*}}blockDim.x * blockDim.y * blockDim.z <= 256 (the largest block (__launch_bounds__, nvvm.maxntid) that both kernels declare)
+// RUN: %expect-exit 1 %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-cache= -mllvm -kvalidate-safety-checks \
+// RUN:   -mllvm '-kvalidate-assume=%{1D}' -mllvm -kvalidate-kernel=staged_free \
+// RUN:   %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLUGIN-FREE
+// PLUGIN-FREE: kernel 'staged_free': out-of-bounds
+//
 // A wrong rewrite under the bound is still caught, at a launch within it.
 // RUN: %expect-exit 1 %kvalidate --cuda-path= --assume='%{1D}' \
 // RUN:   %s:staged_256 %s:staged_256_wrong 2>&1 | FileCheck %s --check-prefix=WRONG
