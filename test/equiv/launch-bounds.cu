@@ -24,6 +24,17 @@
 // AFTER:      verdict: equivalent
 // AFTER:      - blockDim.x * blockDim.y * blockDim.z <= 256 (the largest block (__launch_bounds__, nvvm.maxntid) that the after kernel declares)
 //
+// A required block shape (nvvm.reqntid, as a front end may emit it) is an
+// exact launch: the IR's bound rewritten into one.
+// RUN: %clang-cuda -O2 -S -emit-llvm %s -o %t.ll
+// RUN: sed 's/"nvvm.maxntid"="256"/"nvvm.reqntid"="256,1,1"/' %t.ll > %t.req.ll
+// RUN: not diff %t.ll %t.req.ll > /dev/null
+// RUN: %expect-exit 0 %kvalidate --assume='gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %t.req.ll:_Z10staged_256PiPKi %t.req.ll:_Z10staged_256PiPKi 2>&1 | FileCheck %s --check-prefix=REQ
+// REQ:      verdict: equivalent
+// REQ:      - blockDim.x == 256 && blockDim.y == 1 && blockDim.z == 1 (the block shape (nvvm.reqntid) that both kernels declare)
+// REQ-NOT:  nvvm.maxntid
+//
 // The plugin reads the same bound, with its safety checks on: the
 // bounded kernel proved with the bound listed, the unbounded one a defect
 // that fails the compile.
