@@ -112,7 +112,8 @@ z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
 /// with the symbols that candidates say equal replaced by one of them, and
 /// its arithmetic in one normal form: two kernels' indices that are the
 /// same polynomial become the same term. The equalities stay, so that a
-/// model gives every symbol its value.
+/// model gives every symbol its value. \p goals, which a model of the
+/// query is evaluated on, are rewritten the same way.
 static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
                           const std::function<z3::expr(z3::expr)> &onEdge,
                           const z3::expr &f, std::vector<z3::expr> &goals) {
@@ -154,10 +155,6 @@ static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
   auto normal = [&](z3::expr x) {
     return canonicalArithmetic(src.empty() ? x : x.substitute(src, dst));
   };
-  z3::expr g = normal(f);
-  std::vector<z3::expr> plainGoals = goals;
-  for (z3::expr &x : goals)
-    x = normal(x);
   // The step's, and those of the before kernel's next steps that the
   // source's facts and the target's claims speak of.
   std::vector<std::pair<z3::expr, z3::expr>> forms = n.aheadForms;
@@ -166,6 +163,7 @@ static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
     for (auto &[p, w] : to->aheadForms)
       forms.push_back({onEdge(p), onEdge(w)});
   }
+  z3::expr_vector wide(ctx), plain(ctx);
   if (!forms.empty()) {
     // The before kernel's extensions written as the after kernel writes
     // them: as the extension where the after kernel's addresses in the
@@ -182,19 +180,20 @@ static z3::expr sameTerms(const Node &n, const Edge *e, const Node *to,
       for (unsigned i = 0; i < x.num_args(); ++i)
         todo.push_back(x.arg(i));
     }
-    z3::expr_vector wide(ctx), plain(ctx);
     for (auto &[p, w] : forms)
       if (has.count(normal(p).id())) {
         wide.push_back(w);
         plain.push_back(p);
       }
-    if (!wide.empty()) {
-      g = normal(z3::expr(f).substitute(wide, plain));
-      for (size_t i = 0; i < goals.size(); ++i)
-        goals[i] = normal(plainGoals[i].substitute(wide, plain));
-    }
   }
-  return g && back;
+  // The query and its goals alike: a model's truth of a goal is then the
+  // query's.
+  auto rewrite = [&](const z3::expr &x) {
+    return normal(wide.empty() ? x : z3::expr(x).substitute(wide, plain));
+  };
+  for (z3::expr &x : goals)
+    x = rewrite(x);
+  return rewrite(f) && back;
 }
 
 z3::check_result Product::decide(unsigned from, const Edge *e,
