@@ -245,7 +245,7 @@ static bool noWrap(BinaryOperator &bo, bool sext, const DataLayout &dl) {
 std::optional<z3::expr> Stepper::widen(Value *v, unsigned bits, bool sext) {
   widenWraps.reset();
   std::optional<z3::expr> w = widenRec(v, bits, sext, 0);
-  widenWraps = widenWraps ? (*widenWraps || P(v)) : P(v);
+  wrapsIf(P(v));
   if (!w || isa<Constant>(v))
     return w;
   std::optional<z3::expr> x = get(v);
@@ -301,7 +301,7 @@ std::optional<z3::expr> Stepper::widenRec(Value *v, unsigned bits, bool sext,
         wraps = (*ea & *eb) != ctx.bv_val(0, w);
       }
       if (wraps)
-        widenWraps = widenWraps ? (*widenWraps || *wraps) : *wraps;
+        wrapsIf(*wraps);
       std::optional<z3::expr> x = widenRec(a, bits, sx, depth + 1);
       if (!x)
         return std::nullopt;
@@ -347,7 +347,7 @@ std::optional<z3::expr> Stepper::widenRec(Value *v, unsigned bits, bool sext,
     if (auto it = wideIn.find(v); it != wideIn.end()) {
       z3::expr wraps =
           wideInWraps.count(v) ? wideInWraps.at(v) : ctx.bool_val(true);
-      widenWraps = widenWraps ? (*widenWraps || wraps) : wraps;
+      wrapsIf(wraps);
       return it->second;
     }
   std::optional<z3::expr> x = get(v);

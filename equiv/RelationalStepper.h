@@ -84,6 +84,10 @@ private:
   /// whose flags it relied on overflows, a carried wide form that is not
   /// its value's extension); after it, that or the value's poison.
   std::optional<z3::expr> widenWraps;
+  /// Adds \p c to widenWraps.
+  void wrapsIf(const z3::expr &c) {
+    widenWraps = widenWraps ? (*widenWraps || c) : c;
+  }
   std::vector<z3::expr> lemmas;
   std::vector<std::pair<z3::expr, z3::expr>> forms;
   std::vector<z3::expr> addrs;
