@@ -12,6 +12,7 @@
 #include "equiv/RandomRuns.h"
 #include "equiv/IRExecutor.h"
 #include "equiv/Safety.h"
+#include "kv/Budget.h"
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
@@ -254,8 +255,9 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   using Clock = std::chrono::steady_clock;
   Clock::time_point began = Clock::now();
   auto overBudget = [&] {
-    return limits.budgetMs &&
-           Clock::now() - began > std::chrono::milliseconds(limits.budgetMs);
+    return budget::exceeded() ||
+           (limits.budgetMs &&
+            Clock::now() - began > std::chrono::milliseconds(limits.budgetMs));
   };
   runs = 0;
   LaunchFacts lf(before, opts);
@@ -288,6 +290,210 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
     for (size_t i = 0; i < vals.size(); ++i)
       to.push_back(ctx.bv_val(vals[i], vars[i].get_sort().bv_size()));
     return facts.substitute(from, to).simplify().is_true();
+  };
+  // Runs both kernels on launch and scalars \p vals: true when the search
+  // is over (a difference in `found`, a defect in limits.defect, or a
+  // disagreement of model and IR). \p forced: a run that does not depend
+  // on the load (the first launch of each tier, the first edges of the
+  // first), with the whole work limit.
+  std::optional<Counterexample> found;
+  auto tryValues = [&](const Values &vals, bool forced) -> bool {
+    // The kernel's budget is spent: no run, forced or not.
+    if (budget::exceeded())
+      return true;
+    LaunchConfig cfg;
+    for (int i = 0; i < 3; ++i) {
+      cfg.block[i] = (uint64_t)vals[2 * i];
+      cfg.grid[i] = (uint64_t)vals[2 * i + 1];
+    }
+    std::map<unsigned, llvm::APInt> scalars;
+    for (size_t i = 0; i < scalarArg.size(); ++i)
+      scalars.emplace(
+          scalarArg[i],
+          llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
+                      (uint64_t)vals[6 + i], /*isSigned=*/true));
+    // Floats of every magnitude (which tell float operations in two
+    // orders apart), then small integers; not those where cells may be
+    // floats: negative ones are NaNs there, whose payloads LLVM leaves
+    // unspecified (a NaN-only difference is none).
+    for (unsigned seed : {1u, 2u}) {
+      if (seed == 2 &&
+          (overBudget() || (limits.irOnly ? appliesOperations(opts.beforeIR) ||
+                                                appliesOperations(opts.afterIR)
+                                          : appliesOperations(before) ||
+                                                appliesOperations(after))))
+        break;
+      bool floats = seed == 1;
+      std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
+      auto inputsFor = [&](KernelOp k) {
+        ExecInputs in;
+        in.bits = opts.bits;
+        in.scalar = [&, k](unsigned a) mutable {
+          unsigned aw = enc.widthOf(k.getBlock().getArgument(a).getType());
+          llvm::APInt v = scalars.count(a) ? scalars.at(a) : llvm::APInt();
+          return v.getBitWidth() == aw ? v : llvm::APInt(aw, 0);
+        };
+        in.initial = [&, k](unsigned a, uint64_t idx) mutable {
+          unsigned ew = enc.widthOf(
+              getArrayElementType(k.getBlock().getArgument(a).getType()));
+          llvm::APInt v = executor::pseudoRandomCell(ew, a, idx, seed, floats);
+          read.emplace(std::make_pair(a, idx), v);
+          return v;
+        };
+        in.sharedInitial = [&, k](unsigned a, const uint64_t *,
+                                  uint64_t) mutable {
+          return llvm::APInt(enc.widthOf(getArrayElementType(
+                                 k.getBlock().getArgument(a).getType())),
+                             0);
+        };
+        return in;
+      };
+      ExecInputs inB = inputsFor(before), inA = inputsFor(after);
+      // A run the budget does not force stops at about the budget's end
+      // (the interpreters run some 4M instructions a second): a large
+      // launch must not take seconds of a 250 ms budget.
+      uint64_t maxSteps = limits.maxSteps;
+      if (!forced && limits.budgetMs) {
+        auto left =
+            std::chrono::milliseconds(limits.budgetMs) - (Clock::now() - began);
+        int64_t ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
+        maxSteps = std::min<uint64_t>(
+            maxSteps, std::max<int64_t>(int64_t(1) << 16, ms * 4000));
+      }
+      const uint64_t maxThreads = limits.maxThreads;
+      auto run = [&](KernelOp k, const llvm::Function *ir, bool isSource,
+                     ExecInputs &in) {
+        return runKernel(k, ir, limits.irOnly, isSource, cfg, in, maxThreads,
+                         maxSteps);
+      };
+      ExecResult rb = run(before, opts.beforeIR, opts.beforeIRIsSource, inB);
+      // --kv-debug=runs: what became of each launch drawn.
+      auto note = [&](const std::string &what) {
+        if (!debugEnabled("runs"))
+          return;
+        llvm::errs() << "runs: block (" << cfg.block[0] << "," << cfg.block[1]
+                     << "," << cfg.block[2] << "), grid (" << cfg.grid[0] << ","
+                     << cfg.grid[1] << "," << cfg.grid[2] << ")";
+        for (auto &[a, v] : scalars)
+          llvm::errs() << ", " << before.getArgName(a) << " = "
+                       << v.getSExtValue();
+        llvm::errs() << ": " << what << "\n";
+      };
+      // A defect a run shows (irOnly) is the verdict.
+      auto defectIn = [&](const ExecResult &r, bool inAfter) {
+        if (!limits.irOnly || !limits.defect || !r.ok || r.assumeViolated ||
+            !runDefectsTrusted(inAfter ? opts.afterIR : opts.beforeIR))
+          return false;
+        // An access out of bounds first (it may also collide with
+        // another cell's), then a divergent barrier, then a race.
+        std::vector<const RunDefect *> order;
+        for (RunDefect::Kind kind :
+             {RunDefect::OutOfBounds, RunDefect::Divergence, RunDefect::Race})
+          for (const RunDefect &d : r.defects)
+            if (d.kind == kind && !(kind == RunDefect::Race && d.sameValue))
+              order.push_back(&d);
+        for (const RunDefect *dp : order) {
+          const RunDefect &d = *dp;
+          SeenDefect seen;
+          seen.inAfter = inAfter;
+          seen.defect = d;
+          seen.cfg = cfg;
+          for (auto &[a, v] : scalars)
+            seen.scalars.push_back(
+                {before.getArgName(a).str(), v.getSExtValue()});
+          seen.inputs = "pseudo-random";
+          *limits.defect = std::move(seen);
+          return true;
+        }
+        return false;
+      };
+      if (defectIn(rb, false))
+        return true;
+      if (!rb.ok || rb.assumeViolated) {
+        note("before kernel: " +
+             (rb.ok ? std::string("assumption violated") : rb.error));
+        // Other inputs do not make the launch less work.
+        if (rb.tooMuchWork)
+          break;
+        continue;
+      }
+      ExecResult ra = run(after, opts.afterIR, opts.afterIRIsSource, inA);
+      if (defectIn(ra, true))
+        return true;
+      if (!ra.ok || (limits.irOnly && ra.assumeViolated)) {
+        note("after kernel: " +
+             (ra.ok ? std::string("assumption violated") : ra.error));
+        continue;
+      }
+      ++runs;
+      note(limits.irOnly ? "ran (LLVM IR)" : "ran");
+      std::optional<Counterexample> cex = firstDifference(
+          before, enc, cfg, scalars, read, rb, ra, inB, inA,
+          appliesOperations(before) || appliesOperations(after));
+      if (!cex)
+        continue;
+      if (limits.irOnly) {
+        ranOnIR(*cex, rb, ra);
+        if (!cex->runsChecked && debugEnabled("runs"))
+          note("not known to be race free: " +
+               (rb.unchecked.empty() ? ra.unchecked : rb.unchecked));
+        found = std::move(cex);
+        return true;
+      }
+      if (std::optional<std::string> d =
+              confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, *cex,
+                          maxThreads, maxSteps)) {
+        disagreement = *d;
+        return true;
+      }
+      found = std::move(cex);
+      return true;
+    }
+    return false;
+  };
+  // Scalars at the edges of launch \p vals, that the assumptions admit:
+  // each size one past a block's worth of elements along x, two blocks',
+  // the grid's, and the like (the grid's along y too), first for every
+  // integer scalar at once (n, or a square matrix's width and height), then
+  // the likeliest few for one scalar at a time: at most 8 + 4 per scalar.
+  auto edgesOf = [&](const Values &vals) {
+    int64_t bx = vals[0], tx = vals[0] * vals[1], by = vals[2],
+            ty = vals[2] * vals[3];
+    std::vector<int64_t> sizes = {
+        bx + 1, 2 * bx + 1,  tx + 1,     tx - 1, tx,         bx - 1,
+        2 * bx, tx - bx + 1, 2 * tx + 1, bx,     2 * bx - 1, 2 * tx};
+    if (ty > 1)
+      for (int64_t v : {by + 1, ty + 1, ty - 1, ty})
+        sizes.push_back(v);
+    std::vector<size_t> wide;
+    for (size_t i = 6; i < vars.size(); ++i)
+      if (vars[i].get_sort().bv_size() > 8)
+        wide.push_back(i);
+    std::vector<Values> out;
+    std::set<int64_t> tried;
+    auto add = [&](Values v) {
+      if (holds(v))
+        out.push_back(std::move(v));
+    };
+    std::vector<int64_t> order;
+    for (int64_t n : sizes)
+      if (n > 0 && !wide.empty() && tried.insert(n).second)
+        order.push_back(n);
+    for (size_t k = 0; k < order.size() && k < 8; ++k) {
+      Values all = vals;
+      for (size_t i : wide)
+        all[i] = order[k];
+      add(all);
+    }
+    if (wide.size() > 1)
+      for (size_t k = 0; k < order.size() && k < 4; ++k)
+        for (size_t i : wide) {
+          Values one = vals;
+          one[i] = order[k];
+          add(one);
+        }
+    return out;
   };
   Draws draws{0x6b76616c69646174ULL};
   // Small launches and scalars first, then larger ones. Each launch is
@@ -403,142 +609,51 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       }
       if (!seen.insert(vals).second)
         continue;
-      LaunchConfig cfg;
-      for (int i = 0; i < 3; ++i) {
-        cfg.block[i] = (uint64_t)vals[2 * i];
-        cfg.grid[i] = (uint64_t)vals[2 * i + 1];
-      }
-      std::map<unsigned, llvm::APInt> scalars;
-      for (size_t i = 0; i < scalarArg.size(); ++i)
-        scalars.emplace(
-            scalarArg[i],
-            llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
-                        (uint64_t)vals[6 + i], /*isSigned=*/true));
-      // Floats of every magnitude (which tell float operations in two
-      // orders apart), then small integers; not those where cells may be
-      // floats: negative ones are NaNs there, whose payloads LLVM leaves
-      // unspecified (a NaN-only difference is none).
-      for (unsigned seed : {1u, 2u}) {
-        if (seed == 2 && (overBudget() ||
-                          (limits.irOnly ? appliesOperations(opts.beforeIR) ||
-                                               appliesOperations(opts.afterIR)
-                                         : appliesOperations(before) ||
-                                               appliesOperations(after))))
+      if (tryValues(vals, /*forced=*/m == 0))
+        return found;
+      // The launch's edges: sizes one past a block's or the grid's worth
+      // of elements (a halo or a tail that only shows there), which values
+      // drawn at random almost never hit. The first few of the first small
+      // launch whatever the load (they take microseconds), the rest while
+      // the budget lasts.
+      unsigned edge = 0;
+      for (const Values &e : edgesOf(vals)) {
+        bool forced = ti == 0 && m == 0 && edge++ < 4;
+        if (!forced && overBudget())
           break;
-        bool floats = seed == 1;
-        std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
-        auto inputsFor = [&](KernelOp k) {
-          ExecInputs in;
-          in.bits = opts.bits;
-          in.scalar = [&, k](unsigned a) mutable {
-            unsigned aw = enc.widthOf(k.getBlock().getArgument(a).getType());
-            llvm::APInt v = scalars.count(a) ? scalars.at(a) : llvm::APInt();
-            return v.getBitWidth() == aw ? v : llvm::APInt(aw, 0);
-          };
-          in.initial = [&, k](unsigned a, uint64_t idx) mutable {
-            unsigned ew = enc.widthOf(
-                getArrayElementType(k.getBlock().getArgument(a).getType()));
-            llvm::APInt v =
-                executor::pseudoRandomCell(ew, a, idx, seed, floats);
-            read.emplace(std::make_pair(a, idx), v);
-            return v;
-          };
-          in.sharedInitial = [&, k](unsigned a, const uint64_t *,
-                                    uint64_t) mutable {
-            return llvm::APInt(enc.widthOf(getArrayElementType(
-                                   k.getBlock().getArgument(a).getType())),
-                               0);
-          };
-          return in;
-        };
-        ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-        const uint64_t maxThreads = limits.maxThreads,
-                       maxSteps = limits.maxSteps;
-        auto run = [&](KernelOp k, const llvm::Function *ir, bool isSource,
-                       ExecInputs &in) {
-          return runKernel(k, ir, limits.irOnly, isSource, cfg, in, maxThreads,
-                           maxSteps);
-        };
-        ExecResult rb = run(before, opts.beforeIR, opts.beforeIRIsSource, inB);
-        // --kv-debug=runs: what became of each launch drawn.
-        auto note = [&](const std::string &what) {
-          if (!debugEnabled("runs"))
-            return;
-          llvm::errs() << "runs: block (" << cfg.block[0] << "," << cfg.block[1]
-                       << "," << cfg.block[2] << "), grid (" << cfg.grid[0]
-                       << "," << cfg.grid[1] << "," << cfg.grid[2] << ")";
-          for (auto &[a, v] : scalars)
-            llvm::errs() << ", " << before.getArgName(a) << " = "
-                         << v.getSExtValue();
-          llvm::errs() << ": " << what << "\n";
-        };
-        // A defect a run shows (irOnly) is the verdict.
-        auto defectIn = [&](const ExecResult &r, bool inAfter) {
-          if (!limits.irOnly || !limits.defect || !r.ok || r.assumeViolated ||
-              !runDefectsTrusted(inAfter ? opts.afterIR : opts.beforeIR))
-            return false;
-          // An access out of bounds first (it may also collide with
-          // another cell's), then a divergent barrier, then a race.
-          std::vector<const RunDefect *> order;
-          for (RunDefect::Kind kind :
-               {RunDefect::OutOfBounds, RunDefect::Divergence, RunDefect::Race})
-            for (const RunDefect &d : r.defects)
-              if (d.kind == kind && !(kind == RunDefect::Race && d.sameValue))
-                order.push_back(&d);
-          for (const RunDefect *dp : order) {
-            const RunDefect &d = *dp;
-            SeenDefect seen;
-            seen.inAfter = inAfter;
-            seen.defect = d;
-            seen.cfg = cfg;
-            for (auto &[a, v] : scalars)
-              seen.scalars.push_back(
-                  {before.getArgName(a).str(), v.getSExtValue()});
-            seen.inputs = "pseudo-random";
-            *limits.defect = std::move(seen);
-            return true;
-          }
-          return false;
-        };
-        if (defectIn(rb, false))
-          return std::nullopt;
-        if (!rb.ok || rb.assumeViolated) {
-          note("before kernel: " +
-               (rb.ok ? std::string("assumption violated") : rb.error));
+        if (!seen.insert(e).second)
           continue;
-        }
-        ExecResult ra = run(after, opts.afterIR, opts.afterIRIsSource, inA);
-        if (defectIn(ra, true))
-          return std::nullopt;
-        if (!ra.ok || (limits.irOnly && ra.assumeViolated)) {
-          note("after kernel: " +
-               (ra.ok ? std::string("assumption violated") : ra.error));
-          continue;
-        }
-        ++runs;
-        note(limits.irOnly ? "ran (LLVM IR)" : "ran");
-        std::optional<Counterexample> cex = firstDifference(
-            before, enc, cfg, scalars, read, rb, ra, inB, inA,
-            appliesOperations(before) || appliesOperations(after));
-        if (!cex)
-          continue;
-        if (limits.irOnly) {
-          ranOnIR(*cex, rb, ra);
-          if (!cex->runsChecked && debugEnabled("runs"))
-            note("not known to be race free: " +
-                 (rb.unchecked.empty() ? ra.unchecked : rb.unchecked));
-          return cex;
-        }
-        if (std::optional<std::string> d =
-                confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, *cex,
-                            maxThreads, maxSteps)) {
-          disagreement = *d;
-          return std::nullopt;
-        }
-        return cex;
+        if (tryValues(e, forced))
+          return found;
       }
     }
   }
+  // Real sizes, while the budget lasts: the largest block along x the
+  // assumptions admit and a grid of a few dozen blocks, at the edges'
+  // sizes (the first of these launches any of them admits).
+  if (limits.tiers < 2 || limits.fixed)
+    return std::nullopt;
+  for (int64_t bx : {1024, 512, 256, 128})
+    for (int64_t gx : {24, 8, 2}) {
+      if (overBudget() || (uint64_t)(bx * gx) > limits.maxThreads)
+        continue;
+      Values wide(vars.size(), 0);
+      wide[0] = bx;
+      wide[1] = gx;
+      for (int i = 2; i < 6; ++i)
+        wide[i] = 1;
+      std::vector<Values> sized = edgesOf(wide);
+      if (holds(wide))
+        sized.insert(sized.begin(), wide);
+      for (const Values &v : sized) {
+        if (overBudget())
+          break;
+        if (seen.insert(v).second && tryValues(v, /*forced=*/false))
+          return found;
+      }
+      if (!sized.empty())
+        return std::nullopt;
+    }
   return std::nullopt;
 }
 

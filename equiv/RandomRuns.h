@@ -30,7 +30,7 @@ struct SeenDefect {
 /// How far findByRunning goes.
 struct RunLimits {
   /// Tiers of launches: 1, small ones (at most 2 blocks per dimension and
-  /// 64 threads along x), or 2, larger ones too.
+  /// 64 threads along x), or 2, larger ones and real sizes too.
   unsigned tiers = 2;
   /// No run starts after this many milliseconds (0: no limit).
   unsigned budgetMs = 0;
@@ -51,8 +51,11 @@ struct RunLimits {
 
 /// A counterexample from running \p before and \p after (kv models, then
 /// the LLVM IR of opts.beforeIR/afterIR) on a few small launches and
-/// scalars the assumptions admit, each with two kinds of pseudo-random
-/// inputs (floats, small integers). \p runs counts the runs made; a run the
+/// scalars the assumptions admit, then on the sizes at each launch's edges
+/// (one past a block's, two blocks' or the grid's worth of elements), and
+/// with tier 2 on the largest block along x the assumptions admit with a
+/// few dozen blocks; each with two kinds of pseudo-random inputs (floats,
+/// small integers). \p runs counts the runs made; a run the
 /// before kernel's assumptions reject does not count. \p disagreement is
 /// set, and nothing returned, when a kernel's model and IR disagree.
 std::optional<Counterexample>

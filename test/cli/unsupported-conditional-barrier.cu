@@ -2,7 +2,8 @@
 // a block but may be false (here n > 8) is outside the model: no barrier
 // divergence, but no single barrier sequence either. "unsupported" (exit 2)
 // at the barrier's file:line. (A condition that differs between threads is
-// barrier divergence, exit 4: equiv/safety.test.)
+// barrier divergence, exit 4: equiv/safety.test.) Without the barrier each
+// thread reads its own cell: reading another's would race for n <= 8.
 //
 // RUN: %expect-exit 2 %kvalidate --assume='blockDim.x <= 64 && %{1D}' \
 // RUN:   %s:cond_barrier %s:cond_barrier | FileCheck %s
@@ -15,5 +16,5 @@ __global__ void cond_barrier(int *out, const int *in, int n) {
   s[t] = in[t];
   if (n > 8)
     __syncthreads();
-  out[t] = s[63 - t];
+  out[t] = s[n > 8 ? 63 - t : t];
 }

@@ -11,7 +11,7 @@
 // PLUGIN-DAG: run-first-tiers.cu:[[@LINE+23]]:17: remark: kvalidate: kernel 'clamp_copy_big': equivalent
 // PLUGIN-DAG: run-first-tiers.cu:[[@LINE+29]]:17: remark: kvalidate: kernel 'spin_sum': unsupported: before kernel: loop that the model cannot count: {{.*}}run-first-tiers.cu:[[@LINE+32]]:3
 //
-// A pair that differs only where n > 100: the larger launches show it
+// A pair that differs only where n > 300: the larger launches show it
 // before any query (the command line's default); with the small ones only,
 // the proof finds it and its model replays.
 // RUN: %expect-exit 1 %kvalidate %s:clamp_copy %s:clamp_copy_big | FileCheck %s --check-prefix=TIERS2
@@ -34,7 +34,7 @@ __global__ void clamp_copy(int *out, const int *in, int n) {
 __global__ void clamp_copy_big(int *out, const int *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    out[i] = n > 100 ? 0 : in[i];
+    out[i] = n > 300 ? 0 : in[i];
 }
 
 // An unsigned counter tested k >= 0 never stops (k wraps around).
