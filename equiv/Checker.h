@@ -53,8 +53,13 @@ struct Counterexample {
   /// Records scalar \p name with value \p v (its bits, for an unsigned one).
   void addScalar(const std::string &name, const llvm::APInt &v,
                  bool isUnsigned);
-  /// Input cells that matter, per global array (element index -> value).
+  /// Input cells, per global array (element index -> value): every cell
+  /// the kernels read that is not 0, and the sources; a cell not listed is
+  /// 0 (as `kvalidate replay` has it).
   std::map<std::string, std::map<int64_t, int64_t>> arrays;
+  /// The input cells the difference depends on, per array, followed
+  /// through both kernels' LLVM IR (Driver::completeCounterexample).
+  std::map<std::string, std::set<int64_t>> sources;
   std::string mismatchArray;
   int64_t mismatchIndex = 0;
   int64_t before = 0, after = 0;

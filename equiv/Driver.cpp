@@ -613,6 +613,9 @@ Validation Driver::validate(const std::optional<LaunchConfig> &launch) {
   budget::Scope scope({opts.timeoutSecs, opts.maxMemoryMB},
                       before.spentMs + after.spentMs);
   Validation v = validateUnbounded(launch);
+  if (v.result.verdict == Verdict::NotEquivalent && v.result.counterexample &&
+      budget::stopped() == budget::Kind::None)
+    completeCounterexample(*v.result.counterexample);
   KV_DEBUG("budget", llvm::errs() << "budget: the work's verdict: "
                                   << verdictName(v.result.verdict) << ": "
                                   << v.result.reason << "\n");

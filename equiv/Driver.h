@@ -100,6 +100,9 @@ public:
   /// case of a split, whose values the assumptions fix. The kernels stay in
   /// the scratch module.
   std::optional<LoweredPair> lowerOnce(unsigned unroll, CheckResult &failure);
+  /// Both kernels' signatures (LowerOptions::signatureOnly) in the scratch
+  /// module, when both have LLVM IR and their parameters match.
+  bool irSignatures(KernelOp (&sig)[2]);
 
 private:
   /// validate() without the budget's scope.
@@ -122,9 +125,9 @@ private:
   std::optional<Validation>
   runIRFirst(const CheckOptions &co, unsigned tiers, const std::string &when,
              const std::optional<LaunchConfig> &fixed = std::nullopt);
-  /// Both kernels' signatures (LowerOptions::signatureOnly) in the scratch
-  /// module, when both have LLVM IR and their parameters match.
-  bool irSignatures(KernelOp (&sig)[2]);
+  /// Adds to \p cex the input cells its difference depends on
+  /// (CounterexampleInputs.cpp).
+  void completeCounterexample(Counterexample &cex);
   std::optional<std::vector<std::string>> planHunt(unsigned bound);
   std::optional<unsigned> exactBound(const CheckOptions &co);
   /// Shrinks \p v's counterexample (shrinkCounterexample) on the pair

@@ -578,6 +578,11 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
   }
   uint64_t bdim[3] = {cfg.block[0], cfg.block[1], cfg.block[2]};
   uint64_t perBlock = bdim[0] * bdim[1] * bdim[2];
+  if (trace) {
+    uint64_t all = perBlock * cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+    trace->inputs.resize(all);
+    trace->from.resize(all);
+  }
   // One set of threads, reused by every block.
   std::vector<ThreadState> ts(perBlock);
   for (bid[2] = 0; bid[2] < cfg.grid[2]; ++bid[2])
@@ -702,6 +707,38 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
   return r;
 }
 
+std::set<std::pair<unsigned, uint64_t>>
+IRRunner::sourcesOf(unsigned arg, uint64_t idx) const {
+  std::set<std::pair<unsigned, uint64_t>> out;
+  int64_t last = Obj::Cell::None;
+  for (const Obj &o : objs)
+    if (o.sparse && !o.shared && o.arr == arg) {
+      auto it = o.cells.find((int64_t)idx);
+      if (it != o.cells.end())
+        last = it->second.lastWriter;
+      break;
+    }
+  if (last == Obj::Cell::None || !trace) {
+    out.insert({arg, idx});
+    return out;
+  }
+  std::vector<bool> seen(trace->from.size());
+  std::vector<int64_t> todo = {last};
+  seen[last] = true;
+  while (!todo.empty()) {
+    int64_t t = todo.back();
+    todo.pop_back();
+    for (auto [a, e] : trace->inputs[t])
+      out.insert({a, (uint64_t)e});
+    for (int64_t u : trace->from[t])
+      if (!seen[u]) {
+        seen[u] = true;
+        todo.push_back(u);
+      }
+  }
+  return out;
+}
+
 } // namespace irexec
 
 using irexec::IRRunner;
@@ -713,6 +750,17 @@ ExecResult executeIR(const llvm::Function &kernel, const LaunchConfig &cfg,
   ExecResult r = runner.run(maxThreads);
   r.defects = runner.runDefects();
   return r;
+}
+
+std::set<std::pair<unsigned, uint64_t>>
+inputSources(const llvm::Function &kernel, const LaunchConfig &cfg,
+             const IRInputs &in, unsigned arg, uint64_t idx,
+             uint64_t maxThreads, uint64_t maxSteps) {
+  IRRunner runner(kernel, cfg, in, maxSteps);
+  runner.traceSources();
+  if (!runner.run(maxThreads).ok)
+    return {};
+  return runner.sourcesOf(arg, idx);
 }
 
 } // namespace kv

@@ -26,6 +26,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace llvm {
@@ -64,6 +65,18 @@ struct IRInputs {
 ExecResult executeIR(const llvm::Function &kernel, const LaunchConfig &cfg,
                      const IRInputs &in, uint64_t maxThreads,
                      uint64_t maxSteps = 0);
+
+/// The input cells (kv argument, index) the final value of cell \p idx of
+/// global array \p arg depends on, when \p kernel runs on \p cfg and
+/// \p in: followed thread by thread through the run, the input cells read
+/// by the thread that wrote it last, and by every thread whose writes or
+/// warp values that thread read, transitively. A thread stands for all it
+/// did, so the set may hold more than the value needs, never less. The
+/// cell itself when no thread wrote it; nothing when the run fails.
+std::set<std::pair<unsigned, uint64_t>>
+inputSources(const llvm::Function &kernel, const LaunchConfig &cfg,
+             const IRInputs &in, unsigned arg, uint64_t idx,
+             uint64_t maxThreads, uint64_t maxSteps = 0);
 
 /// The IR executor's inputs for kernel \p ir, whose kv model is \p op:
 /// \p from's values, the model's element sizes and __shared__/__device__

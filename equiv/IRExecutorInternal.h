@@ -21,6 +21,8 @@
 
 #include <deque>
 #include <map>
+#include <memory>
+#include <set>
 #include <unordered_map>
 
 namespace kv {
@@ -70,6 +72,9 @@ struct Obj {
     /// The atomic operation of each first access (-1: a plain access).
     int8_t writerRmw = -1, readerRmw = -1, blockWriterRmw = -1,
            blockReaderRmw = -1;
+    /// The thread (linear in the launch) that wrote the cell last, for
+    /// inputSources (None: the cell holds its input).
+    int64_t lastWriter = None;
     static constexpr int64_t None = -1, Many = -2;
   };
   /// Cells of a sparse __shared__ array (0: not known).
@@ -143,6 +148,11 @@ public:
   ExecResult run(uint64_t maxThreads);
   /// The defects the run showed, whether it completed or not.
   const std::vector<RunDefect> &runDefects() const { return defects; }
+  /// Follow where values come from during run() (inputSources).
+  void traceSources() { trace = std::make_unique<SourceTrace>(); }
+  /// After a traced run: inputSources' answer.
+  std::set<std::pair<unsigned, uint64_t>> sourcesOf(unsigned arg,
+                                                    uint64_t idx) const;
 
 private:
   enum class Stop { Go, Barrier, Shuffle, Done, Error };
@@ -263,6 +273,21 @@ private:
   const Instruction *userSite() const;
   /// The atomicrmw operation running (-1: none).
   int curRmw = -1;
+  /// Per thread (linear in the launch): the input cells it read, and the
+  /// threads whose writes or warp values it read.
+  struct SourceTrace {
+    std::vector<std::vector<std::pair<unsigned, int64_t>>> inputs;
+    std::vector<std::vector<int64_t>> from;
+    void readFrom(int64_t me, int64_t other) {
+      if (other != me && (from[me].empty() || from[me].back() != other))
+        from[me].push_back(other);
+    }
+  };
+  std::unique_ptr<SourceTrace> trace;
+  int64_t launchThread() const {
+    return curBlock * (int64_t)(cfg.block[0] * cfg.block[1] * cfg.block[2]) +
+           curThread;
+  }
   /// Records an access of thread curThread to \p c of \p o; \p same: a
   /// write of the value the cell holds.
   void access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same = false);

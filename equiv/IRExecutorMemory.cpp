@@ -263,6 +263,15 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
       noteDefect(std::move(d));
     }
   }
+  if (trace) {
+    int64_t me = launchThread();
+    if (write)
+      c.lastWriter = me;
+    else if (c.lastWriter != Cell::None)
+      trace->readFrom(me, c.lastWriter);
+    else if (!o.shared)
+      trace->inputs[me].push_back({o.arr, e});
+  }
   if (c.epoch != epoch) {
     c.epoch = epoch;
     c.writer = c.reader = Cell::None;

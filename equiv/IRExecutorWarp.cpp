@@ -189,6 +189,16 @@ bool IRRunner::completeShuffles(std::vector<ThreadState> &ts) {
     results[l] = t.shuffle.vote != Intrinsic::not_intrinsic
                      ? voteResult(t, ts, base)
                      : ts[base | t.shuffle.srcLane].shuffle.value;
+    if (trace) {
+      // A vote's result is every lane's: all of the warp stand for it.
+      int64_t first = launchThread() - curThread;
+      if (t.shuffle.vote == Intrinsic::not_intrinsic)
+        trace->readFrom(first + (int64_t)l,
+                        first + (int64_t)(base | t.shuffle.srcLane));
+      else
+        for (uint64_t u = base; u < std::min(base + 32, perBlock); ++u)
+          trace->readFrom(first + (int64_t)l, first + (int64_t)u);
+    }
   }
   for (uint64_t l = 0; l < perBlock; ++l)
     if (ts[l].shuffle.call &&

@@ -165,9 +165,10 @@ bool firstMismatch(
         llvm::APInt v = numeralOf(m.eval(*enc.params[i], true), enc.widthOf(t));
         cex.addScalar(enc.paramNames[i], v, enc.paramUnsigned[i]);
       }
-    unsigned shown = 0;
+    // Every cell read that is not 0 (a model's are few; a cell not listed
+    // is 0 to a replay).
     for (auto &[key, v] : inputsRead)
-      if (shown++ < 4096)
+      if (!v.isZero())
         cex.arrays[enc.paramNames[key.first]][(int64_t)key.second] =
             v.getSExtValue();
     return true;

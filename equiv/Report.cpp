@@ -34,21 +34,33 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
          << scalarText(v, cex.unsignedScalars.count(name));
     os << "\n";
   }
-  // Every input cell the kernels read is in --json; a few of each array
-  // are shown.
+  // Every input cell is in --json. The cells the difference depends on
+  // are shown first, then a few more of each array.
+  auto isSource = [&](const std::string &array, int64_t index) {
+    auto it = cex.sources.find(array);
+    return it != cex.sources.end() && it->second.count(index);
+  };
   size_t quota =
       std::max<size_t>(4, 16 / std::max<size_t>(1, cex.arrays.size()));
-  unsigned hidden = 0;
-  for (const auto &[array, cells] : cex.arrays) {
-    size_t shown = 0;
-    for (const auto &[index, v] : cells)
-      if (++shown <= quota)
-        os << "    input " << array << "[" << index << "] = " << v << "\n";
-      else
-        ++hidden;
-  }
+  unsigned shown = 0, hidden = 0;
+  for (bool sources : {true, false})
+    for (const auto &[array, cells] : cex.arrays) {
+      size_t ofArray = 0;
+      for (const auto &[index, v] : cells) {
+        if (isSource(array, index) != sources)
+          continue;
+        if (sources ? shown < 32 : ++ofArray <= quota && shown < 32) {
+          os << "    input " << array << "[" << index << "] = " << v << "\n";
+          ++shown;
+        } else {
+          ++hidden;
+        }
+      }
+    }
   if (hidden)
     os << "    (" << hidden << " more input cells; --json lists all)\n";
+  if (!cex.arrays.empty())
+    os << "    (every input cell not listed is 0)\n";
   os << "    mismatch: " << cex.mismatchArray << "[" << cex.mismatchIndex
      << "]: before = " << cex.before << ", after = " << cex.after << "\n";
   if (cex.afterFails)
@@ -127,6 +139,16 @@ static json::Value counterexampleJSON(const Counterexample &cex) {
                                              {"after", cex.after}}},
                    {"replayed", cex.replayed},
                    {"replayed_on", cex.replayedOn}};
+  if (!cex.sources.empty()) {
+    json::Object sources;
+    for (const auto &[array, cells] : cex.sources) {
+      json::Array indices;
+      for (int64_t i : cells)
+        indices.push_back(i);
+      sources[array] = std::move(indices);
+    }
+    obj["sources"] = std::move(sources);
+  }
   if (cex.afterFails)
     obj["after_fails"] = true;
   return obj;

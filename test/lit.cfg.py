@@ -55,6 +55,9 @@ config.test_exec_root = os.path.join(config.kv_obj_root, "test")
 # one per build tree, shared by the tests, not the user's.
 config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root,
                                                     "cache")
+# Every kvalidate run a test expects to be not-equivalent (%expect-exit 1)
+# also replays its saved counterexample (test/utils/expect-exit).
+config.environment["KV_REPLAY_CHECK"] = "1"
 
 for tool in ("kvalidate", "kv-opt"):
     if not os.path.exists(os.path.join(config.kv_tools_dir, tool)):

@@ -10,6 +10,7 @@
 #include "equiv/IRExecutor.h"
 #include "equiv/Report.h"
 #include "equiv/ReportFile.h"
+#include "kv/Budget.h"
 #include "kv/KVDialect.h"
 #include "passes/lower/LowerToKV.h"
 #include "smt-encode/Executor.h"
@@ -369,10 +370,15 @@ static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
 
 /// Run both kernels on the saved launch and inputs (cells not listed and
 /// uninitialized shared memory are 0) and compare every global cell either
-/// writes. Exit 1 when they differ, 0 when they agree.
+/// writes. Exit 1 when they differ, 0 when they agree. With \p irOnly,
+/// \p before and \p after are the signatures of the LLVM IR, which runs
+/// alone; else the kv models, whose runs the LLVM IR's (where there is
+/// one) must match. With \p orIR, a model that does not run returns -1
+/// (the IR alone is run instead).
 static int replaySaved(kv::KernelOp before, kv::KernelOp after,
                        const SavedCex &cex, unsigned bits,
-                       const Function *beforeIR, const Function *afterIR) {
+                       const Function *beforeIR, const Function *afterIR,
+                       bool irOnly = false, bool orIR = false) {
   auto inputsFor = [&](kv::KernelOp k) {
     kv::ExecInputs in;
     in.bits = bits;
@@ -402,8 +408,20 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
     return in;
   };
   kv::ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-  kv::ExecResult rb = kv::execute(before, cex.cfg, inB);
-  kv::ExecResult ra = kv::execute(after, cex.cfg, inA);
+  auto run = [&](kv::KernelOp k, const Function *ir, kv::ExecInputs &in) {
+    if (!irOnly)
+      return kv::execute(k, cex.cfg, in);
+    kv::ExecResult r =
+        kv::executeIR(*ir, cex.cfg, kv::irInputsFor(k, *ir, in), ~uint64_t(0));
+    // The parameters' arrays: __shared__ ones may be laid out differently.
+    for (auto it = r.written.begin(); it != r.written.end();)
+      it = it->first >= ir->arg_size() ? r.written.erase(it) : std::next(it);
+    return r;
+  };
+  kv::ExecResult rb = run(before, beforeIR, inB);
+  kv::ExecResult ra = run(after, afterIR, inA);
+  if (orIR && (!rb.ok || !ra.ok))
+    return -1;
   if (!rb.ok || !ra.ok) {
     errs() << "kvalidate: error: cannot replay: "
            << (!rb.ok ? rb.error : ra.error) << "\n";
@@ -439,6 +457,10 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
   }
   outs() << "replay: " << (differ ? "the kernels differ" : "the kernels agree")
          << " (" << differ << " of " << cells << " written cells differ)\n";
+  if (irOnly) {
+    outs() << "replay: run on the LLVM IR of both kernels\n";
+    return differ ? kv::exitCode(kv::Verdict::NotEquivalent) : 0;
+  }
   // The same inputs on the kernels' own LLVM IR: every cell as above.
   kv::CheckOptions co;
   co.bits = bits;
@@ -648,9 +670,30 @@ int main(int argc, char **argv) {
                     *module, *opts);
 
   if (EmitKV || saved) {
+    // A saved counterexample runs on the kv models and on the LLVM IR,
+    // which must agree (a check of kvalidate's lowering); where both
+    // kernels have IR (at full width) and the models do not lower or run
+    // within 10 s (a loop unrolled for the saved launch thousands of
+    // times, or not taken at all), on the IR alone.
+    kv::KernelOp sig[2];
+    bool haveIR = saved && opts->bits == 32 && driver.irSignatures(sig);
+    const Function *beforeFn = kernelInput(before, true).function,
+                   *afterFn = kernelInput(after, false).function;
     kv::CheckResult failure;
-    std::optional<kv::LoweredPair> pair =
-        driver.lowerOnce(opts->unroll, failure);
+    std::optional<kv::LoweredPair> pair;
+    {
+      kv::budget::Scope scope({haveIR ? 10u : 0u, 0});
+      pair = driver.lowerOnce(opts->unroll, failure);
+      if (saved && pair && kv::budget::stopped() == kv::budget::Kind::None) {
+        int rc = replaySaved(pair->before, pair->after, *saved, opts->bits,
+                             beforeFn, afterFn, /*irOnly=*/false, haveIR);
+        if (rc >= 0)
+          return rc;
+      }
+    }
+    if (haveIR)
+      return replaySaved(sig[0], sig[1], *saved, opts->bits, beforeFn, afterFn,
+                         /*irOnly=*/true);
     if (!pair) {
       kv::Validation v;
       v.result = failure;
@@ -660,8 +703,7 @@ int main(int argc, char **argv) {
     }
     if (saved)
       return replaySaved(pair->before, pair->after, *saved, opts->bits,
-                         kernelInput(before, true).function,
-                         kernelInput(after, false).function);
+                         beforeFn, afterFn);
     module->print(outs());
     outs().flush();
     return 0;

@@ -1,0 +1,102 @@
+//===- CounterexampleInputs.cpp - the inputs a difference depends on ------===//
+//
+// Driver::completeCounterexample: both kernels' LLVM IR run on the
+// counterexample as it is printed (the cells listed, every other 0, shared
+// memory 0: what `kvalidate replay` runs), following the mismatched cell's
+// value back thread by thread to the input cells it comes from
+// (inputSources). They are listed, whatever their value and however far
+// from index 0, and shown first.
+//
+//===----------------------------------------------------------------------===//
+#include "equiv/Driver.h"
+#include "equiv/IRExecutor.h"
+
+#include "llvm/ADT/ScopeExit.h"
+
+using namespace mlir;
+
+namespace kv {
+
+void Driver::completeCounterexample(Counterexample &cex) {
+  if (opts.bits != 32 || cex.mismatchArray.empty() || cex.mismatchIndex < 0)
+    return;
+  KernelOp sig[2];
+  llvm::scope_exit cleanup([&] {
+    for (KernelOp &k : sig)
+      if (k)
+        k.erase();
+  });
+  if (!irSignatures(sig))
+    return;
+  Block &blk = sig[0].getBlock();
+  std::optional<unsigned> arg;
+  std::map<unsigned, const std::map<int64_t, int64_t> *> cells;
+  std::map<unsigned, int64_t> scalars;
+  for (unsigned i = 0; i < blk.getNumArguments(); ++i) {
+    std::string name = sig[0].getArgName(i).str();
+    if (name == cex.mismatchArray)
+      arg = i;
+    if (auto it = cex.arrays.find(name); it != cex.arrays.end())
+      cells[i] = &it->second;
+    for (auto &[n, v] : cex.scalars)
+      if (n == name)
+        scalars[i] = v;
+  }
+  if (!arg)
+    return;
+  LaunchConfig cfg;
+  uint64_t threads = 1;
+  for (int d = 0; d < 3; ++d) {
+    cfg.grid[d] = cex.gridDim[d];
+    cfg.block[d] = cex.blockDim[d];
+    threads *= cfg.grid[d] * cfg.block[d];
+  }
+  // As the replay of a model's counterexample: larger runs take seconds.
+  const uint64_t maxThreads = uint64_t(1) << 20, maxSteps = uint64_t(1) << 30;
+  if (threads > maxThreads)
+    return;
+  auto width = [](Type t) {
+    return t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 64u;
+  };
+  std::set<std::pair<unsigned, uint64_t>> sources;
+  const llvm::Function *fns[2] = {before.function, after.function};
+  for (int s = 0; s < 2; ++s) {
+    Block &b = sig[s].getBlock();
+    ExecInputs in;
+    in.bits = 32;
+    in.scalar = [&](unsigned a) {
+      auto it = scalars.find(a);
+      return llvm::APInt(width(b.getArgument(a).getType()),
+                         it == scalars.end() ? 0 : (uint64_t)it->second,
+                         /*isSigned=*/true);
+    };
+    in.initial = [&](unsigned a, uint64_t idx) {
+      int64_t v = 0;
+      if (auto it = cells.find(a); it != cells.end())
+        if (auto c = it->second->find((int64_t)idx); c != it->second->end())
+          v = c->second;
+      return llvm::APInt(width(getArrayElementType(b.getArgument(a).getType())),
+                         (uint64_t)v, /*isSigned=*/true);
+    };
+    in.sharedInitial = [&](unsigned a, const uint64_t *, uint64_t) {
+      return llvm::APInt(width(getArrayElementType(b.getArgument(a).getType())),
+                         0);
+    };
+    IRInputs irIn = irInputsFor(sig[s], *fns[s], in);
+    for (auto cell :
+         inputSources(*fns[s], cfg, irIn, *arg, (uint64_t)cex.mismatchIndex,
+                      maxThreads, maxSteps))
+      sources.insert(cell);
+  }
+  for (auto [a, idx] : sources) {
+    std::string name = sig[0].getArgName(a).str();
+    int64_t v = 0;
+    if (auto it = cells.find(a); it != cells.end())
+      if (auto c = it->second->find((int64_t)idx); c != it->second->end())
+        v = c->second;
+    cex.arrays[name][(int64_t)idx] = v;
+    cex.sources[name].insert((int64_t)idx);
+  }
+}
+
+} // namespace kv
