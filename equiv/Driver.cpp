@@ -561,10 +561,9 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
                       /*exact=*/v.loweredUnroll != opts.unroll)) {
       unsigned runs = 0;
       std::string disagreement;
-      // A tenth of the budget (at least a second; 5 s without one): the
-      // edges' sizes and the real sizes are many runs.
+      // A second: the edges' sizes and the real sizes are many runs.
       RunLimits limits;
-      limits.budgetMs = timeout ? std::max(1000u, timeout * 100) : 5000;
+      limits.budgetMs = 1000;
       std::optional<Counterexample> cex = findByRunning(
           pair->before, pair->after, co, runs, disagreement, limits);
       pair->before.erase();

@@ -16,6 +16,7 @@
 #include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -297,6 +298,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   // on the load (the first launch of each tier, the first edges of the
   // first), with the whole work limit.
   std::optional<Counterexample> found;
+  bool edgeRun = false;
   auto tryValues = [&](const Values &vals, bool forced) -> bool {
     // The kernel's budget is spent: no run, forced or not.
     if (budget::exceeded())
@@ -353,6 +355,10 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       // (the interpreters run some 4M instructions a second): a large
       // launch must not take seconds of a 250 ms budget.
       uint64_t maxSteps = limits.maxSteps;
+      // A forced edge: cheap runs only (a loop over n = 2 * threads + 1 in
+      // an unrolled model is seconds).
+      if (forced && edgeRun)
+        maxSteps = std::min<uint64_t>(maxSteps, uint64_t(1) << 18);
       if (!forced && limits.budgetMs) {
         auto left =
             std::chrono::milliseconds(limits.budgetMs) - (Clock::now() - began);
@@ -617,6 +623,8 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       // launch whatever the load (they take microseconds), the rest while
       // the budget lasts.
       unsigned edge = 0;
+      edgeRun = true;
+      llvm::scope_exit notEdges([&] { edgeRun = false; });
       for (const Values &e : edgesOf(vals)) {
         bool forced = ti == 0 && m == 0 && edge++ < 4;
         if (!forced && overBudget())
