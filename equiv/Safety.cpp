@@ -226,29 +226,42 @@ Defect::Site Query::site(const Thread &t, Operation *op, std::string access) {
   return s;
 }
 
-/// Whether the encoding of \p v may over-approximate: it reads an array the
-/// kernel writes (a read of an input array is its exact initial content).
-bool overApproxIn(KernelOp k, Value v) {
-  llvm::SmallVector<Value> work{v};
-  llvm::DenseSet<Value> seen;
-  std::set<unsigned> written;
+OverApprox::OverApprox(KernelOp k) {
   for (Operation &o : k.getBlock())
     if (auto w = dyn_cast<WriteOp>(o))
       written.insert(cast<BlockArgument>(w.getArray()).getArgNumber());
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second)
+}
+
+bool OverApprox::operator()(Value v) {
+  if (!v)
+    return false;
+  // Post-order over the operands: a value is decided once they are.
+  llvm::SmallVector<std::pair<Value, bool>> stack{{v, false}};
+  while (!stack.empty()) {
+    auto [x, operandsDone] = stack.pop_back_val();
+    if (memo.count(x))
       continue;
     Operation *d = x.getDefiningOp();
-    if (!d)
+    if (!d) {
+      memo[x] = false;
       continue;
+    }
     if (auto r = dyn_cast<ReadOp>(d))
-      if (written.count(cast<BlockArgument>(r.getArray()).getArgNumber()))
-        return true;
-    for (Value o : d->getOperands())
-      work.push_back(o);
+      if (written.count(cast<BlockArgument>(r.getArray()).getArgNumber())) {
+        memo[x] = true;
+        continue;
+      }
+    if (!operandsDone) {
+      stack.push_back({x, true});
+      for (Value o : d->getOperands())
+        if (!memo.count(o))
+          stack.push_back({o, false});
+      continue;
+    }
+    memo[x] =
+        llvm::any_of(d->getOperands(), [&](Value o) { return memo.lookup(o); });
   }
-  return false;
+  return memo.lookup(v);
 }
 
 namespace {
@@ -374,7 +387,7 @@ void SafetyCheck::collectAccesses() {
 
 bool SafetyCheck::dataDependentAccess() {
   return llvm::any_of(accesses, [&](const Access &a) {
-    return overApproxIn(k, a.guard) || overApproxIn(k, a.index);
+    return overApproxOf(a.guard) || overApproxOf(a.index);
   });
 }
 
@@ -389,7 +402,7 @@ void SafetyCheck::abstractReads(Query &q) {
 }
 
 bool SafetyCheck::overApprox(Value v, llvm::StringRef) {
-  return overApproxIn(k, v);
+  return overApproxOf(v);
 }
 
 bool SafetyCheck::isShared(unsigned arg) {

@@ -114,8 +114,19 @@ struct Query {
   Defect::Site site(const Thread &t, mlir::Operation *op, std::string access);
 };
 
-/// Whether the encoding of \p v may over-approximate (Safety.cpp).
-bool overApproxIn(KernelOp k, mlir::Value v);
+/// Which values' encodings may over-approximate: those that depend on a
+/// read of an array the kernel writes (a read of an input array is its
+/// exact initial content). Memoized, since a kernel unrolled into thousands
+/// of accesses asks for each of them.
+class OverApprox {
+public:
+  explicit OverApprox(KernelOp k);
+  bool operator()(mlir::Value v);
+
+private:
+  std::set<unsigned> written;
+  llvm::DenseMap<mlir::Value, bool> memo;
+};
 
 /// A defect in words: kernel, kind, cell, threads, launch and scalars.
 std::string describe(const Defect &d);
@@ -134,6 +145,7 @@ struct SafetyCheck {
   CheckResult &result;
   bool loopsOnly;
   const SolverSettings &solver;
+  OverApprox overApproxOf{k};
   /// Only whether the kernel passes matters (the driver's bound probes): a
   /// condition that fails is not located and no launch made readable.
   bool quiet = false;
