@@ -11,8 +11,6 @@
 #include "equiv/Driver.h"
 #include "equiv/IRExecutor.h"
 
-#include "llvm/ADT/ScopeExit.h"
-
 using namespace mlir;
 
 namespace kv {
@@ -20,20 +18,15 @@ namespace kv {
 void Driver::completeCounterexample(Counterexample &cex) {
   if (opts.bits != 32 || cex.mismatchArray.empty() || cex.mismatchIndex < 0)
     return;
-  KernelOp sig[2];
-  llvm::scope_exit cleanup([&] {
-    for (KernelOp &k : sig)
-      if (k)
-        k.erase();
-  });
+  ScratchKernels sig;
   if (!irSignatures(sig))
     return;
-  Block &blk = sig[0].getBlock();
+  Block &blk = sig.k[0].getBlock();
   std::optional<unsigned> arg;
   std::map<unsigned, const std::map<int64_t, int64_t> *> cells;
   std::map<unsigned, int64_t> scalars;
   for (unsigned i = 0; i < blk.getNumArguments(); ++i) {
-    std::string name = sig[0].getArgName(i).str();
+    std::string name = sig.k[0].getArgName(i).str();
     if (name == cex.mismatchArray)
       arg = i;
     if (auto it = cex.arrays.find(name); it != cex.arrays.end())
@@ -44,6 +37,13 @@ void Driver::completeCounterexample(Counterexample &cex) {
   }
   if (!arg)
     return;
+  // An input cell's value as the counterexample lists it; 0 if unlisted.
+  auto listed = [&](unsigned a, uint64_t idx) -> int64_t {
+    if (auto it = cells.find(a); it != cells.end())
+      if (auto c = it->second->find((int64_t)idx); c != it->second->end())
+        return c->second;
+    return 0;
+  };
   LaunchConfig cfg;
   uint64_t threads = 1;
   for (int d = 0; d < 3; ++d) {
@@ -55,46 +55,28 @@ void Driver::completeCounterexample(Counterexample &cex) {
   const uint64_t maxThreads = uint64_t(1) << 20, maxSteps = uint64_t(1) << 30;
   if (threads > maxThreads)
     return;
-  auto width = [](Type t) {
-    return t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 64u;
-  };
   std::set<std::pair<unsigned, uint64_t>> sources;
   const llvm::Function *fns[2] = {before.function, after.function};
   for (int s = 0; s < 2; ++s) {
-    Block &b = sig[s].getBlock();
-    ExecInputs in;
-    in.bits = 32;
-    in.scalar = [&](unsigned a) {
-      auto it = scalars.find(a);
-      return llvm::APInt(width(b.getArgument(a).getType()),
-                         it == scalars.end() ? 0 : (uint64_t)it->second,
-                         /*isSigned=*/true);
-    };
-    in.initial = [&](unsigned a, uint64_t idx) {
-      int64_t v = 0;
-      if (auto it = cells.find(a); it != cells.end())
-        if (auto c = it->second->find((int64_t)idx); c != it->second->end())
-          v = c->second;
-      return llvm::APInt(width(getArrayElementType(b.getArgument(a).getType())),
-                         (uint64_t)v, /*isSigned=*/true);
-    };
-    in.sharedInitial = [&](unsigned a, const uint64_t *, uint64_t) {
-      return llvm::APInt(width(getArrayElementType(b.getArgument(a).getType())),
-                         0);
-    };
-    IRInputs irIn = irInputsFor(sig[s], *fns[s], in);
+    ExecInputs in = kernelInputs(
+        sig.k[s], /*bits=*/32,
+        [&](unsigned a) -> int64_t {
+          auto it = scalars.find(a);
+          return it == scalars.end() ? 0 : it->second;
+        },
+        [&](unsigned a, uint64_t idx, unsigned w) {
+          return llvm::APInt(w, (uint64_t)listed(a, idx), /*isSigned=*/true,
+                             /*implicitTrunc=*/true);
+        });
+    IRInputs irIn = irInputsFor(sig.k[s], *fns[s], in);
     for (auto cell :
          inputSources(*fns[s], cfg, irIn, *arg, (uint64_t)cex.mismatchIndex,
                       maxThreads, maxSteps))
       sources.insert(cell);
   }
   for (auto [a, idx] : sources) {
-    std::string name = sig[0].getArgName(a).str();
-    int64_t v = 0;
-    if (auto it = cells.find(a); it != cells.end())
-      if (auto c = it->second->find((int64_t)idx); c != it->second->end())
-        v = c->second;
-    cex.arrays[name][(int64_t)idx] = v;
+    std::string name = sig.k[0].getArgName(a).str();
+    cex.arrays[name][(int64_t)idx] = listed(a, idx);
     cex.sources[name].insert((int64_t)idx);
   }
 }

@@ -100,9 +100,21 @@ public:
   /// case of a split, whose values the assumptions fix. The kernels stay in
   /// the scratch module.
   std::optional<LoweredPair> lowerOnce(unsigned unroll, CheckResult &failure);
+  /// Kernels lowered into the scratch module for a while, erased with this.
+  struct ScratchKernels {
+    KernelOp k[2];
+    ScratchKernels() = default;
+    ScratchKernels(const ScratchKernels &) = delete;
+    ScratchKernels &operator=(const ScratchKernels &) = delete;
+    ~ScratchKernels() {
+      for (KernelOp &x : k)
+        if (x)
+          x.erase();
+    }
+  };
   /// Both kernels' signatures (LowerOptions::signatureOnly) in the scratch
   /// module, when both have LLVM IR and their parameters match.
-  bool irSignatures(KernelOp (&sig)[2]);
+  bool irSignatures(ScratchKernels &sig);
 
 private:
   /// validate() without the budget's scope.

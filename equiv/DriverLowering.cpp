@@ -247,7 +247,7 @@ std::optional<LoweredPair> Driver::lowerOnce(unsigned unroll,
   return pair;
 }
 
-bool Driver::irSignatures(KernelOp (&sig)[2]) {
+bool Driver::irSignatures(ScratchKernels &sig) {
   if (!before.function || !after.function)
     return false;
   llvm::Function *fns[2] = {before.function, after.function};
@@ -258,10 +258,10 @@ bool Driver::irSignatures(KernelOp (&sig)[2]) {
     mlir::FailureOr<KernelOp> k = lowerKernel(*fns[i], scratch, why, lo);
     if (mlir::failed(k))
       return false;
-    sig[i] = *k;
-    uniquifySymbol(sig[i], scratch);
+    sig.k[i] = *k;
+    uniquifySymbol(sig.k[i], scratch);
   }
-  return matchParams(sig[0], sig[1]).empty();
+  return matchParams(sig.k[0], sig.k[1]).empty();
 }
 
 bool Driver::constantLoopsModelled() {

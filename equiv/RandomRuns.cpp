@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/RandomRuns.h"
 #include "equiv/IRExecutor.h"
+#include "equiv/RunsInternal.h"
 #include "equiv/Safety.h"
 #include "kv/Budget.h"
 #include "smt-encode/Debug.h"
@@ -29,6 +30,8 @@
 
 namespace kv {
 
+using namespace runs;
+
 namespace {
 /// splitmix64: a small deterministic generator (the same launches on every
 /// machine and run).
@@ -46,110 +49,6 @@ struct Draws {
   }
 };
 } // namespace
-
-namespace {
-/// \p k's launch values and scalars with the facts every launch run must
-/// satisfy (the launch limits and the assumptions), to be evaluated at
-/// concrete values (in the thread's evaluation context), or solved (in a
-/// fresh context of their own, with \p forSolving: a search's result
-/// depends on the context's history); no facts when the assumptions do not
-/// parse.
-struct LaunchFacts {
-  std::unique_ptr<ContextLease> lease;
-  z3::context &ctx;
-  Encoder enc;
-  std::optional<z3::expr> facts;
-  LaunchFacts(KernelOp k, const CheckOptions &opts, bool forSolving = false)
-      : lease(forSolving ? std::make_unique<ContextLease>() : nullptr),
-        ctx(lease ? lease->get() : evaluationContext()),
-        enc(ctx, opts.bits, k) {
-    enc.hugeGrids = opts.hugeGrids;
-    std::string err;
-    if (std::optional<z3::expr> a = parseAssumptions(enc, opts, err))
-      facts = enc.launchConstraints() && *a;
-  }
-  /// The launch dimensions (blockDim.x, gridDim.x, ..., z), then the
-  /// scalars, with the scalars' arguments.
-  std::vector<z3::expr> values(std::vector<unsigned> *scalarArg = nullptr) {
-    std::vector<z3::expr> vars;
-    for (int i = 0; i < 3; ++i) {
-      vars.push_back(enc.bdim[i]);
-      vars.push_back(enc.gdim[i]);
-    }
-    for (unsigned a = 0; a < enc.params.size(); ++a)
-      if (enc.params[a] && !enc.params[a]->is_array()) {
-        vars.push_back(*enc.params[a]);
-        if (scalarArg)
-          scalarArg->push_back(a);
-      }
-    return vars;
-  }
-};
-} // namespace
-
-/// Whether \p k applies an uninterpreted operation (float arithmetic,
-/// comparisons, conversions, libdevice): kv arrays are typed by width
-/// only, so their cells may hold floats.
-static bool appliesOperations(KernelOp k) {
-  bool found = false;
-  k.walk([&](ApplyOp) { found = true; });
-  return found;
-}
-
-/// The same for LLVM IR: float arithmetic or a call to a declaration
-/// (libdevice, an intrinsic that is not a special register).
-static bool
-appliesOperations(const llvm::Function *f,
-                  llvm::SmallPtrSet<const llvm::Function *, 8> &seen) {
-  if (!f || !seen.insert(f).second)
-    return false;
-  if (f->isDeclaration())
-    return !f->isIntrinsic();
-  for (const llvm::BasicBlock &bb : *f)
-    for (const llvm::Instruction &inst : bb) {
-      if (inst.getType()->isFPOrFPVectorTy())
-        return true;
-      for (const llvm::Value *op : inst.operands())
-        if (op->getType()->isFPOrFPVectorTy())
-          return true;
-      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
-        if (const llvm::Function *callee = call->getCalledFunction())
-          if (appliesOperations(callee, seen))
-            return true;
-    }
-  return false;
-}
-
-static bool appliesOperations(const llvm::Function *f) {
-  llvm::SmallPtrSet<const llvm::Function *, 8> seen;
-  return appliesOperations(f, seen);
-}
-
-/// Runs \p k on \p cfg: its kv model, or with \p irOnly its LLVM IR \p ir
-/// (\p k its signature), whose __shared__ arrays are left out of `written`:
-/// global memory is what the kernels leave behind, and the two may lay out
-/// their shared arrays differently.
-static ExecResult runKernel(KernelOp k, const llvm::Function *ir, bool irOnly,
-                            bool isSource, const LaunchConfig &cfg,
-                            ExecInputs &in, uint64_t maxThreads,
-                            uint64_t maxSteps) {
-  if (!irOnly)
-    return execute(k, cfg, in, maxThreads, maxSteps);
-  IRInputs irIn = irInputsFor(k, *ir, in);
-  irIn.noSignedOverflow = isSource;
-  ExecResult r = executeIR(*ir, cfg, irIn, maxThreads, maxSteps);
-  for (auto it = r.written.begin(); it != r.written.end();)
-    it = it->first >= ir->arg_size() ? r.written.erase(it) : std::next(it);
-  return r;
-}
-
-/// A difference of two IR runs: replayed on the IR, clean where both runs
-/// checked themselves.
-static void ranOnIR(Counterexample &cex, const ExecResult &rb,
-                    const ExecResult &ra) {
-  cex.replayedOn = "the LLVM IR of both kernels";
-  cex.runsChecked = rb.unchecked.empty() && ra.unchecked.empty();
-}
 
 /// Whether a defect a run of \p f shows (RunDefect) is the kernel's on
 /// that launch: the run's bookkeeping orders accesses by __syncthreads()
@@ -210,46 +109,6 @@ static bool runDefectsTrusted(const llvm::Function *f) {
   return runDefectsTrusted(f, seen);
 }
 
-/// The first cell either run wrote that the two leave different, as a
-/// counterexample of launch \p cfg, \p scalars and the input cells \p read
-/// (not confirmed on the IR yet).
-static std::optional<Counterexample> firstDifference(
-    KernelOp before, Encoder &enc, const LaunchConfig &cfg,
-    const std::map<unsigned, llvm::APInt> &scalars,
-    const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &read,
-    ExecResult &rb, ExecResult &ra, ExecInputs &inB, ExecInputs &inA,
-    bool floats) {
-  std::set<std::pair<unsigned, uint64_t>> cells;
-  for (ExecResult *r : {&rb, &ra})
-    for (auto &[arg, m] : r->written)
-      for (auto &[idx, v] : m)
-        cells.insert({arg, idx});
-  for (auto [arg, idx] : cells) {
-    auto value = [&](ExecResult &r, ExecInputs &in) {
-      auto it = r.written[arg].find(idx);
-      return it != r.written[arg].end() ? it->second : in.initial(arg, idx);
-    };
-    llvm::APInt vb = value(rb, inB), va = value(ra, inA);
-    if (executor::sameOutput(vb, va, floats))
-      continue;
-    Counterexample cex;
-    std::copy(cfg.grid, cfg.grid + 3, cex.gridDim);
-    std::copy(cfg.block, cfg.block + 3, cex.blockDim);
-    for (auto &[a, v] : scalars)
-      cex.addScalar(before.getArgName(a).str(), v, enc.paramUnsigned[a]);
-    for (auto &[key, v] : read)
-      cex.arrays[before.getArgName(key.first).str()][(int64_t)key.second] =
-          v.getSExtValue();
-    cex.mismatchArray = before.getArgName(arg).str();
-    cex.mismatchIndex = (int64_t)idx;
-    cex.before = vb.getSExtValue();
-    cex.after = va.getSExtValue();
-    cex.replayed = true;
-    return cex;
-  }
-  return std::nullopt;
-}
-
 std::optional<Counterexample>
 findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
               unsigned &runs, std::string &disagreement, RunLimits limits) {
@@ -264,18 +123,10 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   LaunchFacts lf(before, opts);
   if (!lf.facts)
     return std::nullopt;
-  z3::context &ctx = lf.ctx;
-  Encoder &enc = lf.enc;
-  z3::expr facts = *lf.facts;
   unsigned w = modelWidth(32, opts.bits);
-  mlir::Block &blk = before.getBlock();
   // The values drawn: the launch dimensions, then the scalars.
-  std::vector<unsigned> scalarArg;
-  std::vector<z3::expr> vars = lf.values(&scalarArg);
-  z3::expr_vector from(ctx);
-  for (const z3::expr &v : vars)
-    from.push_back(v);
-  using Values = std::vector<int64_t>;
+  const std::vector<z3::expr> &vars = lf.vars;
+  using Values = LaunchFacts::Values;
   auto threadsOf = [&](const Values &vals) {
     uint64_t n = 1;
     bool overflow = false;
@@ -285,12 +136,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   };
   // Whether the assumptions hold for \p vals, by evaluation (no solver).
   auto holds = [&](const Values &vals) {
-    if (threadsOf(vals) > limits.maxThreads)
-      return false;
-    z3::expr_vector to(ctx);
-    for (size_t i = 0; i < vals.size(); ++i)
-      to.push_back(ctx.bv_val(vals[i], vars[i].get_sort().bv_size()));
-    return facts.substitute(from, to).simplify().is_true();
+    return threadsOf(vals) <= limits.maxThreads && lf.admits(vals);
   };
   // Runs both kernels on launch and scalars \p vals: true when the search
   // is over (a difference in `found`, a defect in limits.defect, or a
@@ -303,17 +149,8 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
     // The kernel's budget is spent: no run, forced or not.
     if (budget::exceeded())
       return true;
-    LaunchConfig cfg;
-    for (int i = 0; i < 3; ++i) {
-      cfg.block[i] = (uint64_t)vals[2 * i];
-      cfg.grid[i] = (uint64_t)vals[2 * i + 1];
-    }
-    std::map<unsigned, llvm::APInt> scalars;
-    for (size_t i = 0; i < scalarArg.size(); ++i)
-      scalars.emplace(
-          scalarArg[i],
-          llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
-                      (uint64_t)vals[6 + i], /*isSigned=*/true));
+    LaunchConfig cfg = LaunchFacts::launchAt(vals);
+    std::map<unsigned, llvm::APInt> scalars = lf.scalarsAt(vals);
     // Floats of every magnitude (which tell float operations in two
     // orders apart), then small integers; not those where cells may be
     // floats: negative ones are NaNs there, whose payloads LLVM leaves
@@ -330,27 +167,18 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       bool floats = seed == 1;
       std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
       auto inputsFor = [&](KernelOp k) {
-        ExecInputs in;
-        in.bits = opts.bits;
-        in.scalar = [&, k](unsigned a) mutable {
-          unsigned aw = enc.widthOf(k.getBlock().getArgument(a).getType());
-          llvm::APInt v = scalars.count(a) ? scalars.at(a) : llvm::APInt();
-          return v.getBitWidth() == aw ? v : llvm::APInt(aw, 0);
-        };
-        in.initial = [&, k](unsigned a, uint64_t idx) mutable {
-          unsigned ew = enc.widthOf(
-              getArrayElementType(k.getBlock().getArgument(a).getType()));
-          llvm::APInt v = executor::pseudoRandomCell(ew, a, idx, seed, floats);
-          read.emplace(std::make_pair(a, idx), v);
-          return v;
-        };
-        in.sharedInitial = [&, k](unsigned a, const uint64_t *,
-                                  uint64_t) mutable {
-          return llvm::APInt(enc.widthOf(getArrayElementType(
-                                 k.getBlock().getArgument(a).getType())),
-                             0);
-        };
-        return in;
+        return kernelInputs(
+            k, opts.bits,
+            [&](unsigned a) -> int64_t {
+              auto it = scalars.find(a);
+              return it == scalars.end() ? 0 : it->second.getSExtValue();
+            },
+            [&](unsigned a, uint64_t idx, unsigned ew) {
+              llvm::APInt v =
+                  executor::pseudoRandomCell(ew, a, idx, seed, floats);
+              read.emplace(std::make_pair(a, idx), v);
+              return v;
+            });
       };
       ExecInputs inB = inputsFor(before), inA = inputsFor(after);
       // A run the budget does not force stops at about the budget's end
@@ -437,7 +265,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       ++runs;
       note(limits.irOnly ? "ran (LLVM IR)" : "ran");
       std::optional<Counterexample> cex = firstDifference(
-          before, enc, cfg, scalars, read, rb, ra, inB, inA,
+          before, lf.enc, cfg, scalars, read, rb, ra, inB, inA,
           appliesOperations(before) || appliesOperations(after));
       if (!cex)
         continue;
@@ -546,7 +374,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       if (!fresh.facts)
         continue;
       z3::context &sctx = fresh.ctx;
-      std::vector<z3::expr> svars = fresh.values();
+      const std::vector<z3::expr> &svars = fresh.vars;
       z3::solver s(sctx);
       z3::params p(sctx);
       p.set("timeout", 2000u);
@@ -665,246 +493,6 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         return std::nullopt;
     }
   return std::nullopt;
-}
-
-} // namespace kv
-
-namespace kv {
-
-bool modelConditionFailsByRunning(KernelOp k, const CheckOptions &opts,
-                                  unsigned budgetMs) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point start = Clock::now();
-  LaunchFacts lf(k, opts);
-  if (!lf.facts)
-    return false;
-  z3::context &ctx = lf.ctx;
-  Encoder &enc = lf.enc;
-  z3::expr facts = *lf.facts;
-  mlir::Block &blk = k.getBlock();
-  std::vector<unsigned> scalarArg;
-  std::vector<z3::expr> vars = lf.values(&scalarArg);
-  z3::expr_vector from(ctx);
-  for (const z3::expr &e : vars)
-    from.push_back(e);
-  unsigned w = enc.bdim[0].get_sort().bv_size();
-  // Large blocks and scalars first: a loop over blockDim or a scalar runs
-  // longest there. A few launches, each checked against the assumptions by
-  // evaluation.
-  const uint64_t blocks[][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 4},
-                                {256, 1, 1},  {64, 1, 1},  {8, 8, 8}};
-  const uint64_t grids[][3] = {{1, 1, 1}, {4, 2, 2}};
-  const int64_t values[] = {1024, 65536, 100};
-  for (const auto &b : blocks)
-    for (const auto &g : grids)
-      for (int64_t v : values) {
-        if (Clock::now() - start > std::chrono::milliseconds(budgetMs))
-          return false;
-        z3::expr_vector to(ctx);
-        for (int i = 0; i < 3; ++i) {
-          to.push_back(ctx.bv_val(b[i], w));
-          to.push_back(ctx.bv_val(g[i], w));
-        }
-        for (size_t i = 6; i < vars.size(); ++i)
-          to.push_back(ctx.bv_val(v, vars[i].get_sort().bv_size()));
-        if (!facts.substitute(from, to).simplify().is_true())
-          continue;
-        LaunchConfig cfg;
-        for (int i = 0; i < 3; ++i) {
-          cfg.block[i] = b[i];
-          cfg.grid[i] = g[i];
-        }
-        ExecInputs in;
-        in.bits = opts.bits;
-        in.scalar = [&](unsigned a) {
-          return llvm::APInt(enc.widthOf(blk.getArgument(a).getType()),
-                             (uint64_t)v, /*isSigned=*/true);
-        };
-        in.initial = [&](unsigned a, uint64_t idx) {
-          unsigned ew =
-              enc.widthOf(getArrayElementType(blk.getArgument(a).getType()));
-          return executor::pseudoRandomCell(ew, a, idx, 2, /*floats=*/false);
-        };
-        in.sharedInitial = [&](unsigned a, const uint64_t *, uint64_t) {
-          return llvm::APInt(
-              enc.widthOf(getArrayElementType(blk.getArgument(a).getType())),
-              0);
-        };
-        ExecResult r =
-            execute(k, cfg, in, uint64_t(1) << 16, uint64_t(1) << 22);
-        if (!r.ok && !r.assumeViolated &&
-            llvm::StringRef(r.error).starts_with("model condition")) {
-          KV_DEBUG("driver", llvm::errs()
-                                 << "a model condition fails by running: "
-                                 << r.error << "\n");
-          return true;
-        }
-      }
-  return false;
-}
-
-} // namespace kv
-
-namespace kv {
-
-bool shrinkCounterexample(KernelOp before, KernelOp after,
-                          const CheckOptions &opts, Counterexample &cex,
-                          unsigned budgetMs, bool irOnly) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point start = Clock::now();
-  if (!cex.replayed || opts.bits != 32)
-    return false;
-  LaunchFacts lf(before, opts);
-  if (!lf.facts)
-    return false;
-  z3::context &ctx = lf.ctx;
-  Encoder &enc = lf.enc;
-  z3::expr facts = *lf.facts;
-  mlir::Block &blk = before.getBlock();
-  std::vector<unsigned> scalarArg;
-  std::vector<z3::expr> vars = lf.values(&scalarArg);
-  z3::expr_vector from(ctx);
-  for (const z3::expr &v : vars)
-    from.push_back(v);
-  using Values = std::vector<int64_t>;
-  Values vals;
-  for (int i = 0; i < 3; ++i) {
-    vals.push_back((int64_t)cex.blockDim[i]);
-    vals.push_back((int64_t)cex.gridDim[i]);
-  }
-  for (unsigned a : scalarArg) {
-    std::string name = before.getArgName(a).str();
-    auto it =
-        llvm::find_if(cex.scalars, [&](auto &s) { return s.first == name; });
-    if (it == cex.scalars.end())
-      return false;
-    vals.push_back(it->second);
-  }
-  // The input cells the counterexample lists, by kv argument; others 0.
-  std::map<unsigned, std::map<int64_t, int64_t>> cells;
-  for (unsigned a = 0; a < blk.getNumArguments(); ++a) {
-    auto it = cex.arrays.find(before.getArgName(a).str());
-    if (it != cex.arrays.end())
-      cells[a] = it->second;
-  }
-  auto holds = [&](const Values &v) {
-    z3::expr_vector to(ctx);
-    for (size_t i = 0; i < v.size(); ++i)
-      to.push_back(ctx.bv_val(v[i], vars[i].get_sort().bv_size()));
-    return facts.substitute(from, to).simplify().is_true();
-  };
-  const uint64_t maxThreads = uint64_t(1) << 20, maxSteps = uint64_t(1) << 24;
-  // Runs both kernels at \p v; a counterexample there, confirmed on the IR,
-  // with the cells it read.
-  auto differs = [&](const Values &v) -> std::optional<Counterexample> {
-    LaunchConfig cfg;
-    uint64_t threads = 1;
-    for (int i = 0; i < 3; ++i) {
-      cfg.block[i] = (uint64_t)v[2 * i];
-      cfg.grid[i] = (uint64_t)v[2 * i + 1];
-      threads *= cfg.block[i] * cfg.grid[i];
-    }
-    if (threads > maxThreads)
-      return std::nullopt;
-    std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
-    auto inputsFor = [&](KernelOp k) {
-      ExecInputs in;
-      in.bits = opts.bits;
-      in.scalar = [&, k](unsigned a) mutable {
-        unsigned aw = enc.widthOf(k.getBlock().getArgument(a).getType());
-        for (size_t i = 0; i < scalarArg.size(); ++i)
-          if (scalarArg[i] == a)
-            return llvm::APInt(aw, (uint64_t)v[6 + i], /*isSigned=*/true);
-        return llvm::APInt(aw, 0);
-      };
-      in.initial = [&, k](unsigned a, uint64_t idx) mutable {
-        unsigned ew = enc.widthOf(
-            getArrayElementType(k.getBlock().getArgument(a).getType()));
-        int64_t x = 0;
-        auto it = cells.find(a);
-        if (it != cells.end()) {
-          auto c = it->second.find((int64_t)idx);
-          if (c != it->second.end())
-            x = c->second;
-        }
-        llvm::APInt r(ew, (uint64_t)x, /*isSigned=*/true);
-        read.emplace(std::make_pair(a, idx), r);
-        return r;
-      };
-      in.sharedInitial = [&, k](unsigned a, const uint64_t *,
-                                uint64_t) mutable {
-        return llvm::APInt(enc.widthOf(getArrayElementType(
-                               k.getBlock().getArgument(a).getType())),
-                           0);
-      };
-      return in;
-    };
-    ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-    ExecResult rb =
-        runKernel(before, opts.beforeIR, irOnly, opts.beforeIRIsSource, cfg,
-                  inB, maxThreads, maxSteps);
-    if (!rb.ok || rb.assumeViolated)
-      return std::nullopt;
-    ExecResult ra = runKernel(after, opts.afterIR, irOnly, opts.afterIRIsSource,
-                              cfg, inA, maxThreads, maxSteps);
-    if (!ra.ok || (irOnly && ra.assumeViolated))
-      return std::nullopt;
-    std::map<unsigned, llvm::APInt> scalars;
-    for (size_t i = 0; i < scalarArg.size(); ++i)
-      scalars.emplace(
-          scalarArg[i],
-          llvm::APInt(enc.widthOf(blk.getArgument(scalarArg[i]).getType()),
-                      (uint64_t)v[6 + i], /*isSigned=*/true));
-    std::optional<Counterexample> found =
-        firstDifference(before, enc, cfg, scalars, read, rb, ra, inB, inA,
-                        appliesOperations(before) || appliesOperations(after));
-    if (!found)
-      return std::nullopt;
-    Counterexample &c = *found;
-    if (irOnly)
-      ranOnIR(c, rb, ra);
-    else if (confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, c,
-                         maxThreads, maxSteps))
-      return std::nullopt;
-    // What the original rested on: the same runs on the IR, and where it
-    // stood on clean runs instead of the static checks, clean ones.
-    if (c.replayedOn != cex.replayedOn || (cex.runsChecked && !c.runsChecked))
-      return std::nullopt;
-    return found;
-  };
-  // Each value in turn towards 1 (launch) or 0 (scalars): the first
-  // candidate that still shows a difference is kept, until none does.
-  bool shrunk = false;
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t i = 0; i < vals.size(); ++i) {
-      int64_t x = vals[i], low = i < 6 ? 1 : 0;
-      std::vector<int64_t> tries = {low, x / 2, x - (x > 0 ? 1 : -1)};
-      if (x < 0)
-        tries = {low, x / 2, x + 1};
-      for (int64_t t : tries) {
-        if (Clock::now() - start > std::chrono::milliseconds(budgetMs))
-          return shrunk;
-        if (t == x || (i < 6 && t < 1) ||
-            (x >= 0 ? (t < low || t > x) : (t > 0 || t < x)))
-          continue;
-        Values cand = vals;
-        cand[i] = t;
-        if (!holds(cand))
-          continue;
-        std::optional<Counterexample> c = differs(cand);
-        KV_DEBUG("shrink", llvm::errs() << "shrink: value " << i << " = " << t
-                                        << (c ? ": differs" : ": no") << "\n");
-        if (c) {
-          cex = std::move(*c);
-          vals = std::move(cand);
-          shrunk = progress = true;
-          break;
-        }
-      }
-    }
-  }
-  return shrunk;
 }
 
 } // namespace kv

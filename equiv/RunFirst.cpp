@@ -15,7 +15,6 @@
 
 #include "passes/lower/LowerToKV.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace kv {
@@ -39,12 +38,7 @@ Driver::runIRFirst(const CheckOptions &co, unsigned tiers,
   // the models and the static checks decide, as without this.
   if (!co.beforeIR || !co.afterIR || co.bits != 32 || co.assumeSafe)
     return std::nullopt;
-  KernelOp sig[2];
-  llvm::scope_exit cleanup([&] {
-    for (KernelOp &k : sig)
-      if (k)
-        k.erase();
-  });
+  ScratchKernels sig;
   if (!irSignatures(sig))
     return std::nullopt;
   unsigned runs = 0;
@@ -58,25 +52,25 @@ Driver::runIRFirst(const CheckOptions &co, unsigned tiers,
   std::optional<SeenDefect> defect;
   limits.defect = &defect;
   std::optional<Counterexample> cex =
-      findByRunning(sig[0], sig[1], co, runs, disagreement, limits);
+      findByRunning(sig.k[0], sig.k[1], co, runs, disagreement, limits);
   Validation v;
   v.loweredUnroll = opts.unroll;
   bool bounded = false;
   int64_t bound = 0;
   if (defect) {
-    KernelOp k = sig[defect->inAfter ? 1 : 0];
+    KernelOp k = sig.k[defect->inAfter ? 1 : 0];
     std::optional<CheckResult> found =
         defectOfRun(k, defect->inAfter ? "after" : "before", defect->cfg,
                     defect->scalars, defect->defect, defect->inputs);
     if (!found)
       return std::nullopt;
     v.result = std::move(*found);
-    listAssumptions(sig[0], sig[1], co, v.result, bounded, bound);
+    listAssumptions(sig.k[0], sig.k[1], co, v.result, bounded, bound);
     return v;
   }
   if (!cex || !cex->runsChecked)
     return std::nullopt;
-  listAssumptions(sig[0], sig[1], co, v.result, bounded, bound);
+  listAssumptions(sig.k[0], sig.k[1], co, v.result, bounded, bound);
   v.result.assumptions.push_back(checkedOnRun);
   v.result.verdict = Verdict::NotEquivalent;
   v.result.reason =
@@ -232,13 +226,10 @@ void Driver::shrink(Validation &v) {
   co.beforeIRIsSource = before.isSource;
   co.afterIRIsSource = after.isSource;
   if (v.irRuns) {
-    KernelOp sig[2];
+    ScratchKernels sig;
     if (irSignatures(sig))
-      shrinkCounterexample(sig[0], sig[1], co, *v.result.counterexample,
+      shrinkCounterexample(sig.k[0], sig.k[1], co, *v.result.counterexample,
                            shrinkBudgetMs, /*irOnly=*/true);
-    for (KernelOp &k : sig)
-      if (k)
-        k.erase();
     return;
   }
   std::optional<LoweredPair> pair =

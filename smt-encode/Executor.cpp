@@ -34,6 +34,33 @@ unsigned modelWidth(unsigned width, unsigned bits) {
   return std::min(width, bits);
 }
 
+ExecInputs
+kernelInputs(KernelOp k, unsigned bits,
+             std::function<int64_t(unsigned a)> scalar,
+             std::function<APInt(unsigned a, uint64_t idx, unsigned w)> cell) {
+  Block &b = k.getBlock();
+  // Index-typed values are 64-bit words.
+  auto width = [bits](Type t) {
+    return t.isIntOrFloat() ? modelWidth(t.getIntOrFloatBitWidth(), bits) : 64u;
+  };
+  auto elemWidth = [&b, width](unsigned a) {
+    return width(getArrayElementType(b.getArgument(a).getType()));
+  };
+  ExecInputs in;
+  in.bits = bits;
+  in.scalar = [&b, width, scalar = std::move(scalar)](unsigned a) {
+    return APInt(width(b.getArgument(a).getType()), (uint64_t)scalar(a),
+                 /*isSigned=*/true, /*implicitTrunc=*/true);
+  };
+  in.initial = [elemWidth, cell = std::move(cell)](unsigned a, uint64_t idx) {
+    return cell(a, idx, elemWidth(a));
+  };
+  in.sharedInitial = [elemWidth](unsigned a, const uint64_t *, uint64_t) {
+    return APInt(elemWidth(a), 0);
+  };
+  return in;
+}
+
 namespace executor {
 
 //===----------------------------------------------------------------------===//

@@ -51,6 +51,15 @@ struct ExecInputs {
       apply;
 };
 
+/// Inputs of a run of \p k under --bits=\p bits: scalar argument #a is
+/// \p scalar(a) and global cell \p idx of array #a is \p cell(a, idx, w),
+/// each at its model width w (a scalar sign-extended or truncated to it);
+/// shared memory starts 0. The runs, their replays and the search for a
+/// counterexample's input sources all give inputs this way.
+ExecInputs kernelInputs(
+    KernelOp k, unsigned bits, std::function<int64_t(unsigned a)> scalar,
+    std::function<llvm::APInt(unsigned a, uint64_t idx, unsigned w)> cell);
+
 /// A defect one run showed: two threads on one cell of an array with a write
 /// among them in one barrier interval (or in two blocks), a barrier some
 /// threads of a block reach and others not, a warp operation whose mask or

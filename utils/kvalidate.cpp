@@ -380,32 +380,21 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
                        const Function *beforeIR, const Function *afterIR,
                        bool irOnly = false, bool orIR = false) {
   auto inputsFor = [&](kv::KernelOp k) {
-    kv::ExecInputs in;
-    in.bits = bits;
-    in.scalar = [&, k](unsigned a) mutable {
-      mlir::Type t = k.getBlock().getArgument(a).getType();
-      unsigned w = kv::modelWidth(t.getIntOrFloatBitWidth(), bits);
-      auto it = cex.scalars.find(before.getArgName(a).str());
-      return APInt(w, it == cex.scalars.end() ? 0 : it->second, true);
-    };
-    in.initial = [&, k](unsigned a, uint64_t idx) mutable {
-      mlir::Type et =
-          kv::getArrayElementType(k.getBlock().getArgument(a).getType());
-      unsigned w = kv::modelWidth(et.getIntOrFloatBitWidth(), bits);
-      auto arr = cex.arrays.find(before.getArgName(a).str());
-      if (arr != cex.arrays.end()) {
-        auto it = arr->second.find(idx);
-        if (it != arr->second.end())
-          return APInt(w, it->second, true);
-      }
-      return APInt(w, 0);
-    };
-    in.sharedInitial = [&, k](unsigned a, const uint64_t *, uint64_t) mutable {
-      mlir::Type et =
-          kv::getArrayElementType(k.getBlock().getArgument(a).getType());
-      return APInt(kv::modelWidth(et.getIntOrFloatBitWidth(), bits), 0);
-    };
-    return in;
+    return kv::kernelInputs(
+        k, bits,
+        [&](unsigned a) -> int64_t {
+          auto it = cex.scalars.find(before.getArgName(a).str());
+          return it == cex.scalars.end() ? 0 : it->second;
+        },
+        [&](unsigned a, uint64_t idx, unsigned w) {
+          int64_t v = 0;
+          if (auto arr = cex.arrays.find(before.getArgName(a).str());
+              arr != cex.arrays.end())
+            if (auto it = arr->second.find(idx); it != arr->second.end())
+              v = it->second;
+          return APInt(w, (uint64_t)v, /*isSigned=*/true,
+                       /*implicitTrunc=*/true);
+        });
   };
   kv::ExecInputs inB = inputsFor(before), inA = inputsFor(after);
   auto run = [&](kv::KernelOp k, const Function *ir, kv::ExecInputs &in) {
@@ -675,7 +664,7 @@ int main(int argc, char **argv) {
     // kernels have IR (at full width) and the models do not lower or run
     // within 10 s (a loop unrolled for the saved launch thousands of
     // times, or not taken at all), on the IR alone.
-    kv::KernelOp sig[2];
+    kv::Driver::ScratchKernels sig;
     bool haveIR = saved && opts->bits == 32 && driver.irSignatures(sig);
     const Function *beforeFn = kernelInput(before, true).function,
                    *afterFn = kernelInput(after, false).function;
@@ -692,7 +681,8 @@ int main(int argc, char **argv) {
       }
     }
     if (haveIR)
-      return replaySaved(sig[0], sig[1], *saved, opts->bits, beforeFn, afterFn,
+      return replaySaved(sig.k[0], sig.k[1], *saved, opts->bits, beforeFn,
+                         afterFn,
                          /*irOnly=*/true);
     if (!pair) {
       kv::Validation v;
