@@ -133,10 +133,12 @@ private:
            const CaseCheckFn &check, unsigned tiers,
            const std::string &when = "before any solver query");
   /// The first part of runFirst: the kernels' LLVM IR alone, on the same
-  /// launches; a difference both runs checked free of defects.
+  /// launches; a difference both runs checked free of defects. \p searched,
+  /// if given, is set when the IR ran and showed no difference at all.
   std::optional<Validation>
   runIRFirst(const CheckOptions &co, unsigned tiers, const std::string &when,
-             const std::optional<LaunchConfig> &fixed = std::nullopt);
+             const std::optional<LaunchConfig> &fixed = std::nullopt,
+             bool *searched = nullptr);
   /// Adds to \p cex the input cells its difference depends on
   /// (CounterexampleInputs.cpp).
   void completeCounterexample(Counterexample &cex);

@@ -155,10 +155,14 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
     // orders apart), then small integers; not those where cells may be
     // floats: negative ones are NaNs there, whose payloads LLVM leaves
     // unspecified (a NaN-only difference is none).
+    bool ranFirstInputs = false;
     for (unsigned seed : {1u, 2u}) {
       // (A forced launch runs both inputs: what it finds must not depend
-      // on the load.)
-      if (seed == 2 && ((!forced && overBudget()) ||
+      // on the load.) An edge is about a size, not values: the small
+      // integers only where the first inputs did not run (indices read
+      // from an array).
+      if (seed == 2 && ((edgeRun && ranFirstInputs) ||
+                        (!forced && overBudget()) ||
                         (limits.irOnly ? appliesOperations(opts.beforeIR) ||
                                              appliesOperations(opts.afterIR)
                                        : appliesOperations(before) ||
@@ -263,6 +267,7 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         continue;
       }
       ++runs;
+      ranFirstInputs = true;
       note(limits.irOnly ? "ran (LLVM IR)" : "ran");
       std::optional<Counterexample> cex = firstDifference(
           before, lf.enc, cfg, scalars, read, rb, ra, inB, inA,
