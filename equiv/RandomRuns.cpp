@@ -161,12 +161,12 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       // on the load.) An edge is about a size, not values: the small
       // integers only where the first inputs did not run (indices read
       // from an array).
-      if (seed == 2 && ((edgeRun && ranFirstInputs) ||
-                        (!forced && overBudget()) ||
-                        (limits.irOnly ? appliesOperations(opts.beforeIR) ||
-                                             appliesOperations(opts.afterIR)
-                                       : appliesOperations(before) ||
-                                             appliesOperations(after))))
+      if (seed == 2 &&
+          ((edgeRun && ranFirstInputs) || (!forced && overBudget()) ||
+           (limits.irOnly
+                ? appliesOperations(opts.beforeIR) ||
+                      appliesOperations(opts.afterIR)
+                : appliesOperations(before) || appliesOperations(after))))
         break;
       bool floats = seed == 1;
       std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
@@ -351,6 +351,22 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   const Tier tiers[] = {{{2, 2, 2}, {64, 16, 2}, 0, 64, 3},
                         {{8, 4, 2}, {256, 32, 4}, -1024, 1024, 2}};
   std::set<Values> seen;
+  // Runs the first \p count edges of launch \p vals not run yet (the
+  // others while the budget lasts, unless \p forced): true when the search
+  // is over.
+  auto runEdges = [&](const Values &vals, unsigned count, bool forced) {
+    edgeRun = true;
+    llvm::scope_exit notEdges([&] { edgeRun = false; });
+    unsigned edge = 0;
+    for (const Values &e : edgesOf(vals)) {
+      if (edge++ >= count || (!forced && overBudget()))
+        return false;
+      if (seen.insert(e).second && tryValues(e, forced))
+        return true;
+    }
+    return false;
+  };
+  std::vector<Values> drawn;
   for (unsigned ti = 0; ti < std::min<unsigned>(limits.tiers, 2); ++ti) {
     const Tier &t = tiers[ti];
     std::vector<std::pair<int64_t, int64_t>> range;
@@ -455,21 +471,18 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       // The launch's edges: sizes one past a block's or the grid's worth
       // of elements (a halo or a tail that only shows there), which values
       // drawn at random almost never hit. The first few of the first small
-      // launch whatever the load (they take microseconds), the rest while
-      // the budget lasts.
-      unsigned edge = 0;
-      edgeRun = true;
-      llvm::scope_exit notEdges([&] { edgeRun = false; });
-      for (const Values &e : edgesOf(vals)) {
-        bool forced = ti == 0 && m == 0 && edge++ < 4;
-        if (!forced && overBudget())
-          break;
-        if (!seen.insert(e).second)
-          continue;
-        if (tryValues(e, forced))
-          return found;
-      }
+      // launch at once, whatever the load (they take microseconds); the
+      // rest once every tier's launches have run, while the budget lasts.
+      if (ti == 0 && m == 0 && runEdges(vals, 4, /*forced=*/true))
+        return found;
+      drawn.push_back(vals);
     }
+  }
+  for (const Values &vals : drawn) {
+    if (overBudget())
+      break;
+    if (runEdges(vals, ~0u, /*forced=*/false))
+      return found;
   }
   // Real sizes, while the budget lasts: the largest block along x the
   // assumptions admit and a grid of a few dozen blocks, at the edges'
