@@ -51,8 +51,10 @@ void Driver::completeCounterexample(Counterexample &cex) {
     cfg.block[d] = cex.blockDim[d];
     threads *= cfg.grid[d] * cfg.block[d];
   }
-  // As the replay of a model's counterexample: larger runs take seconds.
-  const uint64_t maxThreads = uint64_t(1) << 20, maxSteps = uint64_t(1) << 30;
+  // As the replay of a model's counterexample, but a traced run costs some
+  // ten times a plain one: at most about a second per kernel (the cells
+  // are listed either way; only which of them matter is then not said).
+  const uint64_t maxThreads = uint64_t(1) << 20, maxSteps = uint64_t(1) << 23;
   if (threads > maxThreads)
     return;
   std::set<std::pair<unsigned, uint64_t>> sources;
