@@ -134,6 +134,12 @@ static cl::opt<std::string>
     GridDims("grid", cl::desc("Baseline launch: gridDim X[,Y[,Z]] (default 1)"),
              cl::value_desc("X,Y,Z"), cl::cat(KVCategory));
 
+static cl::opt<unsigned> ReplayEntry(
+    "entry",
+    cl::desc("kvalidate replay: which counterexample of a report file with "
+             "several to replay, counting from 1 (default: the first)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(KVCategory));
+
 static cl::opt<bool> EmitKV("emit-kv",
                             cl::desc("Print the two kv kernels and exit"),
                             cl::cat(KVCategory));
@@ -185,7 +191,10 @@ REPLAY
   the verdict is unknown with an internal error, never a counterexample.
   kvalidate replay CEX.json runs both kernels of a saved --json verdict on
   its counterexample (input cells not listed and uninitialized shared memory
-  are 0), both ways, and prints every output cell that differs: exit 1 when
+  are 0), both ways, and prints every output cell that differs. It also
+  reads a report file (--report, or the plugin's -kvalidate-report, which
+  saves both kernels' IR beside it for a not-equivalent kernel): the first
+  verdict there with a counterexample, or the --entry=N-th. Exit 1 when
   the kernels differ, 0 when they agree, 3 when the file or a kernel cannot
   be read or the two runs of a kernel disagree. A verdict found with
   --unroll=N records N ("unroll"), and the replay lowers the kernels with
@@ -321,17 +330,52 @@ static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
     err = "cannot read '" + path.str() + "': " + buf.getError().message();
     return false;
   }
-  Expected<json::Value> v = json::parse((*buf)->getBuffer());
-  if (!v) {
-    err = path.str() + ": not JSON: " + toString(v.takeError());
+  // One verdict (kvalidate --json), or a report file of one per line: the
+  // --entry=N-th of those with a counterexample.
+  std::vector<json::Value> verdicts;
+  StringRef text = (*buf)->getBuffer();
+  if (Expected<json::Value> whole = json::parse(text)) {
+    verdicts.push_back(std::move(*whole));
+  } else {
+    consumeError(whole.takeError());
+    unsigned lineNo = 0;
+    for (StringRef line : split(text, "\n")) {
+      ++lineNo;
+      if (line.trim().empty())
+        continue;
+      Expected<json::Value> v = json::parse(line);
+      if (!v) {
+        err = path.str() + ":" + std::to_string(lineNo) +
+              ": not JSON: " + toString(v.takeError());
+        return false;
+      }
+      verdicts.push_back(std::move(*v));
+    }
+  }
+  std::vector<const json::Object *> withCex;
+  for (const json::Value &v : verdicts)
+    if (const json::Object *o = v.getAsObject();
+        o && o->getObject("counterexample"))
+      withCex.push_back(o);
+  if (withCex.empty() || ReplayEntry == 0 || ReplayEntry > withCex.size()) {
+    err = path.str() +
+          (withCex.empty()
+               ? ": expected the JSON object of a not-equivalent verdict "
+                 "(kvalidate --json), with before, after and counterexample"
+               : ": --entry=" + std::to_string(ReplayEntry) +
+                     ", but the file has " + std::to_string(withCex.size()) +
+                     " verdict(s) with a counterexample");
     return false;
   }
-  const json::Object *o = v->getAsObject();
-  const json::Object *c = o ? o->getObject("counterexample") : nullptr;
-  if (!c || !o->getString("before") || !o->getString("after")) {
-    err = path.str() + ": expected the JSON object of a not-equivalent "
-                       "verdict (kvalidate --json), with before, after and "
-                       "counterexample";
+  if (withCex.size() > 1 && !ReplayEntry.getNumOccurrences())
+    outs() << "replay: note: " << path << " has " << withCex.size()
+           << " verdicts with a counterexample; this is the first "
+              "(--entry=N picks another)\n";
+  const json::Object *o = withCex[ReplayEntry - 1];
+  const json::Object *c = o->getObject("counterexample");
+  if (!o->getString("before") || !o->getString("after")) {
+    err = path.str() + ": the verdict names no before and after kernels "
+                       "(FILE:KERNEL)";
     return false;
   }
   before = o->getString("before")->str();

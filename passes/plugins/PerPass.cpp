@@ -24,8 +24,6 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/PassInstrumentation.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -163,40 +161,6 @@ PassState *stateFor(const Module &m, bool create) {
   return &s;
 }
 
-/// A file name from a pass or kernel name.
-std::string fileSafe(StringRef name) {
-  std::string out;
-  for (char c : name)
-    out += isAlnum(c) || c == '-' || c == '_' || c == '.' ? c : '_';
-  return out.substr(0, 80);
-}
-
-/// Save the module before and after the culprit next to the report; the
-/// note names the files.
-std::string saveIR(const Module &before, const Module &after,
-                   const std::string &reportPath, const Function &f,
-                   unsigned number, StringRef pass) {
-  if (reportPath.empty())
-    return " [the IR before and after it is saved with -kvalidate-report]";
-  SmallString<256> base(reportPath);
-  sys::path::replace_extension(base, "");
-  std::string stem = (base + "." + fileSafe(kv::sourceName(f.getName())) + "." +
-                      std::to_string(number) + "-" + fileSafe(pass))
-                         .str();
-  std::string note = " [IR before and after the pass:";
-  for (auto [m, suffix] :
-       {std::pair{&before, ".before.ll"}, std::pair{&after, ".after.ll"}}) {
-    std::string path = stem + suffix;
-    std::error_code ec;
-    raw_fd_ostream os(path, ec, sys::fs::OF_Text);
-    if (ec)
-      return " [cannot save the IR: " + path + ": " + ec.message() + "]";
-    m->print(os, nullptr);
-    note += " " + path;
-  }
-  return note + "]";
-}
-
 /// The device module a pass on \p ir works on, when per-pass mode
 /// validates that pass (the options in \p opts); else null.
 const Module *perPassModule(StringRef passID, const Any &ir,
@@ -295,15 +259,24 @@ void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
       continue;
     }
     s->broken.insert(name);
-    std::string note =
-        " [first pass to break the kernel: '" + passID.str() + "', change " +
-        std::to_string(s->changes) + " of the pipeline to the module]" +
-        saveIR(*s->baseline, *m, opts->reportPath, *f, s->changes, passID);
+    // The IR before and after the pass, beside the report: where the
+    // culprit's counterexample reruns (kvalidate replay).
+    std::optional<PairNames> saved;
+    std::string savedNote =
+        opts->reportPath.empty()
+            ? " [the IR before and after it is saved with -kvalidate-report]"
+            : saveForReplay(*s->baseline, f->getName(), *m, f->getName(), *f,
+                            std::to_string(s->changes) + "-" + passID.str(),
+                            "the pass", saved);
+    std::string note = " [first pass to break the kernel: '" + passID.str() +
+                       "', change " + std::to_string(s->changes) +
+                       " of the pipeline to the module]" + savedNote;
     // Say which pass it was, first of all.
     kv::Validation named = v;
     named.result.reason =
         "after pass '" + passID.str() + "': " + named.result.reason;
-    report(*f, named, s->entries, passID.str(), note);
+    report(*f, named, s->entries, passID.str(), note, /*diagnose=*/true,
+           saved ? &*saved : nullptr);
   }
   if (changed)
     s->baseline = CloneModule(*m);

@@ -518,9 +518,17 @@ void checkReferences(Module &M, Snapshot &S, const kv::VerdictCache &Cache,
         return;
       }
     }
-    // Say which pair this is: the kernel against its reference.
+    // Say which pair this is: the kernel against its reference. Both are
+    // in the source module, which a report saves for the replay.
+    std::optional<kv::PairNames> Saved;
+    std::string Note;
+    if (V.result.verdict == kv::Verdict::NotEquivalent &&
+        V.result.counterexample && Ref)
+      Note = saveForReplay(*S.Source, Ref->getName(), *S.Source,
+                           Kernel->getName(), *Live, "reference", "", Saved);
     size_t Before = Entries.size();
-    report(*Live, V, Entries, Pass, "", /*Diagnose=*/false);
+    report(*Live, V, Entries, Pass, Note, /*Diagnose=*/false, /*Names=*/
+           Saved ? &*Saved : nullptr);
     ReportEntry &E = Entries.back();
     if (Entries.size() > Before && StringRef(E.message).starts_with(Prefix))
       E.message = Subject + E.message.substr(Prefix.size());
@@ -649,7 +657,16 @@ void checkModule(Module &M, Snapshot &S) {
              Entries);
       return;
     }
-    report(F, V, Entries);
+    // A counterexample anyone can rerun: with a report file, both modules
+    // are saved beside it and the report's entry names them.
+    std::optional<kv::PairNames> Saved;
+    std::string Note;
+    if (V.result.verdict == kv::Verdict::NotEquivalent &&
+        V.result.counterexample && S.Source)
+      Note = saveForReplay(*S.Source, F.getName(), M, F.getName(), F, "",
+                           "optimization", Saved);
+    report(F, V, Entries, "", Note, /*Diagnose=*/true,
+           Saved ? &*Saved : nullptr);
     if (StatsOpt) {
       errs() << kernelPrefix(F) << "time per phase (total "
              << (int64_t)V.result.timeMs << " ms):\n";

@@ -8,11 +8,15 @@
 //===----------------------------------------------------------------------===//
 #include "passes/plugins/PluginSupport.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -125,11 +129,12 @@ void reportRendered(const Function &F, kv::Verdict Verdict,
 }
 
 json::Object fieldsOf(const Function &F, const kv::Validation &V,
-                      const std::string &Pass) {
+                      const std::string &Pass,
+                      const kv::PairNames *Saved = nullptr) {
   std::string Stage = Pass.empty() ? "optimization" : Pass;
   kv::PairNames Names{F.getName().str() + " (before " + Stage + ")",
                       F.getName().str() + " (after " + Stage + ")"};
-  json::Value Fields = kv::toJSON(V, Names);
+  json::Value Fields = kv::toJSON(V, Saved ? *Saved : Names);
   if (json::Object *O = Fields.getAsObject())
     return std::move(*O);
   return json::Object();
@@ -139,11 +144,51 @@ json::Object fieldsOf(const Function &F, const kv::Validation &V,
 
 void report(const Function &F, const kv::Validation &V,
             std::vector<ReportEntry> &Entries, const std::string &Pass,
-            const std::string &Note, bool Diagnose) {
+            const std::string &Note, bool Diagnose,
+            const kv::PairNames *Names) {
   kv::DiagnosticReport D =
       kv::toDiagnostic(V, kv::sourceName(F.getName()), FailOn::Never);
-  reportRendered(F, V.result.verdict, D.message + Note, fieldsOf(F, V, Pass),
-                 Entries, Pass, Diagnose, /*Cached=*/false);
+  reportRendered(F, V.result.verdict, D.message + Note,
+                 fieldsOf(F, V, Pass, Names), Entries, Pass, Diagnose,
+                 /*Cached=*/false);
+}
+
+std::string saveForReplay(const Module &Before, StringRef BeforeName,
+                          const Module &After, StringRef AfterName,
+                          const Function &F, StringRef Tag, StringRef What,
+                          std::optional<kv::PairNames> &Names) {
+  const std::optional<PluginOptions> &O = options(F.getContext());
+  if (!O || O->reportPath.empty())
+    return "";
+  auto FileSafe = [](StringRef Name) {
+    std::string Out;
+    for (char C : Name)
+      Out += isAlnum(C) || C == '-' || C == '_' || C == '.' ? C : '_';
+    return Out.substr(0, 80);
+  };
+  SmallString<256> Base(O->reportPath);
+  sys::path::replace_extension(Base, "");
+  std::string Stem = (Base + "." + FileSafe(kv::sourceName(F.getName()))).str();
+  if (!Tag.empty())
+    Stem += "." + FileSafe(Tag);
+  bool One = &Before == &After;
+  std::string Paths[2] = {Stem + (One ? ".ll" : ".before.ll"),
+                          Stem + (One ? ".ll" : ".after.ll")};
+  const Module *Mods[2] = {&Before, &After};
+  for (int I = 0; I < (One ? 1 : 2); ++I) {
+    std::error_code EC;
+    raw_fd_ostream OS(Paths[I], EC, sys::fs::OF_Text);
+    if (EC)
+      return " [cannot save the IR: " + Paths[I] + ": " + EC.message() + "]";
+    Mods[I]->print(OS, nullptr);
+  }
+  Names = kv::PairNames{Paths[0] + ":" + BeforeName.str(),
+                        Paths[1] + ":" + AfterName.str()};
+  if (One)
+    return " [IR: " + Paths[0] + "]";
+  return (" [IR before and after " + What + ": " + Paths[0] + " " + Paths[1] +
+          "]")
+      .str();
 }
 
 json::Object cacheEntry(const Function &F, const kv::Validation &V) {

@@ -65,10 +65,25 @@ std::string kernelPrefix(const llvm::Function &f);
 
 /// Report \p v on kernel \p f: a remark, warning or error as the policy
 /// says, and an entry in \p entries for the report file. \p pass names the
-/// pass validated (per-pass mode); \p note is added to the diagnostic.
+/// pass validated (per-pass mode); \p note is added to the diagnostic;
+/// \p names, if given, are the entry's before and after kernels.
 void report(const llvm::Function &f, const Validation &v,
             std::vector<ReportEntry> &entries, const std::string &pass = "",
-            const std::string &note = "", bool diagnose = true);
+            const std::string &note = "", bool diagnose = true,
+            const PairNames *names = nullptr);
+/// Saves \p before and \p after, the modules kernel \p f's verdict
+/// compared functions \p beforeName and \p afterName of, beside the report
+/// file as STEM.KERNEL.TAG.before.ll and .after.ll (STEM: the report's name
+/// without its extension; one STEM.KERNEL.TAG.ll where the two are one
+/// module), so that `kvalidate replay REPORT` reruns the counterexample;
+/// \p names then receives them as FILE:FUNCTION. Returns the diagnostic's
+/// note naming the files ("" with no report file; a note of the failure if
+/// they cannot be written).
+std::string saveForReplay(const llvm::Module &before,
+                          llvm::StringRef beforeName, const llvm::Module &after,
+                          llvm::StringRef afterName, const llvm::Function &f,
+                          llvm::StringRef tag, llvm::StringRef what,
+                          std::optional<PairNames> &names);
 /// Report a verdict kept by the cache: \p entry holds the verdict's name,
 /// its diagnostic text and its JSON fields, as cacheEntry made them.
 /// Returns false if the entry is not one.

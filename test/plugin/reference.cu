@@ -7,8 +7,8 @@
 // RUN: not %clang-cuda -I %kv-include -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-cache=%t/cache -mllvm -kvalidate-report=%t/r.jsonl %s -o %t/out.s 2> %t/diag
 // RUN: FileCheck %s < %t/diag
-// CHECK-DAG: reference.cu:[[@LINE+28]]:17: remark: kvalidate: kernel 'sum_pairs_swapped' against its reference 'sum_pairs': equivalent ({{[0-9]+}} ms)
-// CHECK-DAG: reference.cu:[[@LINE+34]]:17: error: kvalidate: kernel 'sum_pairs_wrong' against its reference 'sum_pairs': not-equivalent: {{.*}} (replayed on the LLVM IR of both kernels)
+// CHECK-DAG: reference.cu:[[@LINE+31]]:17: remark: kvalidate: kernel 'sum_pairs_swapped' against its reference 'sum_pairs': equivalent ({{[0-9]+}} ms)
+// CHECK-DAG: reference.cu:[[@LINE+37]]:17: error: kvalidate: kernel 'sum_pairs_wrong' against its reference 'sum_pairs': not-equivalent: {{.*}} (replayed on the LLVM IR of both kernels)
 // CHECK-DAG: remark: kvalidate: kernel 'orphan' against its reference 'no_such_kernel': error: KV_EQUIVALENT_TO names 'no_such_kernel', which is not a kernel defined in this file
 // CHECK-DAG: remark: kvalidate: kernel 'bad_assume' against its reference 'sum_pairs': error: {{.*}}m{{.*}}
 // CHECK-DAG: remark: kvalidate: kernel 'reverse_block_shared' against its reference 'reverse_block': equivalent ({{[0-9]+}} ms) [assumptions: {{.*}}blockDim.x <= 256 (--assume)
@@ -17,6 +17,9 @@
 // RUN: FileCheck %s --check-prefix=REPORT < %t/r.jsonl
 // REPORT-DAG: "kernel":"sum_pairs_swapped",{{.*}}"pass":"KV_EQUIVALENT_TO(sum_pairs)",{{.*}}"verdict":"equivalent"
 // REPORT-DAG: "kernel":"sum_pairs_wrong",{{.*}}"level":"error",{{.*}}"pass":"KV_EQUIVALENT_TO(sum_pairs)",{{.*}}"verdict":"not-equivalent"
+// The report's counterexample reruns from the source module saved beside it.
+// RUN: %expect-exit 1 %kvalidate replay %t/r.jsonl | FileCheck %s --check-prefix=REPLAY
+// REPLAY: replay: the kernels differ
 //
 // A second compile reads the pairs' verdicts from the cache.
 // RUN: not %clang-cuda -I %kv-include -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
