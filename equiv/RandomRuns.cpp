@@ -301,9 +301,11 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
   auto edgesOf = [&](const Values &vals) {
     int64_t bx = vals[0], tx = vals[0] * vals[1], by = vals[2],
             ty = vals[2] * vals[3];
-    std::vector<int64_t> sizes = {
-        bx + 1, 2 * bx + 1,  tx + 1,     tx - 1, tx,         bx - 1,
-        2 * bx, tx - bx + 1, 2 * tx + 1, bx,     2 * bx - 1, 2 * tx};
+    // The likeliest first (the forced runs take the first four): a halo
+    // or tail past one block, past the grid, past two elements per thread.
+    std::vector<int64_t> sizes = {bx + 1, tx + 1, 2 * tx + 1, 2 * bx + 1,
+                                  tx - 1, tx,     bx - 1,     tx - bx + 1,
+                                  2 * bx, bx,     2 * bx - 1, 2 * tx};
     if (ty > 1)
       for (int64_t v : {by + 1, ty + 1, ty - 1, ty})
         sizes.push_back(v);
