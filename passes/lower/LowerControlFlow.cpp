@@ -83,9 +83,10 @@ State Lowerer::merge(State &t, State &e, Value c, Value guard,
     return std::move(e);
   if (e.dead)
     return std::move(t);
+  // Both arms are consumed: the merge takes t's values and stores over.
   State m;
   m.guard = guard;
-  m.vals = t.vals;
+  m.vals = std::move(t.vals);
   for (auto &[k, ev] : e.vals) {
     auto it = m.vals.find(k);
     if (it == m.vals.end())
@@ -481,9 +482,12 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         const llvm::BasicBlock *join =
             pdt(*bb->getParent()).getNode(bb)->getIDom()->getBlock();
         size_t forkStores = s.stores.size();
-        State t = s, e = s;
-        t.guard = andI1(s.guard, c);
-        e.guard = andI1(s.guard, notI1(c));
+        // One copy for the two arms (a failed lowering restores or drops
+        // s anyway): states grow with every store an unrolled loop makes.
+        Value guard = s.guard;
+        State t = s, e = std::move(s);
+        t.guard = andI1(guard, c);
+        e.guard = andI1(guard, notI1(c));
         for (auto [st, succ] :
              {std::pair<State *, const llvm::BasicBlock *>{&t, succ0},
               {&e, succ1}}) {
@@ -493,7 +497,7 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
         }
         if (failed)
           return;
-        s = merge(t, e, c, s.guard, forkStores);
+        s = merge(t, e, c, guard, forkStores);
         if (!join || join == stopAt || s.dead)
           return;
         from = bb;
