@@ -32,6 +32,9 @@
 // REPORT-DAG: "kernel":"quads",{{.*}}"pass":"LoopRotatePass",{{.*}}"verdict":"equivalent"
 // REPORT-DAG: "kernel":"offset",{{.*}}"level":"error",{{.*}}"pass":"{{.*}}KVTestBreakPass",{{.*}}"verdict":"not-equivalent"
 // REPORT-DAG: "kernel":"negate",{{.*}}"level":"note",{{.*}}"verdict":"equivalent"
+// The culprit's counterexample reruns from the IR saved beside the report.
+// RUN: %expect-exit 1 %kvalidate replay %t/report.jsonl | FileCheck %s --check-prefix=REPLAY
+// REPLAY: replay: the kernels differ
 //
 // Without the wrong pass nothing is named and the compile succeeds; the
 // code is the same as without the plugin.
