@@ -138,6 +138,23 @@ struct State {
   Value guard;
   bool dead = false;
   SymVal ret;
+
+  State() = default;
+  /// A copy is a branch's arm (or a loop's saved entry), which goes on
+  /// storing: it gets room for that, so that its first store does not move
+  /// every earlier one (an unrolled loop's states hold thousands).
+  State(const State &o)
+      : vals(o.vals), guard(o.guard), dead(o.dead), ret(o.ret) {
+    stores.reserve(o.stores.size() + 16);
+    stores.insert(stores.end(), o.stores.begin(), o.stores.end());
+  }
+  State(State &&) = default;
+  State &operator=(const State &o) {
+    if (this != &o)
+      *this = State(o);
+    return *this;
+  }
+  State &operator=(State &&) = default;
 };
 
 struct OwnWrite {
