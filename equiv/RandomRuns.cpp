@@ -171,18 +171,11 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       bool floats = seed == 1;
       std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
       auto inputsFor = [&](KernelOp k) {
-        return kernelInputs(
-            k, opts.bits,
-            [&](unsigned a) -> int64_t {
-              auto it = scalars.find(a);
-              return it == scalars.end() ? 0 : it->second.getSExtValue();
-            },
-            [&](unsigned a, uint64_t idx, unsigned ew) {
-              llvm::APInt v =
-                  executor::pseudoRandomCell(ew, a, idx, seed, floats);
-              read.emplace(std::make_pair(a, idx), v);
-              return v;
-            });
+        return recordedInputs(k, opts.bits, scalars, read,
+                              [&](unsigned a, uint64_t idx, unsigned ew) {
+                                return executor::pseudoRandomCell(ew, a, idx,
+                                                                  seed, floats);
+                              });
       };
       ExecInputs inB = inputsFor(before), inA = inputsFor(after);
       // A run the budget does not force stops at about the budget's end

@@ -68,6 +68,23 @@ LaunchConfig LaunchFacts::launchAt(const Values &vals) {
   return cfg;
 }
 
+ExecInputs recordedInputs(
+    KernelOp k, unsigned bits, const std::map<unsigned, llvm::APInt> &scalars,
+    std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &read,
+    std::function<llvm::APInt(unsigned a, uint64_t idx, unsigned w)> cell) {
+  return kernelInputs(
+      k, bits,
+      [&scalars](unsigned a) -> int64_t {
+        auto it = scalars.find(a);
+        return it == scalars.end() ? 0 : it->second.getSExtValue();
+      },
+      [&read, cell = std::move(cell)](unsigned a, uint64_t idx, unsigned w) {
+        llvm::APInt v = cell(a, idx, w);
+        read.emplace(std::make_pair(a, idx), v);
+        return v;
+      });
+}
+
 bool appliesOperations(KernelOp k) {
   bool found = false;
   k.walk([&](ApplyOp) { found = true; });

@@ -14,6 +14,7 @@
 #include "smt-encode/Executor.h"
 #include "smt-encode/Solver.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -53,6 +54,13 @@ struct LaunchFacts {
 private:
   z3::expr_vector from;
 };
+
+/// A run's inputs for kernel \p k: \p scalars by argument (0 where absent)
+/// and the cells \p cell gives, each cell read recorded in \p read.
+ExecInputs recordedInputs(
+    KernelOp k, unsigned bits, const std::map<unsigned, llvm::APInt> &scalars,
+    std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &read,
+    std::function<llvm::APInt(unsigned a, uint64_t idx, unsigned w)> cell);
 
 /// Whether \p k applies an uninterpreted operation (float arithmetic,
 /// comparisons, conversions, libdevice): kv arrays are typed by width

@@ -62,21 +62,15 @@ bool shrinkCounterexample(KernelOp before, KernelOp after,
     std::map<unsigned, llvm::APInt> scalars = lf.scalarsAt(v);
     std::map<std::pair<unsigned, uint64_t>, llvm::APInt> read;
     auto inputsFor = [&](KernelOp k) {
-      return kernelInputs(
-          k, opts.bits,
-          [&](unsigned a) -> int64_t {
-            auto it = scalars.find(a);
-            return it == scalars.end() ? 0 : it->second.getSExtValue();
-          },
+      return recordedInputs(
+          k, opts.bits, scalars, read,
           [&](unsigned a, uint64_t idx, unsigned ew) {
             int64_t x = 0;
             if (auto it = cells.find(a); it != cells.end())
               if (auto c = it->second.find((int64_t)idx); c != it->second.end())
                 x = c->second;
-            llvm::APInt r(ew, (uint64_t)x, /*isSigned=*/true,
-                          /*implicitTrunc=*/true);
-            read.emplace(std::make_pair(a, idx), r);
-            return r;
+            return llvm::APInt(ew, (uint64_t)x, /*isSigned=*/true,
+                               /*implicitTrunc=*/true);
           });
     };
     ExecInputs inB = inputsFor(before), inA = inputsFor(after);
