@@ -38,9 +38,13 @@ const std::optional<PluginOptions> &options(llvm::LLVMContext &ctx);
 
 /// -kvalidate-disable.
 bool disabled();
+/// -kvalidate-stats.
+bool statsRequested();
 bool isDeviceModule(const llvm::Module &m);
 /// A kernel defined here that the -kvalidate-kernel filter selects.
 bool isSelected(const llvm::Function &f);
+/// Warns of each -kvalidate-kernel that selects no kernel of \p m.
+void warnUnmatchedKernels(const llvm::Module &m);
 
 /// Set once lowering or checking crashed (caught by crash recovery): the
 /// libraries' state may be inconsistent, so nothing more is attempted.
