@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
@@ -194,17 +195,19 @@ bool loopNotCounted(StringRef reason) {
 
 /// A number of iterations, at most --unroll-exact, to which every loop the
 /// model cannot count may be unrolled with a proof that it stops by then
-/// (kv.prove at the cut): doubling from 4, then bisecting down while each
-/// probe decides within seconds. Each probe lowers the pair and proves the
-/// models' conditions alone, which is cheap next to the equivalence query;
-/// a tight bound keeps that query free of iterations no launch reaches.
+/// (kv.prove at the cut). The largest bound is proved first; then runs at
+/// large launches find the smallest bound no run breaks (doubling from 4,
+/// then bisecting: milliseconds per probe), and the solver proves that one,
+/// searching upward only where it finds a longer launch than the runs did.
+/// A tight bound keeps the equivalence query free of iterations no launch
+/// reaches.
 std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
   CheckOptions mo = co;
   mo.modelConditionsOnly = true;
-  // 1: the models are exact with this bound; 0: a loop runs longer (or the
-  // models fail for another reason); 2: undecided in the probe's budget;
-  // -1: the pair does not lower.
-  auto holds = [&](unsigned k) -> int {
+  // 1: the models are exact with this bound (by running: no run breaks
+  // it); 0: a loop runs longer (or the models fail for another reason);
+  // 2: undecided in the probe's budget; -1: the pair does not lower.
+  auto holds = [&](unsigned k, bool runOnly) -> int {
     std::vector<std::string> splitOn;
     KernelOp signature;
     CheckResult failure;
@@ -213,17 +216,24 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
                   /*exact=*/true);
     if (!pair)
       return -1;
+    llvm::scope_exit erase([&] {
+      pair->before.erase();
+      pair->after.erase();
+    });
     // A tightening probe that fails usually fails at the largest launch:
     // running there takes milliseconds where the solver's search for it
     // takes seconds (and may run out of the probe's budget).
     bool failsByRunning = modelConditionFailsByRunning(pair->before, mo) ||
                           modelConditionFailsByRunning(pair->after, mo);
-    if (k < opts.unrollExact && failsByRunning) {
+    if ((k < opts.unrollExact || runOnly) && failsByRunning) {
       KV_DEBUG("driver", llvm::errs()
                              << "unroll-exact " << k << ": fails by running\n");
-      pair->before.erase();
-      pair->after.erase();
       return 0;
+    }
+    if (runOnly) {
+      KV_DEBUG("driver", llvm::errs()
+                             << "unroll-exact " << k << ": runs hold\n");
+      return 1;
     }
     // The first probe is the bound itself: a run that breaks it (a loop
     // over a scalar count, most often) leaves the solver a short budget
@@ -238,8 +248,6 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
                                          "probe gets 2 s\n");
     }
     CheckResult r = checkEquivalence(pair->before, pair->after, po);
-    pair->before.erase();
-    pair->after.erase();
     // A bound kept only as an assumption (not proved in the budget) is no
     // proof that the unrolling is exact.
     bool assumed = any_of(r.assumptions, [](const std::string &a) {
@@ -263,32 +271,46 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
   };
   cap(10);
   unsigned lo = 0, hi = opts.unrollExact; // lo fails (0: none tried), hi holds
-  if (holds(hi) != 1)
+  if (holds(hi, false) != 1)
     return std::nullopt;
+  // The smallest bound that no run breaks, between lo and hi.
+  auto bisect = [&](unsigned lo, unsigned hi, bool runOnly) -> unsigned {
+    for (unsigned k = 4; k < hi; k *= 2) {
+      if (k <= lo)
+        continue;
+      int h = holds(k, runOnly);
+      if (h < 0)
+        return hi;
+      if (h == 2)
+        continue; // a larger bound may still be proved quickly
+      (h ? hi : lo) = k;
+      if (h)
+        break;
+    }
+    while (hi - lo > 1) {
+      unsigned mid = lo + (hi - lo) / 2;
+      int h = holds(mid, runOnly);
+      if (h < 0 || h == 2)
+        break;
+      (h ? hi : lo) = mid;
+    }
+    return hi;
+  };
+  unsigned ran = bisect(lo, hi, /*runOnly=*/true);
+  if (ran == hi)
+    return hi;
   // Tightening is worth a few seconds, not more: a probe that runs out of
   // its short budget ends it (the bound proved stays), as larger unrolled
   // models only get harder.
   cap(3);
-  for (unsigned k = 4; k < hi; k *= 2) {
-    int h = holds(k);
-    if (h < 0)
-      return std::nullopt;
-    if (h == 2)
-      continue; // a larger bound may still be proved quickly
-    (h ? hi : lo) = k;
-    if (h)
-      break;
-  }
-  while (hi - lo > 1) {
-    unsigned mid = lo + (hi - lo) / 2;
-    int h = holds(mid);
-    if (h < 0)
-      return std::nullopt;
-    if (h == 2)
-      break;
-    (h ? hi : lo) = mid;
-  }
-  return hi;
+  int h = holds(ran, false);
+  if (h == 1)
+    return ran;
+  if (h < 0)
+    return hi;
+  // The solver found a longer launch than the runs (0), or ran out (2):
+  // the proved bounds lie above.
+  return bisect(ran, hi, /*runOnly=*/false);
 }
 
 /// The verdict after the bounded search \p hunt (with the scalar domains

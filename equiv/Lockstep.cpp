@@ -155,24 +155,37 @@ bool proveLockstep(
       }
     }
 
-  // Checks the pairs from \p from on (only that one if \p single); the
-  // index of the first not proved, -1 when all are, -2 when the encoding
-  // fails. With \p exact, products are bit-precise rather than
-  // uninterpreted: an index the optimizer rewrote through distributivity
-  // ((t + 1) * 2 * d against 2 * t * d + 2 * d) only matches so.
-  std::string firstDiffering;
-  // Whether the first pair not proved has an abstracted product in it (the
-  // only case an exact retry can change).
-  bool differingHasProducts = false;
-  // Whether the model that showed the first pair may differ is a real
-  // difference with exact products too: then the exact retry (which
-  // bit-blasts every product, seconds to minutes) would only confirm it.
-  bool differsExactly = false;
-  auto run = [&](bool exact, size_t from, bool single) -> long {
+  // The writes to pair, in order: (array, interval, index of the write).
+  struct Slot {
+    unsigned arg, interval;
+    size_t j;
+  };
+  std::vector<Slot> slots;
+  for (unsigned arg : arrays)
+    for (unsigned i = 0; i < ks.numIntervals; ++i)
+      for (size_t j = 0; j < ks.writes[arg][i].size(); ++j)
+        slots.push_back({arg, i, j});
+  auto describe = [&](const Slot &sl) {
+    return "array " + before.getArgName(sl.arg).str() + " interval " +
+           std::to_string(sl.interval) + " write " + std::to_string(sl.j);
+  };
+
+  // One encoding of both kernels, with products uninterpreted or (\p exact)
+  // bit-precise: an index the optimizer rewrote through distributivity
+  // ((t + 1) * 2 * d against 2 * t * d + 2 * d) only matches so. Pairs are
+  // encoded when first asked, and each encoding serves every pair asked of
+  // it (re-encoding both kernels per pair cost more than the queries).
+  struct Attempt {
+    ContextLease lease;
+    std::unique_ptr<Encoder> enc;
+    Thread *t = nullptr;
+  };
+  auto build = [&](bool exact) -> std::unique_ptr<Attempt> {
+    auto at = std::make_unique<Attempt>();
     try {
-      ContextLease lease;
-      z3::context &ctx = lease;
-      Encoder enc(ctx, opts.bits, before);
+      z3::context &ctx = at->lease;
+      at->enc = std::make_unique<Encoder>(ctx, opts.bits, before);
+      Encoder &enc = *at->enc;
       enc.deadline = deadline;
       enc.hugeGrids = opts.hugeGrids;
       enc.abstractNonlinear = !exact;
@@ -181,129 +194,136 @@ bool proveLockstep(
       std::string err;
       std::optional<z3::expr> a = parseAssumptions(enc, opts, err);
       if (!a)
-        return -2;
+        return nullptr;
       enc.facts = enc.launchConstraints() && *a;
       enc.pinDetermined();
       // The state after interval i, as the thread's block sees it: the
       // same function in both kernels (the induction hypothesis).
-      enc.readHook = [&](KernelModel &k, unsigned arg, int interval,
-                         const z3::expr &index, const Thread &t) {
+      enc.readHook = [&enc](KernelModel &k, unsigned arg, int interval,
+                            const z3::expr &index, const Thread &t) {
         return enc.intervalState("lockstep", k, arg, interval, index, t);
       };
-      Thread &t = enc.freshThread(nullptr, 0);
+      at->t = &enc.freshThread(nullptr, 0);
       for (auto [ls, lt] : loopPairs)
-        t.iters.emplace(lt, enc.iterVar(cast<IterOp>(ls), t));
-      // Per write of either kernel: both kernels make it alike.
-      std::vector<std::pair<std::string, z3::expr>> pairs;
-      size_t n = 0;
-      for (unsigned arg : arrays)
-        for (unsigned i = 0; i < ks.numIntervals; ++i) {
-          auto &ws = ks.writes[arg][i], &wt = kt.writes[arg][i];
-          for (size_t j = 0; j < ws.size(); ++j, ++n) {
-            std::string what = "array " + enc.paramNames[arg] + " interval " +
-                               std::to_string(i) + " write " +
-                               std::to_string(j);
-            if (n < from || (single && n > from)) {
-              pairs.push_back({what, ctx.bool_val(true)});
-              continue;
-            }
-            z3::expr gs = enc.accessGuard(ks, ws[j], t);
-            z3::expr gt = enc.accessGuard(kt, wt[j], t);
-            z3::expr is = enc.toIndex(enc.value(ks, ws[j].getIndex(), t));
-            z3::expr it = enc.toIndex(enc.value(kt, wt[j].getIndex(), t));
-            z3::expr vs = enc.value(ks, ws[j].getValue(), t);
-            z3::expr vt = enc.value(kt, wt[j].getValue(), t);
-            // An atomic update by the kind's identity (add 0, or 0, max
-            // with the least value) changes nothing: only the others pair.
-            if (std::optional<RmwKind> kind = ws[j].getRmw()) {
-              gs = gs && vs != rmwIdentityOf(*kind, vs.ctx(),
-                                             vs.get_sort().bv_size());
-              gt = gt && vt != rmwIdentityOf(*kind, vt.ctx(),
-                                             vt.get_sort().bv_size());
-            }
-            z3::expr pair = gs == gt && z3::implies(gs, is == it && vs == vt);
-            pairs.push_back({what, pair});
-          }
-        }
+        at->t->iters.emplace(lt, enc.iterVar(cast<IterOp>(ls), *at->t));
+    } catch (z3::exception &) {
+      return nullptr;
+    } catch (EncodeTimeout &) {
+      return nullptr;
+    }
+    return at;
+  };
+
+  // Whether both kernels make the write of \p sl alike: 1 proved, 0 may
+  // differ, -1 the encoding fails. \p hasProducts and \p differsExactly
+  // say, for a pair that may differ, whether an abstracted product is in it
+  // (the only case an exact retry can change) and whether the model that
+  // showed it is a real difference with exact products too (then the exact
+  // retry, which bit-blasts every product, would only confirm it).
+  auto check = [&](Attempt &at, const Slot &sl, bool &hasProducts,
+                   bool &differsExactly, bool solve = true) -> int {
+    Encoder &enc = *at.enc;
+    z3::context &ctx = enc.ctx;
+    const Thread &t = *at.t;
+    bool exact = !enc.abstractNonlinear;
+    try {
+      WriteOp ws = ks.writes[sl.arg][sl.interval][sl.j],
+              wt = kt.writes[sl.arg][sl.interval][sl.j];
+      z3::expr gs = enc.accessGuard(ks, ws, t);
+      z3::expr gt = enc.accessGuard(kt, wt, t);
+      z3::expr is = enc.toIndex(enc.value(ks, ws.getIndex(), t));
+      z3::expr it = enc.toIndex(enc.value(kt, wt.getIndex(), t));
+      z3::expr vs = enc.value(ks, ws.getValue(), t);
+      z3::expr vt = enc.value(kt, wt.getValue(), t);
+      // An atomic update by the kind's identity (add 0, or 0, max with the
+      // least value) changes nothing: only the others pair.
+      if (std::optional<RmwKind> kind = ws.getRmw()) {
+        gs = gs && vs != rmwIdentityOf(*kind, ctx, vs.get_sort().bv_size());
+        gt = gt && vt != rmwIdentityOf(*kind, ctx, vt.get_sort().bv_size());
+      }
+      z3::expr claim = gs == gt && z3::implies(gs, is == it && vs == vt);
       if (!enc.unsupported.empty())
-        return -2;
-      // One solver per query, without push/pop: Z3 then picks its
-      // non-incremental bit-vector strategy (ackermannized uninterpreted
-      // functions, bit-blasting), which settles these at once where the
-      // incremental core does not.
-      z3::expr_vector context(ctx);
-      context.push_back(enc.facts);
-      context.push_back(enc.inRange(t));
-      context.push_back(enc.threadFacts(t));
-      context.push_back(enc.dataFacts(t));
-      context.push_back(enc.globalIndexFacts(t));
-      for (const z3::expr &e : enc.side)
-        context.push_back(e);
+        return -1;
       // Sums whose operands the optimizer reordered become the same term
       // once the operands of + and * are sorted.
       z3::params norm(ctx);
       norm.set("bv_sort_ac", true);
       norm.set("som", true);
-      auto refuted = [&](const z3::expr &claim, const char *what) {
-        z3::expr c = claim.simplify(norm);
-        if (c.is_true())
-          return true;
-        z3::solver s(ctx);
-        s.add(context);
-        s.add(!c);
-        if (std::string path = dumpPath("lockstep"); !path.empty())
-          dumpTo(path, s.to_smt2());
-        z3::check_result r = checkSmall(s, what, 2 * enc.subqueryRlimit,
-                                        enc.withinDeadline(enc.subqueryMs));
-        differsExactly = false;
-        if (debugEnabled("lockstep"))
-          llvm::errs() << "lockstep: " << what << " query: "
-                       << (r == z3::sat     ? "sat"
-                           : r == z3::unsat ? "unsat"
-                                            : "unknown")
-                       << "\n";
-        if (r == z3::sat && !exact)
-          differsExactly = modelHoldsExactly(enc, s.get_model(), s);
-        return r == z3::unsat;
-      };
-      // Each pair on its own: the conjunction is much harder to refute
-      // than its parts.
-      for (size_t i = from; i < pairs.size() && (!single || i == from); ++i) {
-        bool same =
-            refuted(pairs[i].second, exact ? "lockstep exact" : "lockstep");
-        if (debugEnabled("lockstep"))
-          llvm::errs() << "lockstep: " << pairs[i].first
-                       << (exact ? " (exact products)" : "") << ": "
-                       << (same ? "same" : "may differ") << "\n";
-        if (!same) {
-          firstDiffering = pairs[i].first;
-          differingHasProducts = enc.mentionsAbstracted(pairs[i].second);
-          return long(i);
-        }
-      }
-      return -1;
+      z3::expr c = claim.simplify(norm);
+      if (c.is_true())
+        return 1;
+      if (!solve)
+        return 0;
+      // One solver per query, without push/pop: Z3 then picks its
+      // non-incremental bit-vector strategy (ackermannized uninterpreted
+      // functions, bit-blasting), which settles these at once where the
+      // incremental core does not.
+      z3::solver s(ctx);
+      s.add(enc.facts);
+      s.add(enc.inRange(t));
+      s.add(enc.threadFacts(t));
+      s.add(enc.dataFacts(t));
+      s.add(enc.globalIndexFacts(t));
+      for (const z3::expr &e : enc.side)
+        s.add(e);
+      s.add(!c);
+      if (std::string path = dumpPath("lockstep"); !path.empty())
+        dumpTo(path, s.to_smt2());
+      const char *what = exact ? "lockstep exact" : "lockstep";
+      z3::check_result r = checkSmall(s, what, 2 * enc.subqueryRlimit,
+                                      enc.withinDeadline(enc.subqueryMs));
+      if (debugEnabled("lockstep"))
+        llvm::errs() << "lockstep: " << describe(sl)
+                     << (exact ? " (exact products)" : "") << ": "
+                     << (r == z3::sat     ? "may differ"
+                         : r == z3::unsat ? "same"
+                                          : "unknown")
+                     << "\n";
+      if (r == z3::unsat)
+        return 1;
+      hasProducts = enc.mentionsAbstracted(claim);
+      differsExactly =
+          r == z3::sat && !exact && modelHoldsExactly(enc, s.get_model(), s);
+      return 0;
     } catch (z3::exception &) {
-      return -2;
+      return -1;
     } catch (EncodeTimeout &) {
-      return -2;
+      return -1;
     }
   };
-  for (size_t from = 0;;) {
-    long r = run(/*exact=*/false, from, /*single=*/false);
-    if (r == -1)
-      return true;
+
+  // Each pair on its own: the conjunction is much harder to refute than its
+  // parts. A pair that may differ with uninterpreted products is tried
+  // again with exact ones.
+  std::unique_ptr<Attempt> abstract = build(/*exact=*/false), precise;
+  if (!abstract)
+    return false;
+  bool preciseFailed = false;
+  for (const Slot &sl : slots) {
+    bool hasProducts = false, differsExactly = false;
+    // Where exact products were needed before, they usually make the next
+    // pair the same term too, which costs no query.
+    if (precise &&
+        check(*precise, sl, hasProducts, differsExactly, /*solve=*/false) == 1)
+      continue;
+    int r = check(*abstract, sl, hasProducts, differsExactly);
     if (r < 0)
       return false;
-    // One pair that may differ with uninterpreted products: again with
-    // exact ones, alone.
-    if (!differingHasProducts || differsExactly ||
-        run(/*exact=*/true, size_t(r), /*single=*/true) != -1) {
-      if (why && !firstDiffering.empty())
-        *why = firstDiffering + " may differ (another thread or value)";
-      return false;
+    if (r == 1)
+      continue;
+    bool same = false;
+    if (hasProducts && !differsExactly) {
+      if (!precise && !preciseFailed) {
+        precise = build(/*exact=*/true);
+        preciseFailed = !precise;
+      }
+      bool ignored1, ignored2;
+      same = precise && check(*precise, sl, ignored1, ignored2) == 1;
     }
-    from = size_t(r) + 1;
+    if (!same)
+      return stop(describe(sl) + " may differ (another thread or value)");
   }
+  return true;
 }
 
 } // namespace kv
