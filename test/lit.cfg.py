@@ -25,8 +25,9 @@ config.excludes = ["Inputs", "utils", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 
-# Two lanes. The quick lane is every test that takes seconds; the tests that
-# run the solver for tens of seconds or minutes say `REQUIRES: long`. Both
+# Two lanes. The quick lane is every test that takes a few seconds (under 3
+# minutes in all on 2 cores); the tests that take ten seconds or more (most
+# run the solver on several pairs) say `REQUIRES: long`. Both
 # run by default (utils/run-tests.sh, .ci/run, check-kvalidate); with
 # `--param lane=quick` (KV_LANE=quick utils/run-tests.sh,
 # check-kvalidate-quick) the long ones are skipped as unsupported.

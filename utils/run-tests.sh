@@ -6,7 +6,7 @@
 #
 # KV_SKIP_BUILD=1 skips the install and build steps (an existing build).
 # KV_LANE=quick runs the quick lane only (the tests not marked
-# `REQUIRES: long`, a few minutes on 2 cores); KV_LANE=long the long lane
+# `REQUIRES: long`, under 3 minutes on 2 cores); KV_LANE=long the long lane
 # only; unset or "all", both.
 # KV_TEST_TIMEOUT sets lit's per-test limit in seconds (default 600); lit
 # needs psutil for it, in the Python that runs lit (python3-psutil for

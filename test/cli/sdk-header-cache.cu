@@ -3,6 +3,7 @@
 // verdict; an empty --cache-dir writes nothing.
 // REQUIRES: cuda-sdk
 //
+// REQUIRES: long
 // RUN: rm -rf %t.cache %t.none && mkdir %t.none
 // RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --cache-dir=%t.cache %s:scale %s:scale_mul \
 // RUN:   | FileCheck %s

@@ -5,6 +5,7 @@
 // (a grid-stride loop against itself rewritten, or optimized), the updates
 // pair iteration by iteration. Anything else stays unproved.
 //
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -emit-llvm %s -o %t.ll
 //
 // A global histogram against one privatized per block, with bins cleared

@@ -9,6 +9,7 @@
 // A global histogram against one privatized per block (1-D blocks of at
 // least 16 threads, one per bin), with and without the flush skipping the
 // empty bins; at -O0 and at -O2, with and without the CUDA SDK.
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume='blockDim.y == 1 && blockDim.z == 1 && blockDim.x >= 16' %s:hist %s:hist_private | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='blockDim.y == 1 && blockDim.z == 1 && blockDim.x >= 16' %s:hist %s:hist_private_nonzero | FileCheck %s --check-prefix=EQ
 // RUN: %clang-cuda -O2 -S -emit-llvm %s -o %t.ll

@@ -7,6 +7,7 @@
 // that is not a power of two under a symbolic blockDim, as 3, where the
 // solver runs out of time, and 2-D coarsening by rows of a symbolic width.)
 //
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
 // RUN:   --assume='n > 0 && n <= 1048576 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
 // RUN:   %s:affine %s:contiguous | FileCheck %s --check-prefix=EQ

@@ -7,6 +7,7 @@
 // A copy against a reversed copy of 200,000 elements: out[0] is in[0]
 // before and in[199999] after. The launch is larger than the runs before
 // the proof take, so the solver's model is replayed.
+// REQUIRES: long
 // RUN: %expect-exit 1 %kvalidate --cuda-path= \
 // RUN:   --assume='n == 200000 && blockDim.x == 256 && gridDim.x == 782 && %{1D}' \
 // RUN:   %s:copy %s:copy_reversed | FileCheck %s --check-prefix=FAR

@@ -6,6 +6,7 @@
 //
 // The same computation written with a temporary: equivalent, and the verdict
 // says what it rests on.
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume='%{1D}' %s:saxpy %s:saxpy_temp | FileCheck %s --check-prefix=SAME
 // SAME: verdict: equivalent
 // SAME: - floating-point and other uninterpreted operations give equal results on equal operands

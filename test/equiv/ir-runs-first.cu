@@ -7,6 +7,7 @@
 // DEFINE: %{MV} = blockDim.x == 16 && %{1D} && n > 0 && n % 16 == 0 && n <= 4096
 //
 // The prefetch stops one tile early: the last tile reads a stale buffer.
+// REQUIRES: long
 // RUN: %expect-exit 1 %kvalidate --timeout=30 --assume='%{MV}' \
 // RUN:   %s:staged %s:pingpong_early | FileCheck %s --check-prefix=EARLY
 // EARLY:      verdict: not-equivalent

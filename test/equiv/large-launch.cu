@@ -2,6 +2,7 @@
 // as a 1024 x 2048 image with one thread per pixel) is replayed: the
 // executor runs every thread, one block at a time, up to 2^22 threads.
 //
+// REQUIRES: long
 // RUN: %expect-exit 1 %kvalidate --assume='blockDim.x == 32 && blockDim.y == 8 && blockDim.z == 1' \
 // RUN:   --assume='gridDim.x == 32 && gridDim.y == 256 && gridDim.z == 1' --assume='w == 1024' \
 // RUN:   %s:brighten %s:brighten_wrong | FileCheck %s

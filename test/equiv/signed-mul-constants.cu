@@ -6,6 +6,7 @@
 // solver is asked directly (no concrete runs before the proof, no bounded
 // hunt), so the verdict is its own.
 //
+// REQUIRES: long
 // RUN: %expect-exit 1 %kvalidate --run-first=0 --hunt=0 --assume='k == 2' \
 // RUN:   %s:scale_neg %s:scale_neg_plus1 | FileCheck %s
 // CHECK:      verdict: not-equivalent

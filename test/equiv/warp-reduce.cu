@@ -4,6 +4,7 @@
 //
 // Against a shuffle tree (a tree of max or of bit operations against the
 // flat reduction is a harder query: out of time at 120 s).
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume="%{1D} && blockDim.x % 32 == 0" %s:sum_tree %s:sum_redux | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
 //

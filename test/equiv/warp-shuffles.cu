@@ -4,6 +4,7 @@
 // ids; the launches here are one warp per block.
 //
 // A block sum by a shared-memory tree against the same sum in shuffles.
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume="%{W32}" %s:tree %s:shuffle_down | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume="%{W32}" %s:tree %s:shuffle_down | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent

@@ -3,6 +3,7 @@
 // vote. One warp per block here.
 //
 // Counting by a ballot against counting through shared memory.
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume="%{W32}" %s:count_memory %s:count_ballot | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume="%{W32}" %s:count_memory %s:count_ballot | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent

@@ -6,6 +6,7 @@
 // with extracts or a vector.reduction, and an scf.parallel into a private
 // attribution; and a warp shuffle against the read it replaces.
 //
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:sum4_direct %s:sum4_private | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate %s:sum4_direct %s:sum4_vector | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate %s:sum4_direct %s:sum4_vreduce | FileCheck %s --check-prefix=EQ

@@ -8,6 +8,7 @@
 // between barriers (the launch the kernels are written for: 64 blocks of
 // 64 threads).
 // DEFINE: %{LAUNCH} = blockDim.x == 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.x == 64 && gridDim.y == 1 && gridDim.z == 1
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --assume='%{LAUNCH}' %s:reverse %s:reverse_staged | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
 // EQ: assumptions:

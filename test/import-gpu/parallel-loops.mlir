@@ -6,6 +6,7 @@
 // and threads in order, which is the launch's meaning because each
 // launched kernel is checked race-free at the launch's sizes and values.
 //
+// REQUIRES: long
 // RUN: %mlir-opt --load-pass-plugin=%mlir-plugin \
 // RUN:   --pass-pipeline='builtin.module(kvalidate-snapshot,func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,canonicalize,cse,loop-invariant-code-motion,lower-affine,kvalidate-check{cache=off})' \
 // RUN:   %s -o %t.gpu.mlir 2>&1 | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:

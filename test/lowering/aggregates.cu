@@ -3,6 +3,7 @@
 // extractvalue and put together with insertvalue. Each is one value per
 // scalar.
 //
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:scale4 %s:scale_each | FileCheck %s --check-prefix=SCALE
 // SCALE: verdict: equivalent
 // RUN: %expect-exit 1 %kvalidate %s:scale4 %s:scale4_swapped | FileCheck %s --check-prefix=SWAP

@@ -4,6 +4,7 @@
 // source read 4-byte fields; a kernel may read a word and then its halves.
 //
 // The after kernel's wide accesses split into the before kernel's fields.
+// REQUIRES: long
 // RUN: %expect-exit 1 %kvalidate %s:bump_first %s:bump_wrong | FileCheck %s --check-prefix=WIDER
 // WIDER: verdict: not-equivalent
 // WIDER: counterexample (replayed):

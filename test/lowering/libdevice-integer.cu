@@ -3,6 +3,7 @@
 // -O0 and without the SDK's libdevice: lowered by their definition, so a
 // kernel that spells them out is proved equal, with and without the SDK.
 //
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:with_calls %s:spelled_out | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path= %s:with_calls %s:spelled_out | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path= %s:wide_calls %s:wide_spelled_out | FileCheck %s --check-prefix=EQ

@@ -2,6 +2,7 @@
 // struct copied whole, a shared tile filled with one byte) become one
 // store, and one load, per scalar the bytes cover.
 //
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:acc_zero_filled %s:acc_plain | FileCheck %s --check-prefix=ZERO
 // ZERO: verdict: equivalent
 // RUN: %expect-exit 0 %kvalidate %s:copy_whole %s:copy_fields | FileCheck %s --check-prefix=STRUCT

@@ -10,6 +10,7 @@
 // Bodies with loops (sinf's argument reduction) stay uninterpreted.
 // REQUIRES: cuda-sdk
 //
+// REQUIRES: long
 // RUN: %clang-path -x cuda --cuda-device-only --cuda-gpu-arch=sm_80 --cuda-path=/usr/local/cuda \
 // RUN:   -Wno-unknown-cuda-version -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-cache= \
 // RUN:   %s -o /dev/null 2>&1 | FileCheck %s --implicit-check-not=error:

@@ -10,6 +10,7 @@
 // it is no false alarm: unknown (and where the proof leaves time in the
 // budget, runs on pseudo-random inputs agree; on a loaded machine the proof
 // may use all of it).
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-timeout=10 %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=error: --implicit-check-not=not-equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'box_blur': unknown: {{.*}}{{(runs on pseudo-random inputs found no difference|the time budget ran out|budget: time)}}

@@ -3,6 +3,7 @@
 // with no assumptions: each cell's writer is found by solving the store's
 // index for the loop's iteration (loops/row-stores.test has the CLI).
 //
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-kernel=scale_rows %inputs/row_loops.cu -o %t.s 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning: --implicit-check-not=error:

@@ -1,6 +1,7 @@
 // A kernel the model cannot express gets a remark with the reason and the
 // construct's location; the compile succeeds and the PTX is produced.
 //
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-relational=false %s -o %t.s 2>&1 | FileCheck %s
 // (The source's loop walks a pointer kept in a private variable, which the
 // loop model does not take; the relational proof, off here, proves it:
