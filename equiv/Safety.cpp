@@ -434,31 +434,42 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
   safety::SafetyCheck sc{k,           paramSource, label,     bits,  facts,
                          remainingMs, result,      loopsOnly, solver};
   sc.quiet = quiet;
+  // Each step below starts with work that does not look at the clock (a
+  // walk over every access of a kernel unrolled into thousands): none
+  // starts once the budget is spent (1 ms left; 0 is no budget at all).
+  auto expired = [&] {
+    if (remainingMs() == 1)
+      throw EncodeTimeout{};
+    return false;
+  };
+  if (expired())
+    return false;
   sc.collectAccesses();
 
   // 1. Out-of-bounds accesses to fixed-size shared arrays.
-  if (!loopsOnly && !sc.checkBounds())
+  if (expired() || (!loopsOnly && !sc.checkBounds()))
     return false;
 
   // 2. Barrier divergence: two threads of a block disagree on a barrier's
   // condition. A condition a whole block may fail is not modelled.
-  if (!sc.checkDivergence() || !sc.checkShuffles() || !sc.checkVotes())
+  if (expired() || !sc.checkDivergence() || !sc.checkShuffles() ||
+      !sc.checkVotes())
     return false;
 
   // 3. Loops with a symbolic trip count: the kv.iter model is the loop's
   // iterations when the step is positive, the loop stops within 2^31
   // iterations, and the induction variable does not wrap before it ends.
-  if (!sc.checkLoops())
+  if (expired() || !sc.checkLoops())
     return false;
 
   // 3b. Conditions the lowering's model relies on (kv.prove): a staged
   // shared-memory read in a barrier loop is served by the writer the
   // lowering picked, and stays in bounds.
-  if (!sc.checkModelConditions())
+  if (expired() || !sc.checkModelConditions())
     return false;
 
   // 4. Data races.
-  if (!loopsOnly && !sc.checkRaces())
+  if (expired() || (!loopsOnly && !sc.checkRaces()))
     return false;
   sc.listProperties();
   return true;

@@ -9,6 +9,8 @@
 #include "passes/lower/Lowerer.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -118,13 +120,27 @@ void Lowerer::enterLoop(const llvm::Loop *l, const llvm::BasicBlock *header,
 }
 
 void Lowerer::hoist(Value v, Operation *before) {
-  Operation *d = v.getDefiningOp();
-  if (!d || d->getBlock() != before->getBlock() || d == before ||
-      d->isBeforeInBlock(before))
-    return;
-  for (Value o : d->getOperands())
-    hoist(o, before);
-  d->moveBefore(before);
+  // The ops after `before` (a loop's anchor: the ops lowered since), listed
+  // by walking them rather than by isBeforeInBlock: every move into the
+  // anchor's gap invalidates the block's numbering, and the next question
+  // renumbers the whole block (quadratic in a kernel whose unrolled loop
+  // holds loop models).
+  llvm::SmallPtrSet<Operation *, 32> after;
+  for (Operation *d = before->getNextNode(); d; d = d->getNextNode())
+    after.insert(d);
+  // Operands first, so that each moved op still follows its operands.
+  llvm::SetVector<Operation *> moving;
+  std::function<void(Value)> visit = [&](Value x) {
+    Operation *d = x.getDefiningOp();
+    if (!d || !after.contains(d) || moving.contains(d))
+      return;
+    for (Value o : d->getOperands())
+      visit(o);
+    moving.insert(d);
+  };
+  visit(v);
+  for (Operation *d : moving)
+    d->moveBefore(before);
 }
 
 bool Lowerer::dependsOnAny(Value v, const llvm::DenseSet<Operation *> &ops) {
