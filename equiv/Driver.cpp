@@ -223,8 +223,12 @@ std::optional<unsigned> Driver::exactBound(const CheckOptions &co) {
     // A tightening probe that fails usually fails at the largest launch:
     // running there takes milliseconds where the solver's search for it
     // takes seconds (and may run out of the probe's budget).
-    bool failsByRunning = modelConditionFailsByRunning(pair->before, mo) ||
-                          modelConditionFailsByRunning(pair->after, mo);
+    bool failsByRunning;
+    {
+      stats::Scoped timer("bound-runs");
+      failsByRunning = modelConditionFailsByRunning(pair->before, mo) ||
+                       modelConditionFailsByRunning(pair->after, mo);
+    }
     if ((k < opts.unrollExact || runOnly) && failsByRunning) {
       KV_DEBUG("driver", llvm::errs()
                              << "unroll-exact " << k << ": fails by running\n");

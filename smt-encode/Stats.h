@@ -2,9 +2,10 @@
 //-*-===//
 //
 // Wall time per phase of a validation (--stats, -kvalidate-stats):
-// lowering, run-first, safety, lockstep, equivalence, solver, replay. The
-// phases nest (the solver's time is part of safety's and equivalence's);
-// each is the sum over its calls. Cheap enough to be always on.
+// lowering, run-first, bound-runs, safety, lockstep, equivalence, solver,
+// replay. The phases nest (the solver's time is part of safety's and
+// equivalence's); each is the sum over its calls. Cheap enough to be always
+// on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KV_SMTENCODE_STATS_H

@@ -5,6 +5,7 @@
 //
 // Two ways of computing a histogram bin: equivalent, with and without the
 // CUDA SDK's atomicAdd (kvalidate's own header has the same one).
+// REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate %s:hist_and %s:hist_mod | FileCheck %s --check-prefix=EQ
 // RUN: %expect-exit 0 %kvalidate --cuda-path= %s:hist_and %s:hist_mod | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent

@@ -3,6 +3,7 @@
 // second compile of the same code reports the verdict without proving it
 // again, and says so ([cached]; "cached":true in the report).
 //
+// REQUIRES: long
 // RUN: rm -rf %t && mkdir %t
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-cache=%t/cache -mllvm -kvalidate-report=%t/cold.jsonl \

@@ -4,6 +4,7 @@
 // makes the result the canonical NaN. Such a replay (the input a NaN with
 // the sign bit set) once failed a correct build as `not-equivalent`.
 //
+// REQUIRES: long
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate -mllvm -kvalidate-cache= %s -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=error: --implicit-check-not=not-equivalent
 // CHECK: remark: kvalidate: kernel 'checkerboard_sign': {{equivalent|unknown}}
