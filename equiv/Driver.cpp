@@ -197,7 +197,8 @@ bool loopNotCounted(StringRef reason) {
 /// model cannot count may be unrolled with a proof that it stops by then
 /// (kv.prove at the cut). The largest bound is proved first; then runs at
 /// large launches find the smallest bound no run breaks (doubling from 4,
-/// then bisecting: milliseconds per probe), and the solver proves that one,
+/// then bisecting; a probe that fails by running stops at its first broken
+/// launch, far cheaper than a solver's probe), and the solver proves that one,
 /// searching upward only where it finds a longer launch than the runs did.
 /// A tight bound keeps the equivalence query free of iterations no launch
 /// reaches.

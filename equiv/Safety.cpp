@@ -437,39 +437,41 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
   // Each step below starts with work that does not look at the clock (a
   // walk over every access of a kernel unrolled into thousands): none
   // starts once the budget is spent (1 ms left; 0 is no budget at all).
-  auto expired = [&] {
+  auto checkBudget = [&] {
     if (remainingMs() == 1)
       throw EncodeTimeout{};
-    return false;
   };
-  if (expired())
-    return false;
+  checkBudget();
   sc.collectAccesses();
 
   // 1. Out-of-bounds accesses to fixed-size shared arrays.
-  if (expired() || (!loopsOnly && !sc.checkBounds()))
+  checkBudget();
+  if (!loopsOnly && !sc.checkBounds())
     return false;
 
   // 2. Barrier divergence: two threads of a block disagree on a barrier's
   // condition. A condition a whole block may fail is not modelled.
-  if (expired() || !sc.checkDivergence() || !sc.checkShuffles() ||
-      !sc.checkVotes())
+  checkBudget();
+  if (!sc.checkDivergence() || !sc.checkShuffles() || !sc.checkVotes())
     return false;
 
   // 3. Loops with a symbolic trip count: the kv.iter model is the loop's
   // iterations when the step is positive, the loop stops within 2^31
   // iterations, and the induction variable does not wrap before it ends.
-  if (expired() || !sc.checkLoops())
+  checkBudget();
+  if (!sc.checkLoops())
     return false;
 
   // 3b. Conditions the lowering's model relies on (kv.prove): a staged
   // shared-memory read in a barrier loop is served by the writer the
   // lowering picked, and stays in bounds.
-  if (expired() || !sc.checkModelConditions())
+  checkBudget();
+  if (!sc.checkModelConditions())
     return false;
 
   // 4. Data races.
-  if (expired() || (!loopsOnly && !sc.checkRaces()))
+  checkBudget();
+  if (!loopsOnly && !sc.checkRaces())
     return false;
   sc.listProperties();
   return true;
