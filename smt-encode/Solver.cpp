@@ -85,10 +85,13 @@ public:
     wake.notify_one();
     if (!worker.joinable())
       return;
-    // Deleting the context of a long proof takes seconds (6 s after a
-    // 0.6 s proof through 2000 barrier intervals), which no kernel's
-    // budget covers: the process is ending, so a worker still deleting is
-    // left to it rather than waited for.
+    // A context being made is waited for (15 ms; more under load): static
+    // destructors run next, and Z3 making a context on another thread
+    // meanwhile can crash the process. Deleting the context of a long
+    // proof takes seconds (6 s after a 0.6 s proof through 2000 barrier
+    // intervals), which no kernel's budget covers: the process is ending,
+    // so a worker still deleting is left to it rather than waited for.
+    idle.wait(lock, [this] { return !making; });
     if (!idle.wait_for(lock, std::chrono::milliseconds(50),
                        [this] { return !busy; })) {
       worker.detach();

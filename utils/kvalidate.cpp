@@ -602,6 +602,19 @@ static std::optional<kv::LaunchConfig> parseLaunch(std::string &err) {
   return fixed;
 }
 
+/// Ends the process once everything is reported, without static
+/// destructors: they tear down Z3's and the runtime's globals while the
+/// context factory's worker may still be making or deleting a context (a
+/// replay aborted on its way out under a loaded CI run: `free(): invalid
+/// pointer`, then `pure virtual method called`).
+[[noreturn]] static void leave(int status) {
+  outs().flush();
+  errs().flush();
+  std::fflush(nullptr);
+  kv::removeTemporaryFiles();
+  std::_Exit(status);
+}
+
 /// The driver's view of a loaded input.
 static kv::KernelInput kernelInput(const kv::Input &in, bool isBefore) {
   kv::KernelInput k;
@@ -614,9 +627,7 @@ static kv::KernelInput kernelInput(const kv::Input &in, bool isBefore) {
   return k;
 }
 
-int main(int argc, char **argv) {
-  InitLLVM x(argc, argv);
-  StartTime = Clock::now();
+static int run(int argc, char **argv) {
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "kvalidate " << kv::versionString()
        << " (LLVM/MLIR " LLVM_VERSION_STRING << ", clang " KV_CLANG ")\n";
@@ -760,9 +771,11 @@ int main(int argc, char **argv) {
   // Everything is reported: leave without tearing down the MLIR and LLVM
   // contexts, the modules and the Z3 contexts made ahead (a quarter of a
   // trivial validation's time), as compilers do.
-  outs().flush();
-  errs().flush();
-  std::fflush(nullptr);
-  kv::removeTemporaryFiles();
-  std::_Exit(kv::exitCode(v.result.verdict));
+  leave(kv::exitCode(v.result.verdict));
+}
+
+int main(int argc, char **argv) {
+  InitLLVM x(argc, argv);
+  StartTime = Clock::now();
+  leave(run(argc, argv));
 }
