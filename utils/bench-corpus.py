@@ -15,6 +15,10 @@ Include directories: the file's own, every directory named Common, common,
 inc or include under its ROOT, and CUDA's cccl headers when they exist.
 The plugin's verdict cache goes to a fresh directory, so every kernel is
 validated.
+
+The report (the table headed by date, machine and commit) goes to
+docs/benchmarks/bench-corpus-DATE.md (--report FILE elsewhere, --no-report not
+at all).
 """
 
 import argparse
@@ -22,7 +26,6 @@ import collections
 import datetime
 import json
 import os
-import platform
 import random
 import re
 import resource
@@ -35,6 +38,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(os.path.dirname(HERE), "build")
+sys.path.insert(0, HERE)
+import benchreport  # noqa: E402
 
 
 def run_capped(cmd, mem_mb, wall_s, env=None):
@@ -83,19 +88,6 @@ def include_dirs(root):
     return sorted(dirs)
 
 
-def machine():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return "%s, %s, %d cores" % (platform.node(), cpu, os.cpu_count() or 0)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("roots", nargs="+", help="corpus root directories")
@@ -112,7 +104,7 @@ def main():
                     help="wall-clock limit per compile in s (default 1800)")
     ap.add_argument("--limit", type=int, default=0,
                     help="only the first N files (0: all)")
-    ap.add_argument("--output", help="also write the table to this file")
+    benchreport.add_args(ap, "bench-corpus")
     ap.add_argument("--no-warm", dest="warm", action="store_false",
                     help="skip the second plugin compile of each file with "
                          "the first one's verdict cache")
@@ -154,24 +146,15 @@ def main():
         lines.append(s)
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    out("# kvalidate plugin over a CUDA corpus")
-    out()
-    out("%s UTC; %s; plugin %s (default options, per-kernel budget %d s); "
-        "each compile capped at %d MB of address space and %d s" %
-        (started.strftime("%Y-%m-%d %H:%M"), machine(), args.plugin,
-         args.timeout, args.mem_cap_mb, args.wall))
-    out()
-    def commit(path):
-        try:
-            return subprocess.run(
-                ["git", "-C", path, "rev-parse", "--short=12", "HEAD"],
-                capture_output=True, text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return "not a git checkout"
-    out("kvalidate sources at %s; corpus: %s" % (
-        commit(os.path.dirname(HERE)),
-        ", ".join("%s at %s" % (os.path.basename(os.path.abspath(r)),
-                                commit(r)) for r in args.roots)))
+    for line in benchreport.header("kvalidate plugin over a CUDA corpus",
+                                   started):
+        out(line)
+    out("plugin %s (default options, per-kernel budget %d s); each compile "
+        "capped at %d MB of address space and %d s; corpus: %s" % (
+            args.plugin, args.timeout, args.mem_cap_mb, args.wall,
+            ", ".join("%s at %s" % (os.path.basename(os.path.abspath(r)),
+                                    benchreport.commit(r, 12))
+                      for r in args.roots)))
     out()
     out("| file | kernels | plain s | plugin s | warm s | added s | peak MB | "
         "verdicts |")
@@ -203,9 +186,7 @@ def main():
     summary(args, rows, skipped, totals, kernels, out)
     ended = datetime.datetime.now(datetime.timezone.utc)
     out("Took %.0f min" % ((ended - started).total_seconds() / 60))
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    benchreport.write(args, lines, started)
     return 0
 
 

@@ -3,7 +3,7 @@
 
 Usage: utils/bench-families.py [--families a,b] [--count N] [--seed S]
            [--timeout SECS] [--jobs J] [--runs R] [--out DIR]
-           [--markdown FILE] [--kvalidate PATH] [--plugin [--plugin-path SO]]
+           [--report FILE | --no-report] [--kvalidate PATH] [--plugin [--plugin-path SO]]
 
 Generates the pairs and their host-run ground truth (utils/gen-families.py),
 then runs `kvalidate BEFORE.cu:kern AFTER.cu:kern --assume=... --json
@@ -31,10 +31,8 @@ kernels whose -O2 IR the plugin proved equivalent to their source.
 """
 import argparse
 import concurrent.futures
-import datetime
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -45,6 +43,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "families"))
+import benchreport           # noqa: E402
 import families as fam_mod   # noqa: E402
 import groundtruth           # noqa: E402
 
@@ -62,33 +61,6 @@ def load_gen():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def machine():
-    cpu = "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return "%s, %d cores, %s" % (platform.node(), os.cpu_count() or 0, cpu)
-
-
-def commit():
-    """The source tree's commit, marked when it has uncommitted changes."""
-    root = os.path.dirname(HERE)
-    try:
-        head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
-                                "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "?"
-    return (head or "?") + (" with uncommitted changes" if dirty else "")
 
 
 def run_kvalidate(kv, out_dir, pair, timeout):
@@ -312,7 +284,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=1,
                     help="pairs run at once (default 1)")
     ap.add_argument("--out", help="keep the pairs and results here")
-    ap.add_argument("--markdown", help="also write the table to this file")
+    benchreport.add_args(ap, "bench-families")
     ap.add_argument("--kvalidate", default=os.path.join(BUILD, "bin", "kvalidate"))
     ap.add_argument("--plugin", action="store_true",
                     help="compile each kernel file with clang -O2 and the "
@@ -320,22 +292,17 @@ def main():
     ap.add_argument("--plugin-path", default=os.path.join(
         BUILD, "lib", "libkvalidate.so"))
     args = ap.parse_args()
+    if args.plugin:
+        args.report_name = "bench-families-plugin"
     out_dir = args.out or tempfile.mkdtemp(prefix="bench-families-")
     os.makedirs(out_dir, exist_ok=True)
     args.out, args.no_truth = out_dir, args.plugin
 
-    now = datetime.datetime.now().astimezone()
-    head = ["# kvalidate on generated rewrite families (%s)" % (
-                "pass plugin, -O2" if args.plugin else "command line"),
-            "",
-            "%s on %s; sources at commit %s." % (
-                now.strftime("%Y-%m-%d %H:%M %Z"), machine(), commit()),
-            "`utils/bench-families.py --families %s --count %d --seed %s "
-            "--timeout %d --jobs %d --runs %d%s`; kvalidate %s." % (
-                args.families or ",".join(fam_mod.FAMILIES), args.count,
-                args.seed, args.timeout, args.jobs, args.runs,
-                " --plugin" if args.plugin else "",
-                args.plugin_path if args.plugin else args.kvalidate)]
+    head = benchreport.header(
+        "kvalidate on generated rewrite families (%s)" % (
+            "pass plugin, -O2" if args.plugin else "command line"))
+    head[-1:-1] = ["kvalidate: %s." % (
+        args.plugin_path if args.plugin else args.kvalidate)]
     print("\n".join(head), flush=True)
     t0 = time.time()
     insts, pairs = gen.generate(args, log=lambda s: print(s, flush=True))
@@ -366,9 +333,7 @@ def main():
             json.dump(pairs, f, indent=1)
         lines = table(pairs, head) + details(pairs)
     print("\n".join(lines[len(head):]))
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    benchreport.write(args, lines)
     print("pairs and results kept in %s" % out_dir)
     return 0
 

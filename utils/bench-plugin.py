@@ -14,6 +14,10 @@ ratio, and a trivial pair through the command line. Each compile runs
 --repeat times (default 5), with and without the plugin in turn, and its
 median time counts; the trivial pair runs 21 times. The machines this runs
 on are noisy: compare figures of one run.
+
+The report (the table headed by date, machine and commit) goes to
+docs/benchmarks/bench-plugin-DATE.md (--report FILE elsewhere, --no-report not
+at all).
 """
 import argparse
 import glob
@@ -26,6 +30,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import benchreport  # noqa: E402
 ROOT = os.path.dirname(HERE)
 INPUTS = os.path.join(ROOT, "test", "Inputs")
 CLANG = "/usr/lib/llvm-22/bin/clang++"
@@ -52,7 +58,19 @@ def main():
     ap.add_argument("--timeout", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("files", nargs="*")
+    benchreport.add_args(ap, "bench-plugin")
     args = ap.parse_args()
+    head = benchreport.header(
+        "clang -O2 with and without the kvalidate plugin")
+    print("\n".join(head), flush=True)
+    with benchreport.Tee() as tee:
+        rc = table(args)
+    # The table as printed, in a fenced block.
+    benchreport.write(args, head + ["```"] + tee.lines + ["```"])
+    return rc
+
+
+def table(args):
     files = args.files or sorted(glob.glob(os.path.join(INPUTS, "*.cu")))
     tmp = tempfile.mkdtemp(prefix="kv-bench-")
     plain_total = plugin_total = 0.0

@@ -15,14 +15,21 @@ parameterized check alone with a launch of --fixed threads (2^20) fixed by
 assumptions, and whether it is 10x faster than the baseline at N =
 --target-n (issue 19's target). Timeouts print as ">T". The machines are
 noisy: compare the rows of one run.
+
+The report (the table headed by date, machine and commit) goes to
+docs/benchmarks/benchmark-baseline-DATE.md (--report FILE elsewhere, --no-report not
+at all).
 """
 import argparse
 import json
 import os
 import subprocess
+import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import benchreport  # noqa: E402
 ROOT = os.path.dirname(HERE)
 INPUTS = os.path.join(ROOT, "test", "Inputs")
 
@@ -142,7 +149,19 @@ def main():
     ap.add_argument("--target-n", type=int, default=256,
                     help="the N at which the parameterized check should be "
                     "10x faster than the baseline (issue 19)")
+    benchreport.add_args(ap, "benchmark-baseline")
     args = ap.parse_args()
+    head = benchreport.header(
+        "the parameterized check against the thread-by-thread baseline")
+    print("\n".join(head), flush=True)
+    with benchreport.Tee() as tee:
+        rc = table(args)
+    # The table as printed, in a fenced block.
+    benchreport.write(args, head + ["```"] + tee.lines + ["```"])
+    return rc
+
+
+def table(args):
     ns = [int(x) for x in args.threads.split(",")]
     widths = [int(x) for x in args.bits.split(",")]
     fixed = [int(x) for x in args.fixed.split(",") if x]

@@ -8,6 +8,10 @@ Each pair is run --repeat times; the table gives the verdict (checked
 against the expected one) and the median wall time, then issue 19's
 figures next to their targets: pairs over 1 s (median), pairs over 5 s. The machines this runs
 on are noisy: compare rows of one run with each other, not across runs.
+
+The report (the table headed by date, machine and commit) goes to
+docs/benchmarks/benchmark-DATE.md (--report FILE elsewhere, --no-report not
+at all).
 """
 import argparse
 import json
@@ -19,6 +23,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import benchreport  # noqa: E402
 ROOT = os.path.dirname(HERE)
 INPUTS = os.path.join(ROOT, "test", "Inputs")
 
@@ -181,8 +187,19 @@ def main():
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--only", default="",
                     help="run only the pairs whose name contains this")
+    benchreport.add_args(ap, "benchmark")
     args = ap.parse_args()
+    head = benchreport.header(
+        "kvalidate on the benchmark pairs (command line)")
+    print("\n".join(head), flush=True)
+    with benchreport.Tee() as tee:
+        rc = table(args)
+    # The table as printed, in a fenced block.
+    benchreport.write(args, head + ["```"] + tee.lines + ["```"])
+    return rc
 
+
+def table(args):
     print("%-44s %-15s %-15s %10s" % ("pair", "verdict", "expected",
                                       "time (s)"))
     print("-" * 87)
