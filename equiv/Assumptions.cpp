@@ -318,7 +318,8 @@ std::optional<z3::expr> parseAssumptions(Encoder &enc, const CheckOptions &opts,
     if (!e) {
       // A long assumption (one nested too deeply) is not quoted whole.
       std::string quoted = a.size() > 80 ? a.substr(0, 60) + "..." : a;
-      err = "cannot parse --assume='" + quoted + "': " + err;
+      err =
+          ("cannot parse --assume='" + llvm::Twine(quoted) + "': " + err).str();
       return std::nullopt;
     }
     f = f && *e;

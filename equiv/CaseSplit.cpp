@@ -38,7 +38,7 @@ static std::optional<z3::expr> termFor(Encoder &enc, const std::string &name,
   for (unsigned i = 0; i < enc.paramNames.size(); ++i)
     if (enc.paramNames[i] == name && enc.params[i] && enc.params[i]->is_bv()) {
       isUnsigned = enc.paramUnsigned[i];
-      return *enc.params[i];
+      return enc.params[i];
     }
   return std::nullopt;
 }

@@ -91,7 +91,7 @@ bool atomicOnly(KernelOp before, KernelOp after, unsigned arg) {
       if (!w.isAtomic() || (kind && *kind != *w.getRmw()))
         ok = false;
       else
-        kind = *w.getRmw();
+        kind = w.getRmw();
     });
   return ok && kind;
 }

@@ -197,6 +197,7 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
     if (!split.splitOn.empty()) {
       // The before kernel's parameters name the cases.
       std::vector<std::string> names;
+      names.reserve(split.splitOn.size());
       for (const std::string &n : split.splitOn)
         names.push_back(isBefore ? n : translateName(n, false));
       requestSplit(names, split.signature, out, splitOn, signature);

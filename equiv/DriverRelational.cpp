@@ -84,8 +84,10 @@ std::optional<Validation> Driver::proveRelationally(const CheckOptions &co,
   if (only) {
     ro.timeoutMs = std::max(ro.timeoutMs, 60000u);
     // (KV_RELATIONAL_MS: a longer attempt, to see where it converges.)
-    if (const char *ms = getenv("KV_RELATIONAL_MS"))
-      ro.timeoutMs = std::max(ro.timeoutMs, (unsigned)atoi(ms));
+    unsigned ms = 0;
+    if (const char *e = getenv("KV_RELATIONAL_MS"))
+      if (!llvm::StringRef(e).getAsInteger(10, ms))
+        ro.timeoutMs = std::max(ro.timeoutMs, ms);
   }
   RelationalResult r = proveRelational(*before.function, *after.function, ro);
   if (debugEnabled("relational"))

@@ -119,7 +119,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     auto e = parseAssumption(enc, a, err);
     if (!e) {
       result.verdict = Verdict::Error;
-      result.reason = "cannot parse --assume='" + a + "': " + err;
+      result.reason =
+          ("cannot parse --assume='" + llvm::Twine(a) + "': " + err).str();
       return false;
     }
     enc.facts = enc.facts && *e;
@@ -159,7 +160,8 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   // each): where they should be equal terms and are not, the difference
   // shows which encoding keeps them apart.
   if (debugEnabled("values"))
-    for (auto [name, v] : {std::pair{"before", vs}, std::pair{"after", vt}}) {
+    for (const auto &[name, v] :
+         {std::pair{"before", vs}, std::pair{"after", vt}}) {
       std::string text = v.simplify().to_string();
       llvm::erase_if(text, [](char c) { return c == '\n'; });
       llvm::errs() << "value of " << enc.paramNames[arg] << " (" << name

@@ -460,6 +460,7 @@ bool Stepper::call(CallBase &c) {
     }
     // Read all, then write: memmove's overlap.
     std::vector<z3::expr> bytes;
+    bytes.reserve(n);
     for (unsigned k = 0; k < n; ++k)
       bytes.push_back(load(*s + ctx.bv_val(k, 64), 1));
     for (unsigned k = 0; k < n; ++k)

@@ -93,6 +93,7 @@ z3::expr Shared::facts() {
   }
   // Globals are disjoint objects that do not wrap around the address space.
   std::vector<std::pair<z3::expr, uint64_t>> gs;
+  gs.reserve(globalSizes.size());
   for (auto &[n, size] : globalSizes)
     gs.push_back({syms.at(n), size});
   for (size_t i = 0; i < gs.size(); ++i) {

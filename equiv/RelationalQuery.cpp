@@ -247,6 +247,7 @@ z3::check_result Product::decide(unsigned from, const Edge *e,
       f = f && n.cands[i];
   f = ae.rewrite(unify(f));
   std::vector<z3::expr> evalR;
+  evalR.reserve(evals.size());
   for (const z3::expr &x : evals)
     evalR.push_back(ae.rewrite(x));
   // The source's facts between arrays, at every address read (reading a

@@ -354,7 +354,7 @@ std::optional<z3::expr> Stepper::widenRec(Value *v, unsigned bits, bool sext,
   if (!x)
     return std::nullopt;
   if (w >= bits)
-    return *x;
+    return x;
   return sext && !both ? z3::sext(*x, bits - w) : z3::zext(*x, bits - w);
 }
 

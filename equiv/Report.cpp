@@ -280,10 +280,8 @@ DiagnosticReport toDiagnostic(const Validation &v, StringRef kernel,
   case Verdict::Race:
   case Verdict::Divergence:
   case Verdict::OutOfBounds:
-    // The kernel itself is wrong for some launch; the source kernel's
-    // defect is as much news as the optimizer's.
-    d.message = prefix + verdictName(r.verdict) + ": " + r.reason;
-    break;
+    // (A defect: the kernel itself is wrong for some launch; the source
+    // kernel's defect is as much news as the optimizer's.)
   case Verdict::Unknown:
   case Verdict::Unsupported:
   case Verdict::Error:

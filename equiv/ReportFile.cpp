@@ -89,7 +89,7 @@ public:
 private:
   void close() {
     if (fd >= 0)
-      sys::fs::closeFile(fd);
+      (void)sys::fs::closeFile(fd);
     fd = -1;
   }
   int fd = -1;

@@ -188,7 +188,7 @@ bool SafetyCheck::checkModelConditions() {
   // One entry per condition, with its distinct source locations.
   using Sites = std::vector<std::pair<std::string, std::vector<std::string>>>;
   Sites provedAt, assumedAt;
-  auto note = [](Sites &to, std::string what, std::string where) {
+  auto note = [](Sites &to, std::string what, const std::string &where) {
     auto it = llvm::find_if(to, [&](auto &e) { return e.first == what; });
     if (it == to.end())
       it = to.insert(to.end(), {what, {}});

@@ -129,7 +129,7 @@ z3::expr Encoder::encodeApply(KernelModel &k, ApplyOp a, const Thread &t) {
   bool isBool = rt && rt.isInteger(1);
   auto bv = [&](const z3::expr &e) { return e.is_bool() ? boolToBv(e) : e; };
   unsigned w = std::max(1u, widthOf(rt));
-  auto apply = [&](std::string name, std::vector<z3::expr> xs) {
+  auto apply = [&](const std::string &name, std::vector<z3::expr> xs) {
     std::string fn = canonicalApply(name, xs);
     z3::sort_vector dom(ctx);
     z3::expr_vector args(ctx);
@@ -168,7 +168,7 @@ z3::expr Encoder::encodeApply(KernelModel &k, ApplyOp a, const Thread &t) {
   // signed one (-O2 turns sitofp of a count into uitofp nneg).
   llvm::StringRef fn = a.getFn();
   if (fn.starts_with("uitofp.") && ops.size() == 1 && ops[0].is_bv()) {
-    z3::expr x = ops[0];
+    const z3::expr &x = ops[0];
     z3::expr zero = ctx.bv_val(0, x.get_sort().bv_size());
     z3::expr r = z3::ite(x < zero, apply(fn.str(), ops),
                          apply(("sitofp." + fn.drop_front(7)).str(), ops));

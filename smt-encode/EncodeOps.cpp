@@ -410,7 +410,7 @@ z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,
     if (!c.is_numeral() || !id.is_const() || c.get_sort().bv_size() > 64)
       return false;
     for (int i = 0; i < 3; ++i)
-      for (auto [x, bound] :
+      for (const auto &[x, bound] :
            {std::pair{t.tid[i], bdim[i]}, std::pair{t.bid[i], gdim[i]}})
         if (z3::eq(id, x) && bound.is_numeral() &&
             c.get_numeral_uint64() >= bound.get_numeral_uint64())

@@ -344,7 +344,7 @@ public:
   std::optional<z3::expr>
   solveFor(KernelModel &k, mlir::Value v,
            llvm::function_ref<bool(mlir::Operation *)> isTarget, unsigned width,
-           z3::expr rhs, const Thread &base);
+           const z3::expr &rhs, const Thread &base);
 
   /// Fresh symbols for n / d and n % d (unsigned), defined by division
   /// with remainder on the abstracted product q * d: no divider in the
@@ -364,7 +364,7 @@ public:
   z3::expr productApp(z3::expr l, z3::expr r);
   /// "l * r does not overflow as a signed product", abstracted (a
   /// predicate refined lazily like the products).
-  z3::expr nowrapMulApp(z3::expr l, z3::expr r);
+  z3::expr nowrapMulApp(const z3::expr &l, const z3::expr &r);
   /// l * r, abstracted where products are, with its exact value recorded
   /// for the refinement.
   z3::expr exactlyAbstracted(const z3::expr &l, const z3::expr &r);

@@ -451,7 +451,6 @@ bool Executor::checkWidths(const Instr &i) const {
   case Kind::Apply:
     return true;
   case Kind::Sum:
-    return n == 2 && w(0) == i.width && w(1) == 64;
   case Kind::Carry:
     return n == 2 && w(0) == i.width && w(1) == 64;
   case Kind::Fold:

@@ -331,7 +331,7 @@ z3::expr signedMulFits(const z3::expr &l, const z3::expr &r) {
   return noOverflow && z3::bvmul_no_underflow(l, r);
 }
 
-z3::expr Encoder::nowrapMulApp(z3::expr l, z3::expr r) {
+z3::expr Encoder::nowrapMulApp(const z3::expr &l, const z3::expr &r) {
   if (l.simplify().is_numeral() || r.simplify().is_numeral())
     return signedMulFits(l, r);
   z3::expr call = binaryApp("nowrap.mul", l, r, 1, /*commutative=*/true);
@@ -473,6 +473,7 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   std::map<unsigned, std::vector<Term>> byFactor;
   std::set<unsigned> seen;
   std::vector<z3::expr> work;
+  work.reserve(assertions.size());
   for (unsigned i = 0; i < assertions.size(); ++i)
     work.push_back(assertions[i]);
   while (!work.empty()) {
@@ -642,7 +643,7 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
     // at least either factor.
     z3::expr lim31 = ctx.bv_val(uint64_t(1) << 31, 64);
     z3::expr lim32 = ctx.bv_val(uint64_t(1) << 32, 64);
-    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
+    for (const auto &[a, b] : {std::pair{l, r}, std::pair{r, l}}) {
       side.push_back(z3::implies(
           z3::ult(a, lim31) && z3::ult(b, lim32),
           app >= zero &&

@@ -713,7 +713,7 @@ std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
 std::optional<z3::expr>
 Encoder::solveFor(KernelModel &k, Value v,
                   llvm::function_ref<bool(Operation *)> isTarget,
-                  unsigned width, z3::expr rhs, const Thread &base) {
+                  unsigned width, const z3::expr &rhs, const Thread &base) {
   Operation *d = v.getDefiningOp();
   if (!d)
     return std::nullopt;
@@ -732,7 +732,7 @@ Encoder::solveFor(KernelModel &k, Value v,
   if (dep0 == dep1)
     return std::nullopt;
   unsigned i = dep0 ? 0 : 1;
-  auto solve = [&](z3::expr r) {
+  auto solve = [&](const z3::expr &r) {
     return solveFor(k, d->getOperand(i), isTarget, width, r, base);
   };
   if (isa<arith::AddIOp>(d))

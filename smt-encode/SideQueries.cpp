@@ -150,6 +150,7 @@ bool Encoder::proveUnsat(const z3::expr &f, const char *what,
 
 std::vector<Encoder::LaunchVar> Encoder::launchVars() {
   std::vector<LaunchVar> vars;
+  vars.reserve(6 + params.size());
   for (int i = 0; i < 6; ++i)
     vars.push_back({i < 3 ? bdimSymbols[i] : gdimSymbols[i - 3],
                     i < 3 ? bdim[i] : gdim[i - 3], i});

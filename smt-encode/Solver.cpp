@@ -217,6 +217,7 @@ void Portfolio::compareStrategies() {
     try {
       r = s.check();
     } catch (z3::exception &) {
+      r = z3::unknown;
     }
     long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - t0)
@@ -374,6 +375,7 @@ z3::check_result Portfolio::check() {
         model = std::make_unique<z3::model>(ctx, t);
         return true;
       } catch (z3::exception &) {
+        continue; // once more, as said above
       }
     }
     return false;

@@ -63,8 +63,9 @@ z3::context &evaluationContext();
 class Portfolio {
 public:
   /// A budget of \p ms from now, within \p global's (0 from global: none).
-  static std::function<unsigned()> capped(std::function<unsigned()> global,
-                                          std::chrono::milliseconds ms) {
+  static std::function<unsigned()>
+  capped(const std::function<unsigned()> &global,
+         std::chrono::milliseconds ms) {
     auto until = std::chrono::steady_clock::now() + ms;
     return [until, global]() -> unsigned {
       long left = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -62,14 +62,14 @@ struct TempFiles {
     auto it = llvm::find(paths, path);
     if (it == paths.end())
       return;
-    sys::fs::remove(path);
+    (void)sys::fs::remove(path);
     sys::DontRemoveFileOnSignal(path);
     paths.erase(it);
   }
   void removeAll() {
     std::lock_guard<std::mutex> g(lock);
     for (const std::string &p : paths) {
-      sys::fs::remove(p);
+      (void)sys::fs::remove(p);
       sys::DontRemoveFileOnSignal(p);
     }
     paths.clear();
@@ -281,7 +281,7 @@ sdkHeaderPCH(const std::vector<std::string> &args, StringRef sdk,
     int fd;
     if (sys::fs::openFileForWrite(src, fd, sys::fs::CD_OpenAlways))
       return std::nullopt;
-    sys::Process::SafelyCloseFileDescriptor(fd);
+    (void)sys::Process::SafelyCloseFileDescriptor(fd);
   }
   if (sys::fs::createUniqueFile(pch + "-%%%%%%%%", tmp))
     return std::nullopt;
@@ -293,7 +293,7 @@ sdkHeaderPCH(const std::vector<std::string> &args, StringRef sdk,
                                       StringRef("")};
   int rc = sys::ExecuteAndWait(KV_CLANG, refs, std::nullopt, quiet);
   if (rc != 0 || sys::fs::rename(tmp, pch)) {
-    sys::fs::remove(tmp);
+    (void)sys::fs::remove(tmp);
     return std::nullopt;
   }
   return pch.str().str();
@@ -412,7 +412,7 @@ static bool compileCuda(StringRef file, const CudaFlags &flags,
     // A rejected PCH is removed, so that the next run builds a fresh one
     // instead of paying for two compiles each time.
     if (pchRejected)
-      sys::fs::remove(*pch);
+      (void)sys::fs::remove(*pch);
     reportIgnoredAssumes(readFile(errPath));
     return true;
   }

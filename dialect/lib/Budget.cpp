@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -241,10 +242,17 @@ uint64_t residentKB() {
   FILE *f = std::fopen("/proc/self/statm", "r");
   if (!f)
     return 0;
-  unsigned long long size = 0, resident = 0;
-  int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  // "size resident shared ..." in pages.
+  char line[128];
+  bool read = std::fgets(line, sizeof line, f) != nullptr;
   std::fclose(f);
-  if (n != 2)
+  if (!read)
+    return 0;
+  char *end = nullptr;
+  (void)std::strtoull(line, &end, 10);
+  char *rest = end;
+  unsigned long long resident = std::strtoull(rest, &end, 10);
+  if (end == rest)
     return 0;
   return resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
 }

@@ -36,9 +36,12 @@ std::string globalArrayName(llvm::StringRef mangled) {
 }
 
 std::string sourceName(llvm::StringRef mangled) {
+  // The demangler reads a C string (a StringRef need not end in one) and
+  // keeps pointing into it.
+  std::string name = mangled.str();
   llvm::ItaniumPartialDemangler d;
-  if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
-    return mangled.str();
+  if (!mangled.starts_with("_Z") || d.partialDemangle(name.c_str()))
+    return name;
   char *buf = d.getFunctionName(nullptr, nullptr);
   std::string s = buf ? buf : mangled.str();
   std::free(buf);
@@ -69,8 +72,9 @@ std::vector<bool> lowering::unsignedParameters(const llvm::Function &f) {
       }
     }
   llvm::ItaniumPartialDemangler d;
-  llvm::StringRef mangled = f.getName();
-  if (!mangled.starts_with("_Z") || d.partialDemangle(mangled.data()))
+  std::string mangled = f.getName().str();
+  if (!llvm::StringRef(mangled).starts_with("_Z") ||
+      d.partialDemangle(mangled.c_str()))
     return out;
   char *buf = d.getFunctionParameters(nullptr, nullptr);
   if (!buf)

@@ -114,6 +114,7 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
   // (and store to private variables: those stores run in the exit's
   // state). The first block on every exit's path is where the loop ends.
   std::vector<std::vector<const llvm::BasicBlock *>> paths;
+  paths.reserve(exits.size());
   for (SymLoop::Exit &e : exits)
     paths.push_back(exitPath(e.to));
   cont = nullptr;
@@ -152,6 +153,7 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
   auto leaving = [&](llvm::function_ref<SymVal(State &)> get,
                      SymVal &out) -> bool {
     std::vector<SymVal> vs;
+    vs.reserve(outs.size());
     for (State &x : outs)
       vs.push_back(get(x));
     const SymVal *any = nullptr;

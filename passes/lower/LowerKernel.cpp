@@ -73,7 +73,7 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
     fail("vector operation");
     return;
   }
-  auto set = [&](SymVal v) { s.vals[&inst] = v; };
+  auto set = [&](SymVal v) { s.vals[&inst] = std::move(v); };
   auto setS = [&](Value v) { s.vals[&inst] = scalar(v); };
 
   if (isa<llvm::ExtractValueInst>(inst) || isa<llvm::InsertValueInst>(inst))

@@ -294,13 +294,10 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
     hits.push_back({andI1(it->guard, same), it->val});
   }
   SymVal result;
-  if (complete) {
-    result = hits.back().second;
-    hits.pop_back();
-  } else if (!hits.empty()) {
-    // Reading a private location on a path where it may be uninitialized:
-    // its content is indeterminate, so any value (here the oldest store) is
-    // a valid refinement.
+  // Where the oldest store is not on every path (!complete), the location
+  // may be uninitialized: its content is indeterminate, so any value (here
+  // that store's) is a valid refinement.
+  if (!hits.empty()) {
     result = hits.back().second;
     hits.pop_back();
   } else {
@@ -397,7 +394,7 @@ SymVal Lowerer::loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s) {
 }
 
 void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
-  auto set = [&](SymVal v) { s.vals[gep] = v; };
+  auto set = [&](SymVal v) { s.vals[gep] = std::move(v); };
   SymVal p = eval(gep->getPointerOperand(), s);
   if (!p.isPtr() || p.kind == SymVal::NullPtr)
     return failed ? void() : fail("address computed from an unknown pointer");

@@ -303,7 +303,7 @@ void Lowerer::execICmp(const llvm::ICmpInst *cmp, State &s) {
 }
 
 void Lowerer::execCast(const llvm::CastInst *cast, State &s) {
-  auto set = [&](SymVal v) { s.vals[cast] = v; };
+  auto set = [&](SymVal v) { s.vals[cast] = std::move(v); };
   auto setS = [&](Value v) { s.vals[cast] = scalar(v); };
   using O = llvm::Instruction::CastOps;
   if (cast->getOpcode() == O::AddrSpaceCast ||

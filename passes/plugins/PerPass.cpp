@@ -177,7 +177,7 @@ const Module *perPassModule(StringRef passID, const Any &ir,
   return m;
 }
 
-void afterPass(StringRef passID, Any ir, const PreservedAnalyses &pa) {
+void afterPass(StringRef passID, const Any &ir, const PreservedAnalyses &pa) {
   const PluginOptions *opts = nullptr;
   const Module *m =
       pa.areAllPreserved() ? nullptr : perPassModule(passID, ir, opts);
@@ -288,14 +288,15 @@ void registerPerPass(PassBuilder &pb) {
   PassInstrumentationCallbacks *pic = pb.getPassInstrumentationCallbacks();
   if (!pic)
     return;
-  pic->registerBeforeNonSkippedPassCallback([](StringRef passID, Any ir) {
-    const PluginOptions *opts = nullptr;
-    const Module *m = perPassModule(passID, ir, opts);
-    if (!m)
-      return;
-    std::lock_guard<std::mutex> lock(StatesMutex);
-    stateFor(*m, /*create=*/true);
-  });
+  pic->registerBeforeNonSkippedPassCallback(
+      [](StringRef passID, const Any &ir) {
+        const PluginOptions *opts = nullptr;
+        const Module *m = perPassModule(passID, ir, opts);
+        if (!m)
+          return;
+        std::lock_guard<std::mutex> lock(StatesMutex);
+        stateFor(*m, /*create=*/true);
+      });
   pic->registerAfterPassCallback(afterPass);
 }
 

@@ -35,7 +35,7 @@ protected:
 
   /// Whether the one write of a kernel whose body computes %idx (i64)
   /// from the ids tells apart threads that differ in \p ids.
-  bool apart(const std::string &body, std::set<std::string> ids,
+  bool apart(const std::string &body, const std::set<std::string> &ids,
              bool hugeGrids = false) {
     std::string src = R"(
 kv.kernel @k attributes {arg_names = ["out", "n"]} {
