@@ -16,6 +16,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/ProgramStack.h"
 
 #include <functional>
 #include <utility>
@@ -24,6 +25,10 @@ namespace kv {
 namespace lowering {
 
 namespace {
+/// The lowering walk's stack (see Lowerer::run): 256 MB of address space,
+/// a few hundred thousand nested branches.
+constexpr unsigned kLoweringStackBytes = 256u << 20;
+
 /// PTX's conversions between integers and floats (llvm.nvvm.f2i.rn,
 /// llvm.nvvm.d2ull.rz.ftz, llvm.nvvm.d2i.hi, ...): pure, and defined
 /// exactly by PTX (executor::nativeApply computes them).
@@ -681,7 +686,13 @@ FailureOr<KernelOp> Lowerer::run() {
     State s;
     s.guard = i1(true);
     initConstantTables(f, s);
-    runBlocks(&f.getEntryBlock(), s, nullptr);
+    // The walk recurses at each branch until its join, and a loop's exit
+    // test is such a branch: its depth grows with the iterations unrolled
+    // (thousands, up to maxBlockVisits per block). On a stack of its own,
+    // reserved rather than committed, so that it cannot overflow the
+    // caller's (clang's main thread in the plugin).
+    llvm::runOnNewStack(kLoweringStackBytes,
+                        [&] { runBlocks(&f.getEntryBlock(), s, nullptr); });
   }
   // Arrays never accessed keep a placeholder element type; give them i32
   // (or the other kernel's type).
