@@ -60,14 +60,8 @@ def main():
     ap.add_argument("files", nargs="*")
     benchreport.add_args(ap, "bench-plugin")
     args = ap.parse_args()
-    head = benchreport.header(
-        "clang -O2 with and without the kvalidate plugin")
-    print("\n".join(head), flush=True)
-    with benchreport.Tee() as tee:
-        rc = table(args)
-    # The table as printed, in a fenced block.
-    benchreport.write(args, head + ["```"] + tee.lines + ["```"])
-    return rc
+    return benchreport.printed(
+        args, "clang -O2 with and without the kvalidate plugin", table)
 
 
 def table(args):

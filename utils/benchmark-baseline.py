@@ -151,14 +151,9 @@ def main():
                     "10x faster than the baseline (issue 19)")
     benchreport.add_args(ap, "benchmark-baseline")
     args = ap.parse_args()
-    head = benchreport.header(
-        "the parameterized check against the thread-by-thread baseline")
-    print("\n".join(head), flush=True)
-    with benchreport.Tee() as tee:
-        rc = table(args)
-    # The table as printed, in a fenced block.
-    benchreport.write(args, head + ["```"] + tee.lines + ["```"])
-    return rc
+    return benchreport.printed(
+        args, "the parameterized check against the thread-by-thread "
+        "baseline", table)
 
 
 def table(args):

@@ -189,14 +189,8 @@ def main():
                     help="run only the pairs whose name contains this")
     benchreport.add_args(ap, "benchmark")
     args = ap.parse_args()
-    head = benchreport.header(
-        "kvalidate on the benchmark pairs (command line)")
-    print("\n".join(head), flush=True)
-    with benchreport.Tee() as tee:
-        rc = table(args)
-    # The table as printed, in a fenced block.
-    benchreport.write(args, head + ["```"] + tee.lines + ["```"])
-    return rc
+    return benchreport.printed(
+        args, "kvalidate on the benchmark pairs (command line)", table)
 
 
 def table(args):

@@ -92,6 +92,18 @@ def write(args, lines, when=None):
     print("report written to %s" % os.path.relpath(p), flush=True)
 
 
+def printed(args, title, table):
+    """Runs \p table(args), a script's table printed as it goes, under
+    the report's header; the report is what it printed, in a fenced block.
+    Returns what \p table returned."""
+    head = header(title)
+    print("\n".join(head), flush=True)
+    with Tee() as tee:
+        rc = table(args)
+    write(args, head + ["```"] + tee.lines + ["```"])
+    return rc
+
+
 class Tee:
     """Keeps what a script prints, for a script whose report is its output:
     with Tee() as t: ...; then write(args, t.lines)."""
