@@ -318,8 +318,7 @@ std::optional<z3::expr> parseAssumptions(Encoder &enc, const CheckOptions &opts,
     if (!e) {
       // A long assumption (one nested too deeply) is not quoted whole.
       std::string quoted = a.size() > 80 ? a.substr(0, 60) + "..." : a;
-      err =
-          ("cannot parse --assume='" + llvm::Twine(quoted) + "': " + err).str();
+      err = "cannot parse --assume='" + quoted + "': " + err;
       return std::nullopt;
     }
     f = f && *e;

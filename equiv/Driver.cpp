@@ -162,10 +162,9 @@ std::optional<std::vector<std::string>> Driver::planHunt(unsigned bound) {
     if (!isa<mlir::IntegerType>(a.getType()))
       continue;
     std::string name = b.getArgName(a.getArgNumber()).str();
-    co.assumptions.push_back(
-        b.isUnsignedParam(name)
-            ? name + " <= 32"
-            : (llvm::Twine(name) + " >= 0 && " + name + " <= 32").str());
+    co.assumptions.push_back(b.isUnsignedParam(name)
+                                 ? name + " <= 32"
+                                 : name + " >= 0 && " + name + " <= 32");
     CheckResult ignored;
     if (admitsLaunch(b, co, ignored))
       domains.push_back(co.assumptions.back());

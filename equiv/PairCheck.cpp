@@ -119,8 +119,7 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
     auto e = parseAssumption(enc, a, err);
     if (!e) {
       result.verdict = Verdict::Error;
-      result.reason =
-          ("cannot parse --assume='" + llvm::Twine(a) + "': " + err).str();
+      result.reason = "cannot parse --assume='" + a + "': " + err;
       return false;
     }
     enc.facts = enc.facts && *e;

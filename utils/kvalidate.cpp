@@ -278,6 +278,19 @@ static kv::Validation verdictOnly(kv::Verdict verdict, std::string reason) {
   return v;
 }
 
+/// Ends the process once everything is reported, without static
+/// destructors: they tear down Z3's and the runtime's globals while the
+/// context factory's worker may still be making or deleting a context (a
+/// replay aborted on its way out under a loaded CI run: `free(): invalid
+/// pointer`, then `pure virtual method called`).
+[[noreturn]] static void leave(int status) {
+  outs().flush();
+  errs().flush();
+  std::fflush(nullptr);
+  kv::removeTemporaryFiles();
+  std::_Exit(status);
+}
+
 /// The solver is asked to stop at the time budget, but Z3 does not check
 /// its interrupt everywhere (quantifier instantiation, some tactics): past
 /// the budget and a grace period, answer `unknown` and exit, so that a CI
@@ -294,8 +307,7 @@ static void startWatchdog(unsigned timeoutSecs) {
     if (Reported.load())
       return;
     report(v);
-    kv::removeTemporaryFiles();
-    std::_Exit(kv::exitCode(kv::Verdict::Unknown));
+    leave(kv::exitCode(kv::Verdict::Unknown));
   }).detach();
 }
 
@@ -600,19 +612,6 @@ static std::optional<kv::LaunchConfig> parseLaunch(std::string &err) {
     return std::nullopt;
   }
   return fixed;
-}
-
-/// Ends the process once everything is reported, without static
-/// destructors: they tear down Z3's and the runtime's globals while the
-/// context factory's worker may still be making or deleting a context (a
-/// replay aborted on its way out under a loaded CI run: `free(): invalid
-/// pointer`, then `pure virtual method called`).
-[[noreturn]] static void leave(int status) {
-  outs().flush();
-  errs().flush();
-  std::fflush(nullptr);
-  kv::removeTemporaryFiles();
-  std::_Exit(status);
 }
 
 /// The driver's view of a loaded input.

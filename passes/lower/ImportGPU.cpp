@@ -307,8 +307,7 @@ std::unique_ptr<llvm::Module> gpuKernelsToLLVM(ModuleOp module,
       f->addFnAttr(kHostLaunchesAttr, record);
   for (const auto &[name, why] : hostUnsupported)
     if (llvm::Function *f = m->getFunction(name))
-      f->addFnAttr(kUnsupportedAttr,
-                   ("host function '" + llvm::Twine(name) + "': " + why).str());
+      f->addFnAttr(kUnsupportedAttr, "host function '" + name + "': " + why);
   return m;
 }
 
