@@ -341,15 +341,20 @@ public:
   /// Solve `v(t) == rhs` for one unknown of t, the result of the ops
   /// \p isTarget accepts (a coordinate's sreg, a loop's kv.iter): the
   /// unknown's new value at \p width bits, the rest of t as in \p base.
+  /// With \p bySymbols, through products with symbolic values too (a
+  /// quotient).
   std::optional<z3::expr>
   solveFor(KernelModel &k, mlir::Value v,
            llvm::function_ref<bool(mlir::Operation *)> isTarget, unsigned width,
-           const z3::expr &rhs, const Thread &base);
+           const z3::expr &rhs, const Thread &base, bool bySymbols = false);
 
   /// Fresh symbols for n / d and n % d (unsigned), defined by division
   /// with remainder on the abstracted product q * d: no divider in the
   /// query.
   std::pair<z3::expr, z3::expr> quotient(const z3::expr &n, const z3::expr &d);
+  /// n / m: the other factors where n is a product with the factor m, else
+  /// a quotient symbol.
+  z3::expr dividedBy(const z3::expr &n, const z3::expr &m);
 
   /// Value written to array[index] by t's last hitting write of `interval`,
   /// else `otherwise`.
@@ -483,6 +488,15 @@ private:
   z3::expr atomValue(const std::string &atom);
   z3::expr digitValue(const IndexMap::Digit &d, const Thread &t);
   z3::expr rangeValue(const IndexMap::Digit &d);
+  /// The digits of a thread whose coordinate \p coord (a part of a write
+  /// index computed from one axis's ids and loop iterations, launch
+  /// dimensions and constants) is \p x: the coordinate as a mixed-radix
+  /// number of its digits over scales that divide one another, taken apart
+  /// from the most significant digit down. The digits put x back together
+  /// exactly, whatever x is; whether they make a thread is the caller's
+  /// check.
+  std::optional<std::vector<std::pair<IndexMap::Digit, z3::expr>>>
+  coordinateDigits(KernelModel &k, mlir::Value coord, const z3::expr &x);
   z3::expr digitsInRange(const IndexMap &m, const Thread &t);
   /// The thread whose digits are those of \p cell in \p w's index map,
   /// with the fact that it writes the cell where the cell is in range.

@@ -31,6 +31,7 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -401,6 +402,117 @@ z3::expr Encoder::rangeValue(const IndexMap::Digit &d) {
   if (!r)
     return ctx.bv_val(d.rangeConst, 64);
   return d.rangeConst == 1 ? *r : *r * ctx.bv_val(d.rangeConst, 64);
+}
+
+std::optional<std::vector<std::pair<Encoder::IndexMap::Digit, z3::expr>>>
+Encoder::coordinateDigits(KernelModel &k, Value coord, const z3::expr &x) {
+  unsigned w = x.get_sort().bv_size();
+  if (modelWidth(32, bits) != 32 || w != 32)
+    return std::nullopt;
+  PolyWalk pw(k, hugeGrids);
+  std::optional<Poly> p = pw.walk(coord);
+  if (!p)
+    return std::nullopt;
+  auto dim = [&](const std::string &a) {
+    return (a[0] == 'b' ? bdim : gdim)[a.back() - 'x'];
+  };
+  // A product of atoms at the coordinate's width.
+  auto product = [&](const std::vector<std::string> &atoms, int64_t c) {
+    std::optional<z3::expr> v;
+    for (const std::string &a : atoms)
+      v = v ? mulTerm(*v, dim(a)) : dim(a);
+    if (!v)
+      return ctx.bv_val(c, w);
+    return c == 1 ? *v : *v * ctx.bv_val(c, w);
+  };
+  // A scale the launch limits keep below 2^32 (so nonzero, and the
+  // division below defines its quotient): blockDims (at most 1024 each)
+  // times a constant, or blockDim * gridDim along one axis (below 2^31).
+  auto nonzero = [&](const std::vector<std::string> &atoms, int64_t c) {
+    unsigned bits = 0;
+    for (const std::string &a : atoms)
+      bits += a[0] == 'b' ? 10 : 32;
+    if (atoms.size() == 2 && atoms[0][0] == 'b' && atoms[1][0] == 'g' &&
+        atoms[0].back() == atoms[1].back() && !hugeGrids)
+      bits = 31;
+    return bits <= 31 && c < (int64_t(1) << (32 - bits));
+  };
+  // Each digit in one monomial of its own, times a scale (the monomial's
+  // other atoms and its coefficient); monomials without digits are an
+  // offset.
+  struct Term {
+    std::string digit;
+    std::vector<std::string> scale;
+    int64_t coef;
+  };
+  std::vector<Term> terms;
+  z3::expr rest = x;
+  for (auto &[m, c] : *p) {
+    std::vector<std::string> digits, scale;
+    for (const std::string &a : m)
+      (isDigit(a) ? digits : scale).push_back(a);
+    if (llvm::any_of(scale, [](const std::string &a) { return a[0] == 'p'; }))
+      return std::nullopt;
+    if (digits.empty()) {
+      rest = rest - product(scale, c);
+      continue;
+    }
+    if (digits.size() != 1 || c < 1 || !nonzero(scale, c) ||
+        llvm::any_of(
+            terms, [&](const Term &t) { return t.digit == digits[0]; }))
+      return std::nullopt;
+    terms.push_back({digits[0], scale, c});
+  }
+  // Scales that divide one another, least first, the least 1: then the
+  // digits are found from the most significant down, each the quotient by
+  // its scale, and the last remainder is the least digit. Whatever x is,
+  // the digits found put it back together exactly (modulo 2^w): x is the
+  // coordinate of the thread made of them.
+  llvm::sort(terms, [](const Term &a, const Term &b) {
+    return std::make_pair(a.scale.size(), a.coef) <
+           std::make_pair(b.scale.size(), b.coef);
+  });
+  if (terms.empty() || !terms[0].scale.empty() || terms[0].coef != 1)
+    return std::nullopt;
+  for (size_t i = 1; i < terms.size(); ++i)
+    if (terms[i].coef % terms[i - 1].coef ||
+        !std::includes(terms[i].scale.begin(), terms[i].scale.end(),
+                       terms[i - 1].scale.begin(), terms[i - 1].scale.end()))
+      return std::nullopt;
+  std::vector<std::pair<IndexMap::Digit, z3::expr>> out;
+  for (size_t i = terms.size(); i-- > 0;) {
+    const IndexMap::Digit &dg = pw.digits.at(terms[i].digit);
+    z3::expr d = rest;
+    if (i) {
+      int64_t c;
+      z3::expr s = product(terms[i].scale, terms[i].coef);
+      z3::expr n = rest;
+      if (z3::expr sv = s.simplify();
+          sv.is_numeral() && llvm::isPowerOf2_64(sv.get_numeral_uint64())) {
+        d = z3::udiv(n, sv);
+        rest = z3::urem(n, sv);
+      } else {
+        std::tie(d, rest) = quotient(n, s);
+      }
+      // The digit is below its range where the dividend is below the scale
+      // times the range (so also where that product wraps): the digit in
+      // range without multiplying the quotient out.
+      if (llvm::all_of(dg.range,
+                       [](const std::string &a) {
+                         return a[0] == 'b' || a[0] == 'g';
+                       }) &&
+          !__builtin_mul_overflow(terms[i].coef, dg.rangeConst, &c)) {
+        std::vector<std::string> all = terms[i].scale;
+        for (const std::string &a : dg.range)
+          all.insert(llvm::upper_bound(all, a), a);
+        side.push_back(
+            z3::implies(z3::ult(n, product(all, c)),
+                        z3::ult(d, product(dg.range, dg.rangeConst))));
+      }
+    }
+    out.push_back({dg, d});
+  }
+  return out;
 }
 
 Encoder::RadixBound Encoder::radixBound(const IndexMap &m) {

@@ -657,4 +657,40 @@ z3::expr Encoder::mulTerm(const z3::expr &l, const z3::expr &r) {
   return app;
 }
 
+std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
+                                                const z3::expr &d) {
+  // The real quotient and remainder satisfy the definition, so the symbols
+  // over-approximate them; a candidate built on them is checked anyway.
+  std::string name = "quot" + std::to_string(fresh++);
+  unsigned w = n.get_sort().bv_size();
+  z3::expr q = ctx.bv_const((name + ".q").c_str(), w);
+  z3::expr r = ctx.bv_const((name + ".r").c_str(), w);
+  z3::expr noWrap = d.simplify().is_numeral()
+                        ? z3::bvmul_no_overflow(q, d, false)
+                        : unsignedNoWrap(q, d);
+  side.push_back(
+      z3::implies(d != 0, noWrap && mulTerm(q, d) + r == n && z3::ult(r, d)));
+  return {q, r};
+}
+
+z3::expr Encoder::dividedBy(const z3::expr &n, const z3::expr &m) {
+  // A product with m as a factor (the other kernel's `y * w`): the other
+  // factors, exactly, without a quotient for the solver to find.
+  z3::expr e = n.simplify();
+  if (e.is_app() && e.num_args() >= 2 &&
+      (e.decl().decl_kind() == Z3_OP_BMUL ||
+       (e.num_args() == 2 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+        llvm::StringRef(e.decl().name().str()).starts_with(productName))))
+    for (unsigned i = 0; i < e.num_args(); ++i) {
+      if (!z3::eq(e.arg(i), m))
+        continue;
+      std::optional<z3::expr> rest;
+      for (unsigned j = 0; j < e.num_args(); ++j)
+        if (j != i)
+          rest = rest ? *rest * e.arg(j) : e.arg(j);
+      return *rest;
+    }
+  return quotient(n, m).first;
+}
+
 } // namespace kv

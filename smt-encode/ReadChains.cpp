@@ -471,31 +471,39 @@ static bool scales(Value v, llvm::function_ref<bool(Operation *)> isTarget,
   });
 }
 
-/// The op computing coordinate \p c's global id, `bid * bdim + tid` (in
-/// either order), that \p v is computed from, if any.
-static Operation *globalIdOp(Value v, int c, unsigned depth = 0) {
+/// The parts of \p v computed from axis \p c's thread or block id and
+/// nothing else but loop iterations, launch dimensions and constants,
+/// through sums, products and shifts, largest first: that axis's coordinate
+/// in an index, and the parts of it.
+static void axisCoordinates(Value v, int c, std::vector<Value> &out,
+                            unsigned depth = 0) {
+  // 1: an id of axis c; 2: something else than the neutral values.
+  std::function<unsigned(Value, unsigned)> kinds =
+      [&](Value x, unsigned dp) -> unsigned {
+    Operation *d = x.getDefiningOp();
+    if (!d || dp > 12)
+      return 2;
+    if (auto s = dyn_cast<SRegOp>(d)) {
+      bool id =
+          s.getGroup() == SRegGroup::Tid || s.getGroup() == SRegGroup::Bid;
+      return id ? (s.getAxis() == unsigned(c) ? 1 : 2) : 0;
+    }
+    if (isa<IterOp, arith::ConstantOp>(d))
+      return 0;
+    if (!isa<arith::AddIOp, arith::MulIOp, arith::ShLIOp, arith::TruncIOp>(d))
+      return 2;
+    unsigned r = 0;
+    for (Value o : d->getOperands())
+      r |= kinds(o, dp + 1);
+    return r;
+  };
   Operation *d = v.getDefiningOp();
   if (!d || depth > 8)
-    return nullptr;
-  auto isSReg = [&](Value x, SRegGroup g) {
-    auto s = x.getDefiningOp<SRegOp>();
-    return s && s.getName() == makeSReg(g, c);
-  };
-  auto isProduct = [&](Value x) {
-    auto m = x.getDefiningOp<arith::MulIOp>();
-    return m && ((isSReg(m.getLhs(), SRegGroup::Bid) &&
-                  isSReg(m.getRhs(), SRegGroup::BDim)) ||
-                 (isSReg(m.getLhs(), SRegGroup::BDim) &&
-                  isSReg(m.getRhs(), SRegGroup::Bid)));
-  };
-  if (auto a = dyn_cast<arith::AddIOp>(d))
-    if ((isProduct(a.getLhs()) && isSReg(a.getRhs(), SRegGroup::Tid)) ||
-        (isProduct(a.getRhs()) && isSReg(a.getLhs(), SRegGroup::Tid)))
-      return d;
+    return;
+  if (kinds(v, depth) == 1)
+    out.push_back(v);
   for (Value o : d->getOperands())
-    if (Operation *g = globalIdOp(o, c, depth + 1))
-      return g;
-  return nullptr;
+    axisCoordinates(o, c, out, depth + 1);
 }
 
 std::vector<Thread *>
@@ -606,45 +614,65 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
           add(tid, bid);
         }
       }
-  // Solve each final output's write index for a coordinate's global id
-  // `blockIdx * blockDim + threadIdx` where the index scales it: a
-  // coarsened kernel's cell `gid * C + c` is written by a thread of another
-  // block than the other kernel's. The id splits into block and thread by
-  // blockDim; the caller checks the candidate like any other.
+  // Solve each final output's write index for one axis's coordinate, the
+  // part of it computed from that axis's ids and loop iterations alone (the
+  // `x` of `y * w + x`; a coarsened kernel's `blockIdx.x * blockDim.x * C +
+  // threadIdx.x + c * blockDim.x`), and take the coordinate apart into the
+  // ids and iterations that make it: the writer may be in another block and
+  // iteration than the other kernel's. Where the base's own ids give the
+  // same coordinate, its candidate above is this one.
   if (forHost)
     for (const Thread *b : bases)
       for (WriteOp wr : k.writes[arg][interval])
         for (int c = 0; c < 3; ++c) {
-          Operation *gid = globalIdOp(wr.getIndex(), c);
-          auto isGid = [&](Operation *op) { return op == gid; };
-          if (!gid || !scales(wr.getIndex(), isGid))
-            continue;
-          std::optional<z3::expr> sol = solveFor(
-              k, wr.getIndex(), isGid, modelWidth(32, bits), index, *b);
-          if (!sol)
+          // The largest part whose digits are found exactly (`gid` in
+          // `gid * 2 + 1`: its factor and offset are solved for).
+          std::vector<Value> coords;
+          axisCoordinates(wr.getIndex(), c, coords);
+          Value coord;
+          std::optional<z3::expr> x;
+          std::optional<std::vector<std::pair<IndexMap::Digit, z3::expr>>>
+              digits;
+          for (Value v : coords) {
+            Operation *op = v.getDefiningOp();
+            auto isCoord = [&](Operation *o) { return o == op; };
+            x = solveFor(k, wr.getIndex(), isCoord, widthOf(v.getType()), index,
+                         *b, /*bySymbols=*/true);
+            if (!x)
+              continue;
+            if (k.itersOf(wr).empty() &&
+                z3::eq(x->simplify(), value(k, v, *b).simplify()))
+              break;
+            if ((digits = coordinateDigits(k, v, *x))) {
+              coord = v;
+              break;
+            }
+          }
+          if (!coord)
             continue;
           std::vector<z3::expr> tid = b->tid, bid = b->bid;
-          z3::expr g = *sol, d = bdim[c], n = gdim[c];
-          z3::expr ds = d.simplify();
-          if (ds.is_numeral() && llvm::isPowerOf2_64(ds.get_numeral_uint64())) {
-            tid[c] = z3::urem(g, ds);
-            bid[c] = z3::udiv(g, ds);
-          } else {
-            // No divider in the query. The bound on
-            // the quotient holds wrapped too (g * d mod 2^w <= g * d).
-            std::tie(bid[c], tid[c]) = quotient(g, d);
-            side.push_back(z3::implies(d != 0 && z3::ult(g, mulTerm(n, d)),
-                                       z3::ult(bid[c], n)));
+          std::map<Operation *, z3::expr> iters;
+          for (auto &[d, v] : *digits) {
+            if (d.loop)
+              iters.emplace(d.loop, resize(v, 64, false));
+            else
+              (d.block ? bid : tid)[d.axis] = resize(v, 32, false);
           }
-          size_t first = out.size();
-          add(tid, bid);
-          // The candidate's global id is the solution (blockDim >= 1, so
-          // q * d + r == g without wrapping): stated so, the encoding does
-          // not multiply the quotient out again.
-          for (size_t i = first; i < out.size(); ++i)
-            memo.emplace(std::make_pair(gid->getResult(0).getAsOpaquePointer(),
-                                        out[i]->id),
-                         *sol);
+          if (shared)
+            bid = reader.bid;
+          std::string key = keyOf(tid, bid) + "coord";
+          for (auto &[l, v] : iters)
+            key += v.simplify().to_string() + ",";
+          if (!seen.insert(key).second)
+            continue;
+          Thread &t = makeThread(std::move(tid), std::move(bid), depth + 1);
+          t.iters = std::move(iters);
+          for (Operation *it : loops)
+            t.iters.emplace(it, ctx.bv_val(0, 64));
+          out.push_back(&t);
+          // The digits make x exactly: stated so, the encoding does not
+          // multiply them out again.
+          memo.emplace(std::make_pair(coord.getAsOpaquePointer(), t.id), *x);
         }
   // Solve each write's index for the iteration of its loop, the base's ids
   // kept: a row loop's column (`out[r * w + c]`) against the other kernel's,
@@ -694,26 +722,9 @@ z3::expr Encoder::intervalState(const std::string &name, KernelModel &k,
             dom, widthOf(et))(args);
 }
 
-std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
-                                                const z3::expr &d) {
-  // The real quotient and remainder satisfy the definition, so the symbols
-  // over-approximate them; a candidate built on them is checked anyway.
-  std::string name = "quot" + std::to_string(fresh++);
-  unsigned w = n.get_sort().bv_size();
-  z3::expr q = ctx.bv_const((name + ".q").c_str(), w);
-  z3::expr r = ctx.bv_const((name + ".r").c_str(), w);
-  z3::expr noWrap = d.simplify().is_numeral()
-                        ? z3::bvmul_no_overflow(q, d, false)
-                        : unsignedNoWrap(q, d);
-  side.push_back(
-      z3::implies(d != 0, noWrap && mulTerm(q, d) + r == n && z3::ult(r, d)));
-  return {q, r};
-}
-
-std::optional<z3::expr>
-Encoder::solveFor(KernelModel &k, Value v,
-                  llvm::function_ref<bool(Operation *)> isTarget,
-                  unsigned width, const z3::expr &rhs, const Thread &base) {
+std::optional<z3::expr> Encoder::solveFor(
+    KernelModel &k, Value v, llvm::function_ref<bool(Operation *)> isTarget,
+    unsigned width, const z3::expr &rhs, const Thread &base, bool bySymbols) {
   Operation *d = v.getDefiningOp();
   if (!d)
     return std::nullopt;
@@ -723,7 +734,7 @@ Encoder::solveFor(KernelModel &k, Value v,
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(d)) {
     unsigned w = widthOf(d->getOperand(0).getType());
     return solveFor(k, d->getOperand(0), isTarget, width, resize(rhs, w, false),
-                    base);
+                    base, bySymbols);
   }
   if (d->getNumOperands() != 2)
     return std::nullopt;
@@ -733,7 +744,7 @@ Encoder::solveFor(KernelModel &k, Value v,
     return std::nullopt;
   unsigned i = dep0 ? 0 : 1;
   auto solve = [&](const z3::expr &r) {
-    return solveFor(k, d->getOperand(i), isTarget, width, r, base);
+    return solveFor(k, d->getOperand(i), isTarget, width, r, base, bySymbols);
   };
   if (isa<arith::AddIOp>(d))
     return solve(rhs - other(1 - i));
@@ -749,7 +760,9 @@ Encoder::solveFor(KernelModel &k, Value v,
   if (isa<arith::MulIOp>(d)) {
     // By a constant, or a value the assumptions fix (blockDim.x == 64).
     z3::expr m = other(1 - i).simplify();
-    if (!m.is_numeral() || m.get_numeral_uint64() == 0)
+    if (!m.is_numeral())
+      return bySymbols ? solve(dividedBy(rhs, m)) : std::nullopt;
+    if (m.get_numeral_uint64() == 0)
       return std::nullopt;
     // A power of two divides by a shift; other constants through a
     // quotient symbol, cheaper than a divider.

@@ -2,10 +2,10 @@
 // covers C cells, contiguous (`gid * C + c`) or a block apart
 // (`blockIdx.x * blockDim.x * C + threadIdx.x + c * blockDim.x`), so the
 // writer of a cell is in another block than the one-cell kernel's. Its
-// candidate comes from solving the write index for the global id (split by
-// blockDim, symbolic or fixed) or for the block id. (Not yet: a factor C
-// that is not a power of two under a symbolic blockDim, as 3, where the
-// solver runs out of time, and 2-D coarsening by rows of a symbolic width.)
+// candidate comes from solving the write index for the axis's coordinate
+// (the global id, split by blockDim, symbolic or fixed) or for the block id.
+// (Not yet: a factor C that is not a power of two under a symbolic
+// blockDim, as 3, where the solver runs out of time.) 2-D: coarsen-2d.cu.
 //
 // REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
