@@ -3,9 +3,11 @@
 // (`blockIdx.x * blockDim.x * C + threadIdx.x + c * blockDim.x`), so the
 // writer of a cell is in another block than the one-cell kernel's. Its
 // candidate comes from solving the write index for the axis's coordinate
-// (the global id, split by blockDim, symbolic or fixed) or for the block id.
-// (Not yet: a factor C that is not a power of two under a symbolic
-// blockDim, as 3, where the solver runs out of time.) 2-D: coarsen-2d.cu.
+// (the global id, split by blockDim, symbolic or fixed) or for the block id,
+// a factor C of 3 a block apart under a symbolic blockDim included. (Not
+// yet: three contiguous cells under a symbolic blockDim, `contiguous3`:
+// `unknown` after 60 s; written `3 * (threadIdx.x + blockIdx.x *
+// blockDim.x)` it is proved in about 16 s.) 2-D: coarsen-2d.cu.
 //
 // REQUIRES: long
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
@@ -17,6 +19,9 @@
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
 // RUN:   --assume='n > 0 && n <= 1048576 && blockDim.x == 96 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
 // RUN:   %s:affine_f %s:contiguous_f | FileCheck %s --check-prefix=EQ
+// RUN: %expect-exit 0 %kvalidate --cuda-path= --timeout=60 \
+// RUN:   --assume='n > 0 && n <= 1048576 && gridDim.x * blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1' \
+// RUN:   %s:affine %s:cyclic3 | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
 //
 // Each thread's four cells, one of them left out.
@@ -67,4 +72,22 @@ __global__ void contiguous_f(const float *src, float *dst, int n) {
     dst[first] = src[first] * 0.5f + 2.0f;
   if (first + 1 < n)
     dst[first + 1] = src[first + 1] * 0.5f + 2.0f;
+}
+
+// Three cells per thread under a symbolic blockDim: a block apart, and
+// contiguous.
+__global__ void cyclic3(const int *src, int *dst, int n) {
+  int base = 3 * blockDim.x * blockIdx.x + threadIdx.x;
+  for (int c = 0; c < 3; ++c) {
+    int g = base + c * blockDim.x;
+    if (g < n)
+      dst[g] = 5 * src[g] - 7;
+  }
+}
+
+__global__ void contiguous3(const int *src, int *dst, int n) {
+  int first = (blockIdx.x * blockDim.x + threadIdx.x) * 3;
+  for (int c = 0; c < 3; ++c)
+    if (first + c < n)
+      dst[first + c] = 5 * src[first + c] - 7;
 }
