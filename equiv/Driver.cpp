@@ -184,9 +184,10 @@ static constexpr unsigned exactMaxThreads = 40;
 /// The attempt with constant-trip-count loops modelled as loops gets a third
 /// of the budget, at most modelledLoopsSecs, and modelledLoopsFreeSecs when
 /// the check has none, before the unrolled model's turn: where it proves,
-/// it does so in 2-10 s.
-static constexpr unsigned modelledLoopsSecs = 20;
-static constexpr unsigned modelledLoopsFreeSecs = 10;
+/// it does so in 2-15 s idle (a 2-D coarsening's digits), twice that on a
+/// loaded machine, and the unrolled model of such a loop seldom proves.
+static constexpr unsigned modelledLoopsSecs = 60;
+static constexpr unsigned modelledLoopsFreeSecs = 30;
 
 bool loopNotCounted(StringRef reason) {
   return reason.contains("loop whose trip count is not a constant") ||
