@@ -668,8 +668,15 @@ std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
   z3::expr noWrap = d.simplify().is_numeral()
                         ? z3::bvmul_no_overflow(q, d, false)
                         : unsignedNoWrap(q, d);
-  side.push_back(
-      z3::implies(d != 0, noWrap && mulTerm(q, d) + r == n && z3::ult(r, d)));
+  // A divisor c * s (a coarsening factor times a blockDim) as the kernels
+  // write the product, (q * s) * c: the quotient's thread computes the
+  // same term then, and the solver need not multiply either out.
+  z3::expr prod = mulTerm(q, d);
+  if (z3::expr ds = d.simplify(); ds.is_app() &&
+                                  ds.decl().decl_kind() == Z3_OP_BMUL &&
+                                  ds.num_args() == 2 && ds.arg(0).is_numeral())
+    prod = mulTerm(q, ds.arg(1)) * ds.arg(0);
+  side.push_back(z3::implies(d != 0, noWrap && prod + r == n && z3::ult(r, d)));
   return {q, r};
 }
 
