@@ -138,7 +138,7 @@ def fam_coalesce(rng, idx):
 
 def fam_coarsen(rng, idx):
     ct = axis(idx, ["int", "float"], 2)
-    C = rng.choice([2, 4])
+    C = rng.choice([2, 3, 4])
     if axis(idx, [True, False]):
         return coarsen_1d(rng, idx, ct, C)
     return coarsen_2d(rng, idx, ct, C)
