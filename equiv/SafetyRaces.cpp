@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/SafetyCheck.h"
+#include "smt-encode/Debug.h"
 #include "smt-encode/Encoder.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -69,9 +70,27 @@ bool SafetyCheck::toldApart(Query &q, const Access &a, const Access &b) {
   // query needed: an elementwise kernel's write (out[i] = f(in[i]) at i =
   // blockIdx.x * blockDim.x + threadIdx.x). Two writes of one thread, even
   // at one index, are not: a twin's first may land after the other's second.
-  if (&a != &b || !a.write || a.rmw() || !q.km.itersOf(a.op).empty())
+  if (&a != &b || !a.write || a.rmw())
     return false;
-  return q.enc.idsTellApart(q.km, cast<WriteOp>(a.op), idsUsed);
+  auto w = cast<WriteOp>(a.op);
+  if (q.km.itersOf(a.op).empty())
+    return q.enc.idsTellApart(q.km, w, idsUsed);
+  // In loops, a mixed-radix index over the ids and the iterations (each
+  // thread's C cells, contiguous or a block apart) whose cells the
+  // assumptions keep below 2^31: a short query on the launch alone, where
+  // the conflict query would bit-blast the index arithmetic of two
+  // threads. Twins write equal values at each iteration as above, unless
+  // an atomic's result reaches them.
+  if (llvm::any_of(accesses,
+                   [](const Access &x) { return x.rmw().has_value(); }))
+    return false;
+  std::optional<z3::expr> apart = q.enc.instancesApartWhen(q.km, w, idsUsed);
+  if (!apart || q.solve(!*apart, budget(), /*readable=*/false) != z3::unsat)
+    return false;
+  KV_DEBUG("safety", llvm::errs()
+                         << label << ": the write at " << locationOf(a.op)
+                         << " tells its instances apart\n");
+  return true;
 }
 
 /// Whether the pair is a race whatever the values: a read against a write,

@@ -470,6 +470,14 @@ public:
   /// one cell. Decided on the kernel's arithmetic, without a solver.
   bool idsTellApart(KernelModel &k, WriteOp w,
                     const std::set<std::string> &ids);
+  /// For \p w in loops: the condition under which its index tells apart
+  /// any two of its instances (a thread and an iteration of each loop)
+  /// that differ in an iteration or in one of the ids \p ids, a mixed-radix
+  /// number over them (a coarsened kernel's `gid * C + c`) whose product of
+  /// ranges is below 2^31, so that its own arithmetic never wraps. None
+  /// where the index is no such number.
+  std::optional<z3::expr> instancesApartWhen(KernelModel &k, WriteOp w,
+                                             const std::set<std::string> &ids);
 
 private:
   struct RadixBound {

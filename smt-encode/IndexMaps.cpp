@@ -381,6 +381,26 @@ bool Encoder::idsTellApart(KernelModel &k, WriteOp w,
       ids, [&](const std::string &id) { return names.count(id) != 0; });
 }
 
+std::optional<z3::expr>
+Encoder::instancesApartWhen(KernelModel &k, WriteOp w,
+                            const std::set<std::string> &ids) {
+  // indexMap makes every loop of the write a digit.
+  const IndexMap *m = indexMap(k, w);
+  if (!m || m->narrowWidth < 32 || m->digits.empty())
+    return std::nullopt;
+  std::set<std::string> names;
+  for (const IndexMap::Digit &d : m->digits)
+    names.insert(d.name);
+  if (!llvm::all_of(ids,
+                    [&](const std::string &id) { return names.count(id); }))
+    return std::nullopt;
+  // Below the product of the ranges, every partial sum of the index is
+  // below 2^31 too: the kernel's arithmetic computes the number exactly.
+  RadixBound b = radixBound(*m);
+  return b.positive && b.exact &&
+         z3::ule(b.product, ctx.bv_val((uint64_t(1) << 31) - 1, 64));
+}
+
 z3::expr Encoder::atomValue(const std::string &a) {
   // pN: parameter N (signed); bdim.x ... gdim.z: launch dimensions.
   if (a[0] == 'p')

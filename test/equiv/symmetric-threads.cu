@@ -38,6 +38,37 @@
 // ELEMENTWISE: verdict: equivalent
 // ELEMENTWISE: - checked: the before kernel has no data race (writes of equal values tolerated) (proved)
 // ELEMENTWISE: - checked: the after kernel has no data race (writes of equal values tolerated) (proved)
+//
+// In a loop, each thread's three cells (gid * 3 + c, a mixed-radix number of
+// the ids and the iteration) are told apart by a query on the launch alone:
+// the product of the digits' ranges below 2^31. Cells that overlap
+// (gid * 2 + c) are a number of no such kind: the conflict query runs and
+// finds the race.
+// RUN: %expect-exit 0 %kvalidate --kv-debug=safety \
+// RUN:   --assume='gridDim.x * blockDim.x <= 65536 && blockDim.y == 1 && blockDim.z == 1' \
+// RUN:   %s:thirds %s:thirds 2>&1 | FileCheck %s --check-prefix=THIRDS
+// THIRDS: before: the write at {{.*}}symmetric-threads.cu:[[#@LINE+13]]:{{[0-9]+}} tells its instances apart
+// THIRDS: verdict: equivalent
+// THIRDS: - checked: the before kernel has {{.*}}no data race (writes of equal values tolerated) (proved)
+// RUN: %expect-exit 4 %kvalidate \
+// RUN:   --assume='gridDim.x * blockDim.x <= 65536 && blockDim.y == 1 && blockDim.z == 1' \
+// RUN:   %s:overlaps %s:overlaps | FileCheck %s --check-prefix=OVERLAPS
+// OVERLAPS: verdict: race
+// OVERLAPS-NEXT: reason: before kernel: write-write race (different values) on cells[{{[0-9]+}}]
+
+__global__ void thirds(int *cells, int n) {
+  int first = (blockIdx.x * blockDim.x + threadIdx.x) * 3;
+  for (int c = 0; c < 3; ++c)
+    if (first + c < n)
+      cells[first + c] = first ^ c;
+}
+
+__global__ void overlaps(int *cells, int n) {
+  int first = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
+  for (int c = 0; c < 3; ++c)
+    if (first + c < n)
+      cells[first + c] = c;
+}
 
 __global__ void clear_then_set(int *cells, const int *in) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
