@@ -354,6 +354,16 @@ const Encoder::IndexMap *Encoder::indexMap(KernelModel &k, WriteOp w) {
   return slot.get();
 }
 
+/// Whether each of \p ids ("tid.x" ... "bid.z") is a digit of \p m.
+static bool digitsInclude(const Encoder::IndexMap &m,
+                          const std::set<std::string> &ids) {
+  return llvm::all_of(ids, [&](const std::string &id) {
+    return llvm::any_of(m.digits, [&](const Encoder::IndexMap::Digit &d) {
+      return d.name == id;
+    });
+  });
+}
+
 bool Encoder::idsTellApart(KernelModel &k, WriteOp w,
                            const std::set<std::string> &ids) {
   const IndexMap *m = indexMap(k, w);
@@ -361,13 +371,11 @@ bool Encoder::idsTellApart(KernelModel &k, WriteOp w,
   // arithmetic computes the mixed-radix number exactly (see indexMap).
   if (!m || m->narrowWidth < 32 || m->digits.empty())
     return false;
-  std::set<std::string> names;
   bool blocks = false;
   for (const IndexMap::Digit &d : m->digits) {
     if (d.loop || d.axis < 0 || d.rangeConst != 1)
       return false;
     blocks |= d.block;
-    names.insert(d.name);
   }
   // Cells below 2^31: at most 1024 threads in a block; blockIdx * blockDim
   // + threadIdx below 2^31 unless --huge-grids.
@@ -377,8 +385,7 @@ bool Encoder::idsTellApart(KernelModel &k, WriteOp w,
         !m->digits.back().block || lo.axis != m->digits.back().axis)
       return false;
   }
-  return llvm::all_of(
-      ids, [&](const std::string &id) { return names.count(id) != 0; });
+  return digitsInclude(*m, ids);
 }
 
 std::optional<z3::expr>
@@ -386,13 +393,7 @@ Encoder::instancesApartWhen(KernelModel &k, WriteOp w,
                             const std::set<std::string> &ids) {
   // indexMap makes every loop of the write a digit.
   const IndexMap *m = indexMap(k, w);
-  if (!m || m->narrowWidth < 32 || m->digits.empty())
-    return std::nullopt;
-  std::set<std::string> names;
-  for (const IndexMap::Digit &d : m->digits)
-    names.insert(d.name);
-  if (!llvm::all_of(ids,
-                    [&](const std::string &id) { return names.count(id); }))
+  if (!m || m->narrowWidth < 32 || m->digits.empty() || !digitsInclude(*m, ids))
     return std::nullopt;
   // Below the product of the ranges, every partial sum of the index is
   // below 2^31 too: the kernel's arithmetic computes the number exactly.
