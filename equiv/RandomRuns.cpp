@@ -385,6 +385,12 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         start[2 * i] = b;
         start[2 * i + 1] = g;
       }
+    // Sizes at the start launch's edges (n = 1 for one thread) before
+    // the solver, whose search takes a few hundred milliseconds: the runs'
+    // whole budget.
+    if (!holds(start))
+      if (std::vector<Values> edges = edgesOf(start); !edges.empty())
+        start = edges.front();
     if (!holds(start)) {
       LaunchFacts fresh(before, opts, /*forSolving=*/true);
       if (!fresh.facts)
@@ -440,6 +446,15 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         for (int d = 0; d < 8 && !admitted; ++d) {
           cand[i] = draws.in(range[i].first, range[i].second);
           admitted = holds(cand);
+          // Assumptions that tie a size to the launch (gridDim.x *
+          // blockDim.x >= n && gridDim.x * blockDim.x < n + blockDim.x)
+          // admit one grid per size: the sizes follow a launch dimension
+          // drawn, to one of its edges, so that several blocks run too.
+          if (!admitted && i < 6)
+            if (std::vector<Values> edges = edgesOf(cand); !edges.empty()) {
+              cand = edges[draws.in(0, (int64_t)edges.size() - 1)];
+              admitted = true;
+            }
         }
         if (admitted) {
           vals = cand;
@@ -448,14 +463,14 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
         // Assumptions that tie two values (blockDim.x == blockDim.y, a
         // square matrix's n == m) reject every value drawn for one alone:
         // the value is tried for each other one as well.
-        for (size_t j = 0; j < vals.size(); ++j) {
+        for (size_t j = 0; j < vals.size() && !admitted; ++j) {
           if (j == i || cand[i] < range[j].first || cand[i] > range[j].second)
             continue;
           Values tied = cand;
           tied[j] = cand[i];
           if (holds(tied)) {
             vals = tied;
-            break;
+            admitted = true;
           }
         }
       }
