@@ -80,7 +80,7 @@ bool SafetyCheck::toldApart(Query &q, const Access &a, const Access &b) {
   // assumptions keep below 2^31: a short query on the launch alone, where
   // the conflict query would bit-blast the index arithmetic of two
   // threads. Twins write equal values at each iteration as above, unless
-  // an atomic's result reaches them.
+  // an atomic's result reaches them: not in a kernel with any atomic.
   if (llvm::any_of(accesses,
                    [](const Access &x) { return x.rmw().has_value(); }))
     return false;
