@@ -133,6 +133,11 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
         return fail("named barrier");
       barrier = true;
       return true;
+    case Intrinsic::nvvm_membar_cta:
+    case Intrinsic::nvvm_membar_gl:
+    case Intrinsic::nvvm_membar_sys:
+      // Threads run one at a time: every access is seen in program order.
+      return true;
     case Intrinsic::assume:
       if (!(arg(0).bits & 1))
         assumeViolated = true;
@@ -493,6 +498,8 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
   case Instruction::PHI:
     ++f.pc;
     return Stop::Go;
+  case Instruction::Fence:
+    return next();
   default: {
     Val v;
     if (auto *op = dyn_cast<Operator>(&inst); op && evalOp(t, *op, v))

@@ -135,6 +135,10 @@ KV_REDUCE(__reduce_xor_sync, unsigned, xor)
 KV_DEV void __syncwarp(unsigned mask = 0xffffffff) {
   __nvvm_bar_warp_sync(mask);
 }
+// Memory fences (clang's __clang_cuda_device_functions.h).
+KV_DEV void __threadfence() { __nvvm_membar_gl(); }
+KV_DEV void __threadfence_block() { __nvvm_membar_cta(); }
+KV_DEV void __threadfence_system() { __nvvm_membar_sys(); }
 // libdevice's integer functions (the SDK's and clang's device_functions):
 // calls to __nv_*, which kvalidate models by their definition.
 extern "C" {
