@@ -157,7 +157,7 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
     // the source read 4-byte fields).
     std::map<std::string, unsigned> hints;
     if (!isBefore && out.before)
-      hints = arrayElemBytes(out.before, in->function->arg_size());
+      hints = arrayElemBytes(out.before, kvParamCount(*in->function));
     mlir::FailureOr<KernelOp> k = lowerFunction(
         *in->function, scratch, in->isSource, unroll, myPins, reportSplit,
         split, why, exact, hints, opts.testBreakLowering, !noBreakLoops,
@@ -170,7 +170,7 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
         continue;
       // And the other way round, where the after kernel reads narrower
       // elements than the before kernel did.
-      unsigned np = in->function->arg_size();
+      unsigned np = kvParamCount(*in->function);
       std::map<std::string, unsigned> bw = arrayElemBytes(out.before, np),
                                       aw = arrayElemBytes(slot, np);
       bool narrower = false;
@@ -213,7 +213,8 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
   // the same arrays, in the same order, in both (the before kernel's
   // first), whichever of them each kernel reads and in what order.
   if (before.function && after.function) {
-    unsigned nb = before.function->arg_size(), na = after.function->arg_size();
+    unsigned nb = kvParamCount(*before.function),
+             na = kvParamCount(*after.function);
     auto order = globalArrays(out.before, nb);
     for (auto &g : globalArrays(out.after, na))
       if (llvm::none_of(order, [&](auto &o) { return o.first == g.first; }))

@@ -556,32 +556,65 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
               " threads exceeds the limit of " + std::to_string(maxThreads);
     return r;
   }
-  // Pointer parameter #i is kv array #i, one object for the whole launch.
+  // Pointer parameter #i is kv array #i, one object for the whole launch
+  // (kv parameters count a by-value struct's scalars one by one).
   std::vector<Val> params;
-  for (const Argument &a : kernel.args()) {
-    unsigned i = a.getArgNo();
-    if (a.getType()->isPointerTy()) {
-      if (a.hasByValAttr() || i >= in.elemBytes.size() || !in.elemBytes[i] ||
-          in.elemBytes[i] > 8) {
+  unsigned i = 0;
+  auto param = [&](Type *ty) -> std::optional<Val> {
+    if (ty->isPointerTy()) {
+      if (i >= in.elemBytes.size() || !in.elemBytes[i] || in.elemBytes[i] > 8) {
         r.error = "parameter #" + std::to_string(i) + " is not a kv array";
-        return r;
+        return std::nullopt;
       }
       objs.emplace_back();
       objs.back().sparse = true;
       objs.back().arr = i;
       objs.back().elem = in.elemBytes[i];
-      params.push_back(Val{0, (int32_t)objs.size() - 1});
-    } else if (a.getType()->isIntegerTy() &&
-               a.getType()->getIntegerBitWidth() <= 64) {
-      params.push_back(Val{in.scalar(i).getZExtValue() &
-                           maskOf(a.getType()->getIntegerBitWidth())});
-    } else if (a.getType()->isFloatTy() || a.getType()->isDoubleTy()) {
-      params.push_back(Val{in.scalar(i).getZExtValue()});
-    } else {
-      r.error = "parameter #" + std::to_string(i) + " of type " +
-                typeName(a.getType());
+      return Val{0, (int32_t)objs.size() - 1};
+    }
+    if (ty->isIntegerTy() && ty->getIntegerBitWidth() <= 64)
+      return Val{in.scalar(i).getZExtValue() &
+                 maskOf(ty->getIntegerBitWidth())};
+    if (ty->isFloatTy() || ty->isDoubleTy())
+      return Val{in.scalar(i).getZExtValue()};
+    r.error = "parameter #" + std::to_string(i) + " of type " + typeName(ty);
+    return std::nullopt;
+  };
+  for (const Argument &a : kernel.args()) {
+    std::optional<std::vector<ByValLeaf>> leaves = byValLeaves(a);
+    if (!leaves) {
+      std::optional<Val> v = param(a.getType());
+      if (!v)
+        return r;
+      params.push_back(*v);
+      ++i;
+      continue;
+    }
+    if (leaves->empty()) {
+      r.error = "by-value parameter #" + std::to_string(a.getArgNo()) +
+                " of type " + typeName(a.getParamByValType());
       return r;
     }
+    // The struct's bytes, read only (a store to it, which would go to the
+    // thread's own copy, stops the run).
+    objs.emplace_back();
+    int32_t copy = (int32_t)objs.size() - 1;
+    objs.back().bytes.assign(dl.getTypeAllocSize(a.getParamByValType()), 0);
+    objs.back().readOnly = true;
+    for (const ByValLeaf &leaf : *leaves) {
+      std::optional<Val> v = param(leaf.type);
+      if (!v)
+        return r;
+      ++i;
+      Obj &o = objs[copy];
+      if (leaf.type->isPointerTy()) {
+        o.ptrs[(int64_t)leaf.offset] = *v;
+        continue;
+      }
+      for (uint64_t b = 0; b < dl.getTypeStoreSize(leaf.type); ++b)
+        o.bytes[leaf.offset + b] = (v->bits >> (8 * b)) & 0xff;
+    }
+    params.push_back(Val{0, copy});
   }
   uint64_t bdim[3] = {cfg.block[0], cfg.block[1], cfg.block[2]};
   uint64_t perBlock = bdim[0] * bdim[1] * bdim[2];

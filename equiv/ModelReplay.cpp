@@ -192,7 +192,7 @@ IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
     if (isa<GlobalArrayType, SharedArrayType>(t))
       bytes = getArrayElementType(t).getIntOrFloatBitWidth() / 8;
     in.elemBytes.push_back(bytes);
-    if (bytes && i >= ir.arg_size())
+    if (bytes && i >= kvParamCount(ir))
       globalArgs[op.getArgName(i).str()] = i;
   }
   in.globalArray =

@@ -206,6 +206,10 @@ bool Side::prepare(const Function &f) {
         return fail("a call that cannot be inlined at " + where(*c));
     }
   }
+  // The thread's own copy of a struct, which the steps do not model.
+  for (const Argument &a : fn->args())
+    if (a.hasByValAttr())
+      return fail("a by-value struct parameter");
   // Private variables into registers (the source's are in memory), then
   // small loops of a constant trip count unrolled in full, in both kernels
   // alike, and what they kept in private arrays promoted too.

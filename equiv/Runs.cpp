@@ -9,6 +9,7 @@
 #include "equiv/RandomRuns.h"
 #include "equiv/RunsInternal.h"
 #include "equiv/Safety.h"
+#include "passes/lower/LowerToKV.h"
 #include "smt-encode/Debug.h"
 
 #include "llvm/IR/Instructions.h"
@@ -127,7 +128,7 @@ ExecResult runKernel(KernelOp k, const llvm::Function *ir, bool irOnly,
   irIn.noSignedOverflow = isSource;
   ExecResult r = executeIR(*ir, cfg, irIn, maxThreads, maxSteps);
   for (auto it = r.written.begin(); it != r.written.end();)
-    it = it->first >= ir->arg_size() ? r.written.erase(it) : std::next(it);
+    it = it->first >= kvParamCount(*ir) ? r.written.erase(it) : std::next(it);
   return r;
 }
 

@@ -460,7 +460,8 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
         kv::executeIR(*ir, cex.cfg, kv::irInputsFor(k, *ir, in), ~uint64_t(0));
     // The parameters' arrays: __shared__ ones may be laid out differently.
     for (auto it = r.written.begin(); it != r.written.end();)
-      it = it->first >= ir->arg_size() ? r.written.erase(it) : std::next(it);
+      it = it->first >= kv::kvParamCount(*ir) ? r.written.erase(it)
+                                              : std::next(it);
     return r;
   };
   kv::ExecResult rb = run(before, beforeIR, inB);

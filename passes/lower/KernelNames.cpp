@@ -250,10 +250,12 @@ static std::vector<std::string> namesInDefinition(llvm::StringRef text,
 /// locations -Rpass asks for), else the one definition of that name in the
 /// module's main file. Empty when that is not found, ambiguous, or does not
 /// match the IR's parameter count (a macro-made parameter list).
-static std::vector<std::string>
-parameterNamesFromSource(const llvm::Function &f) {
+/// The source file that defines \p f (its subprogram's, else the module's
+/// main file), or null; \p line is the subprogram's line (0 without one).
+static std::unique_ptr<llvm::MemoryBuffer> sourceOf(const llvm::Function &f,
+                                                    unsigned &line) {
   std::string path;
-  unsigned line = 0;
+  line = 0;
   if (const llvm::DISubprogram *sp = f.getSubprogram()) {
     llvm::SmallString<256> p(sp->getFilename());
     if (!llvm::sys::path::is_absolute(p) && !sp->getDirectory().empty()) {
@@ -266,11 +268,142 @@ parameterNamesFromSource(const llvm::Function &f) {
     path = f.getParent()->getSourceFileName();
   }
   if (path.empty())
-    return {};
+    return nullptr;
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf || (*buf)->getBufferSize() > (64u << 20))
+    return nullptr;
+  return std::move(*buf);
+}
+
+/// \p text with comments made spaces (string literals are not looked at).
+static std::string withoutComments(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '/' && i + 1 < text.size() &&
+        (text[i + 1] == '/' || text[i + 1] == '*')) {
+      bool line = text[i + 1] == '/';
+      size_t end = text.find(line ? "\n" : "*/", i + 2);
+      if (end == llvm::StringRef::npos)
+        break;
+      i = line ? end - 1 : end + 1;
+      out += ' ';
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+/// The data members of the definition `struct NAME {...}` (or `class`) in
+/// \p text, one name per declarator in order (`float a, b[3];` is a, b):
+/// member functions, static members, types and access labels are skipped.
+/// Empty when there is no such definition, or two that differ.
+static std::vector<std::string> fieldsInDefinition(llvm::StringRef text,
+                                                   llvm::StringRef name) {
+  auto isId = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  std::optional<std::vector<std::string>> found;
+  for (size_t at = text.find(name); at != llvm::StringRef::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && isId(text[at - 1])) ||
+        (end < text.size() && isId(text[end])))
+      continue;
+    llvm::StringRef head = text.take_front(at).rtrim();
+    if (!head.ends_with("struct") && !head.ends_with("class"))
+      continue;
+    size_t open = text.find_first_not_of(" \t\r\n", end);
+    if (open == llvm::StringRef::npos || text[open] != '{')
+      continue;
+    // Declarations end at a `;` or at the `}` of a member function's body.
+    std::vector<std::string> fields;
+    std::string decl;
+    int depth = 0;
+    bool valid = true;
+    size_t i = open + 1;
+    auto finish = [&]() {
+      llvm::StringRef d = llvm::StringRef(decl).trim();
+      for (llvm::StringRef label : {"public:", "private:", "protected:"})
+        if (d.starts_with(label))
+          d = d.drop_front(label.size()).trim();
+      decl.clear();
+      if (d.empty() || d.contains('(') || d.starts_with("static ") ||
+          d.starts_with("typedef ") || d.starts_with("using ") ||
+          d.starts_with("friend ") || d.starts_with("struct ") ||
+          d.starts_with("enum ") || d.starts_with("template"))
+        return;
+      llvm::SmallVector<llvm::StringRef> declarators;
+      d.split(declarators, ',');
+      for (llvm::StringRef one : declarators) {
+        one = one.take_front(one.find('=')).take_front(one.find('['));
+        one = one.take_front(one.find(':')).rtrim();
+        size_t s = one.size();
+        while (s > 0 && isId(one[s - 1]))
+          --s;
+        llvm::StringRef id = one.drop_front(s);
+        if (id.empty() || llvm::isDigit(id[0])) {
+          valid = false;
+          return;
+        }
+        fields.push_back(id.str());
+      }
+    };
+    for (; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '{' || c == '(' || c == '[' || c == '<')
+        ++depth;
+      if (c == '}' || c == ')' || c == ']' || c == '>') {
+        if (depth == 0)
+          break;
+        if (--depth == 0 && c == '}') {
+          decl.clear(); // a member function's body
+          continue;
+        }
+      }
+      if (c == ';' && depth == 0) {
+        finish();
+        continue;
+      }
+      // A template's arguments hold commas that separate no declarators.
+      decl += depth && c == ',' ? ' ' : c;
+    }
+    if (i >= text.size() || !valid)
+      continue;
+    if (found && *found != fields)
+      return {};
+    found = fields;
+  }
+  return found ? *found : std::vector<std::string>();
+}
+
+FieldNames sourceFieldNames(const llvm::Function &f) {
+  unsigned line;
+  std::shared_ptr<llvm::MemoryBuffer> buf = sourceOf(f, line);
+  if (!buf)
+    return nullptr;
+  auto text = std::make_shared<std::string>(withoutComments(buf->getBuffer()));
+  return [text](llvm::StructType *st) -> std::vector<std::string> {
+    if (!st->hasName())
+      return {};
+    // `struct.P`, `class.ns::P`, `struct.P.1` (a second type of that name).
+    llvm::StringRef name = st->getName();
+    name = name.substr(name.find('.') + 1);
+    name = name.take_front(name.find('<'));
+    name = name.substr(name.rfind(':') + 1);
+    name = name.take_front(name.find('.'));
+    if (name.empty())
+      return {};
+    return fieldsInDefinition(*text, name);
+  };
+}
+
+static std::vector<std::string>
+parameterNamesFromSource(const llvm::Function &f) {
+  unsigned line;
+  std::unique_ptr<llvm::MemoryBuffer> buf = sourceOf(f, line);
+  if (!buf)
     return {};
-  llvm::StringRef text = (*buf)->getBuffer();
+  llvm::StringRef text = buf->getBuffer();
   std::string full = sourceName(f.getName());
   llvm::StringRef name(full);
   name = name.take_front(name.find('<'));

@@ -253,4 +253,80 @@ void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {
 }
 
 } // namespace lowering
+
+/// The names' suffixes of scalarLeaves(\p t)'s leaves, in the same order:
+/// a struct's fields by \p fields' names where it has them.
+static void leafPaths(llvm::Type *t, const std::string &prefix,
+                      const FieldNames &fields, std::vector<std::string> &out) {
+  if (auto *st = llvm::dyn_cast<llvm::StructType>(t)) {
+    std::vector<std::string> names;
+    if (fields)
+      names = fields(st);
+    if (names.size() != st->getNumElements())
+      names.clear();
+    for (unsigned i = 0; i < st->getNumElements(); ++i)
+      leafPaths(st->getElementType(i),
+                prefix + "." + (names.empty() ? std::to_string(i) : names[i]),
+                fields, out);
+    return;
+  }
+  uint64_t n = 0;
+  llvm::Type *e = nullptr;
+  if (auto *at = llvm::dyn_cast<llvm::ArrayType>(t))
+    n = at->getNumElements(), e = at->getElementType();
+  else if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(t))
+    n = vt->getNumElements(), e = vt->getElementType();
+  if (!e) {
+    out.push_back(prefix);
+    return;
+  }
+  for (uint64_t i = 0; i < n && out.size() <= 64; ++i)
+    leafPaths(e, prefix + "." + std::to_string(i), fields, out);
+}
+
+std::optional<std::vector<ByValLeaf>> byValLeaves(const llvm::Argument &a,
+                                                  const FieldNames &fields) {
+  if (!a.hasByValAttr())
+    return std::nullopt;
+  llvm::Type *t = a.getParamByValType();
+  const llvm::DataLayout &dl = a.getParent()->getParent()->getDataLayout();
+  llvm::SmallVector<std::pair<uint64_t, llvm::Type *>> leaves;
+  std::vector<std::string> paths;
+  std::vector<ByValLeaf> out;
+  if (!lowering::scalarLeaves(t, 0, dl, leaves, 64))
+    return out;
+  leafPaths(t, "", fields, paths);
+  if (paths.size() != leaves.size())
+    return out;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    llvm::Type *lt = leaves[i].second;
+    bool scalar = lt->isPointerTy() || lt->isFloatTy() || lt->isDoubleTy() ||
+                  (lt->isIntegerTy() && lt->getIntegerBitWidth() <= 64);
+    if (!scalar)
+      return std::vector<ByValLeaf>();
+    out.push_back({leaves[i].first, lt, paths[i]});
+  }
+  return out;
+}
+
+unsigned kvParamIndex(const llvm::Argument &a) {
+  unsigned n = 0;
+  for (const llvm::Argument &b : a.getParent()->args()) {
+    if (&b == &a)
+      break;
+    auto leaves = byValLeaves(b);
+    n += leaves && !leaves->empty() ? leaves->size() : 1;
+  }
+  return n;
+}
+
+unsigned kvParamCount(const llvm::Function &f) {
+  unsigned n = 0;
+  for (const llvm::Argument &b : f.args()) {
+    auto leaves = byValLeaves(b);
+    n += leaves && !leaves->empty() ? leaves->size() : 1;
+  }
+  return n;
+}
+
 } // namespace kv

@@ -624,8 +624,9 @@ static std::map<std::string, unsigned> accessBytes(const llvm::Function &f) {
         continue;
       const llvm::Value *base = llvm::getUnderlyingObject(ptr);
       std::string key;
-      if (auto *a = dyn_cast<llvm::Argument>(base); a && a->getParent() == &f)
-        key = "#" + std::to_string(a->getArgNo());
+      if (auto *a = dyn_cast<llvm::Argument>(base);
+          a && a->getParent() == &f && !a->hasByValAttr())
+        key = "#" + std::to_string(kvParamIndex(*a));
       else if (auto *gv = dyn_cast<llvm::GlobalVariable>(base);
                gv && gv->getAddressSpace() == 3)
         key = variableName(gv->getName());
@@ -656,32 +657,70 @@ FailureOr<KernelOp> Lowerer::run() {
       unsignedNames.push_back(names[a.getArgNo()]);
   if (!unsignedNames.empty())
     kernel.setUnsignedParamsAttr(b.getStrArrayAttr(unsignedNames));
+  // A pointer parameter is a global array; an integer or float, a scalar
+  // (or the constant a case pins it to).
+  auto arrayParam = [&]() {
+    Value arr = blk->addArgument(GlobalArrayType::get(ctx, b.getI8Type()),
+                                 UnknownLoc::get(ctx));
+    arrayKeys[arr] = "#" + std::to_string(blk->getNumArguments() - 1);
+    SymVal p;
+    p.kind = SymVal::ArrayPtr;
+    p.array = arr;
+    return p;
+  };
+  auto scalarParam = [&](llvm::Type *ty, const std::string &name) {
+    Value v = blk->addArgument(typeFor(ty), UnknownLoc::get(ctx));
+    auto pin = opts.pins.find(name);
+    if (pin != opts.pins.end() && ty->isIntegerTy())
+      v = arith::ConstantOp::create(
+          b, UnknownLoc::get(ctx), v.getType(),
+          IntegerAttr::get(v.getType(),
+                           llvm::APInt(ty->getIntegerBitWidth(),
+                                       (uint64_t)pin->second, true)));
+    return scalar(v);
+  };
+  // A by-value struct or array is the thread's own copy of its scalars,
+  // each a kv parameter: private memory that holds them at its entry.
+  std::vector<PrivStore> byValCopies;
+  FieldNames fields;
+  for (const llvm::Argument &a : f.args())
+    if (a.hasByValAttr() && !fields)
+      fields = sourceFieldNames(f);
   for (const llvm::Argument &a : f.args()) {
     const std::string &name = names[a.getArgNo()];
-    if (a.getType()->isPointerTy()) {
-      if (a.hasByValAttr()) {
+    if (auto leaves = byValLeaves(a, fields)) {
+      if (leaves->empty()) {
         curInst = nullptr;
-        fail("by-value struct parameter '" + name + "'");
+        fail("by-value parameter '" + name + "' of type " +
+             typeName(a.getParamByValType()) +
+             " (a field of another kind than integer, float and pointer, "
+             "or more than 64 of them)");
         break;
       }
-      Value arr = blk->addArgument(GlobalArrayType::get(ctx, b.getI8Type()),
-                                   UnknownLoc::get(ctx));
-      argArrays[&a] = arr;
-      arrayKeys[arr] = "#" + std::to_string(a.getArgNo());
-      SymVal p;
-      p.kind = SymVal::ArrayPtr;
-      p.array = arr;
-      paramVals[&a] = p;
+      SymVal copy;
+      copy.kind = SymVal::PrivPtr;
+      copy.obj = nextObj++;
+      objTypes[copy.obj] = a.getParamByValType();
+      const llvm::DataLayout &dl = f.getParent()->getDataLayout();
+      for (const ByValLeaf &leaf : *leaves) {
+        std::string leafName = name + leaf.path;
+        PrivStore ps;
+        ps.obj = copy.obj;
+        ps.off.constant = (int64_t)leaf.offset;
+        ps.size = dl.getTypeStoreSize(leaf.type);
+        ps.val = leaf.type->isPointerTy() ? arrayParam()
+                                          : scalarParam(leaf.type, leafName);
+        byValCopies.push_back(ps);
+        argNames.push_back(leafName);
+      }
+      paramVals[&a] = copy;
+      continue;
+    }
+    if (a.getType()->isPointerTy()) {
+      paramVals[&a] = arrayParam();
+      argArrays[&a] = paramVals[&a].array;
     } else if (a.getType()->isIntegerTy() || a.getType()->isFloatingPointTy()) {
-      Value v = blk->addArgument(typeFor(a.getType()), UnknownLoc::get(ctx));
-      auto pin = opts.pins.find(name);
-      if (pin != opts.pins.end() && a.getType()->isIntegerTy())
-        v = arith::ConstantOp::create(
-            b, UnknownLoc::get(ctx), v.getType(),
-            IntegerAttr::get(v.getType(),
-                             llvm::APInt(a.getType()->getIntegerBitWidth(),
-                                         (uint64_t)pin->second, true)));
-      paramVals[&a] = scalar(v);
+      paramVals[&a] = scalarParam(a.getType(), name);
     } else {
       fail("parameter '" + name + "' of type " + typeName(a.getType()));
       break;
@@ -694,6 +733,10 @@ FailureOr<KernelOp> Lowerer::run() {
   } else if (!failed) {
     State s;
     s.guard = i1(true);
+    for (PrivStore &ps : byValCopies) {
+      ps.guard = s.guard;
+      s.stores.push_back(ps);
+    }
     initConstantTables(f, s);
     // The walk recurses at each branch until its join, and a loop's exit
     // test is such a branch: its depth grows with the iterations unrolled

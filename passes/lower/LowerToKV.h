@@ -16,6 +16,7 @@
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Support/MathExtras.h"
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -117,6 +118,29 @@ std::map<std::string, unsigned> arrayElemBytes(KernelOp k, unsigned numParams);
 /// and the instruction when there is no debug info.
 std::string describeLocation(const llvm::Instruction *inst,
                              bool outermost = true);
+
+/// One scalar a by-value struct or array parameter passes: its byte offset
+/// in the parameter, its type, and its name's suffix (".1", ".2.0": the
+/// field and element indices from the outermost type in).
+struct ByValLeaf {
+  uint64_t offset;
+  llvm::Type *type;
+  std::string path;
+};
+/// The field names of a struct type, or none (its fields are numbered).
+using FieldNames = std::function<std::vector<std::string>(llvm::StructType *)>;
+/// The scalars (integers, floats, pointers) of \p a's by-value type, in
+/// offset order: the kv parameters it is. None when \p a is not `byval`;
+/// empty when its type has a scalar of another kind, or more than 64.
+std::optional<std::vector<ByValLeaf>>
+byValLeaves(const llvm::Argument &a, const FieldNames &fields = nullptr);
+/// The field names of the structs \p f's source file defines (`struct P {
+/// float a, b; int n[4]; };`), looked up by the struct type's name.
+FieldNames sourceFieldNames(const llvm::Function &f);
+/// The kv parameter \p a is (its first, for a by-value aggregate).
+unsigned kvParamIndex(const llvm::Argument &a);
+/// How many kv parameters \p f's parameters are.
+unsigned kvParamCount(const llvm::Function &f);
 
 /// The source-level name of a (possibly mangled) function: for C++ names the
 /// qualified function name with template arguments, without parameters.

@@ -2,13 +2,13 @@
 // device function that calls itself twice doubles the body each round.
 // Sixteen rounds took clang to gigabytes and out of memory on a recursive
 // interval solver (the plugin tries the relational proof where the model
-// cannot take a kernel, here for its by-value struct parameter). Now the
+// cannot take a kernel, here for its recursion). Now the
 // inlining stops at 20,000 instructions: the kernel is named unsupported,
 // in a compile that stays small.
 //
 // RUN: sh -c 'ulimit -v 3000000 && exec %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
 // RUN:   -mllvm -kvalidate-cache= %s -o /dev/null' 2>&1 | FileCheck %s --implicit-check-not=error:
-// CHECK: remark: kvalidate: kernel 'bisect': unsupported: before optimization: {{.*}}by-value struct parameter 'range'; relational proof: before kernel: calls that inline to more than 20000 instructions (recursion?)
+// CHECK: remark: kvalidate: kernel 'bisect': unsupported: before optimization: {{.*}}call nesting deeper than 16 (recursion?){{.*}}; relational proof: before kernel: calls that inline to more than 20000 instructions (recursion?)
 
 struct Range {
   float lo, hi;
