@@ -72,6 +72,13 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
       asmOp && !asmOp->hasSideEffects() && c.doesNotAccessMemory() &&
       !c.getType()->isVoidTy())
     return set(opaque());
+  if (!callee && !c.isInlineAsm()) {
+    Val p = get(t, c.getCalledOperand());
+    if (p.obj == Val::Fn)
+      callee = reinterpret_cast<const Function *>((uintptr_t)p.bits);
+    if (callee && callee->getFunctionType() != c.getFunctionType())
+      return fail("call through a pointer to a function of another type");
+  }
   if (!callee)
     return fail(c.isInlineAsm() ? "inline assembly" : "indirect call");
   auto arg = [&](unsigned i) { return get(t, c.getArgOperand(i)); };

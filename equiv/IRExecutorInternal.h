@@ -39,7 +39,9 @@ using namespace llvm;
 struct Val {
   uint64_t bits = 0;
   int32_t obj = Scalar;
-  static constexpr int32_t Scalar = -1, Null = -2, Agg = -3, Opaque = -4;
+  /// Fn: a pointer to the function whose address `bits` holds.
+  static constexpr int32_t Scalar = -1, Null = -2, Agg = -3, Opaque = -4,
+                           Fn = -5;
   bool isPtr() const { return obj >= 0 || obj == Null; }
 };
 

@@ -50,6 +50,8 @@ Val IRRunner::constant(ThreadState &t, const Constant *c) {
     return Val{0, Val::Null};
   if (isa<UndefValue>(c) || isa<ConstantAggregateZero>(c))
     return zeroOf(t, c->getType());
+  if (auto *fn = dyn_cast<Function>(c))
+    return Val{(uint64_t)(uintptr_t)fn, Val::Fn};
   if (auto *gv = dyn_cast<GlobalVariable>(c)) {
     int32_t o = objectOf(*gv);
     return o < 0 ? Val{} : Val{0, o};
@@ -101,6 +103,11 @@ bool IRRunner::constantBytes(const Constant *c, int32_t obj, uint64_t off) {
     uint64_t n = dl.getTypeStoreSize(ty);
     for (uint64_t i = 0; i < n && i < 8; ++i)
       objs[obj].bytes[off + i] = (bits >> (8 * i)) & 0xff;
+    return true;
+  }
+  // A function's address: a pointer the object holds, as a stored one is.
+  if (auto *fn = dyn_cast<Function>(c)) {
+    objs[obj].ptrs[(int64_t)off] = Val{(uint64_t)(uintptr_t)fn, Val::Fn};
     return true;
   }
   if (auto *st = dyn_cast<StructType>(ty)) {

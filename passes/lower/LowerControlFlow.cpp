@@ -28,6 +28,22 @@ SymVal Lowerer::mergeVal(const SymVal &t, const SymVal &e, Value c) {
     }
     return scalar(select(c, t.scalar, e.scalar));
   }
+  if (t.kind == SymVal::FnPtr && e.kind == SymVal::FnPtr) {
+    // Each target under its own condition, on the side of c it came from.
+    SymVal r;
+    r.kind = SymVal::FnPtr;
+    for (auto [side, cond] : {std::pair{&t, c}, std::pair{&e, notI1(c)}})
+      for (auto &[fn, when] : side->fns) {
+        Value w = andI1(cond, when);
+        auto same =
+            llvm::find_if(r.fns, [&](auto &x) { return x.first == fn; });
+        if (same == r.fns.end())
+          r.fns.push_back({fn, w});
+        else
+          same->second = b.createOrFold<arith::OrIOp>(loc, same->second, w);
+      }
+    return r;
+  }
   if (t.kind == e.kind && t.obj == e.obj && t.array == e.array && t.isPtr()) {
     // The offsets' common factor stays outside the select: an element
     // index into an array of 4-byte elements stays a multiple of 4.

@@ -266,8 +266,10 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         ops, typeFor(call.getType())));
     return;
   }
+  if (!callee && !call.isInlineAsm())
+    return execIndirectCall(call, s);
   if (!callee)
-    return fail(call.isInlineAsm() ? "inline assembly" : "indirect call");
+    return fail("inline assembly");
   llvm::StringRef name = callee->getName();
   if (name.contains("grid_group4sync") || name.contains("details4grid4sync"))
     return fail("grid-wide barrier (cooperative groups' grid.sync()): the "
@@ -537,6 +539,37 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   SymVal r = callFunction(*callee, call, s);
   if (!call.getType()->isVoidTy())
     s.vals[&call] = r;
+}
+
+void Lowerer::execIndirectCall(const llvm::CallBase &call, State &s) {
+  SymVal target = eval(call.getCalledOperand(), s);
+  if (failed)
+    return;
+  if (target.kind != SymVal::FnPtr)
+    return fail("call through a pointer to a function the model cannot "
+                "name (a parameter, or loaded from memory the host may "
+                "write)");
+  // One call per target, each under the condition that it is the one, as
+  // the branches of a switch over the targets would be.
+  Value outer = s.guard;
+  SymVal result;
+  for (auto &[fn, when] : target.fns) {
+    if (isFalse(when))
+      continue;
+    if (fn->isDeclaration() || fn->getFunctionType() != call.getFunctionType())
+      return fail("call through a pointer to '" + sourceName(fn->getName()) +
+                  "', " +
+                  (fn->isDeclaration() ? "which has no body here"
+                                       : "whose type is not the call's"));
+    s.guard = andI1(outer, when);
+    SymVal r = callFunction(*fn, call, s);
+    s.guard = outer;
+    if (failed)
+      return;
+    result = result.kind == SymVal::None ? r : mergeVal(r, result, when);
+  }
+  if (!call.getType()->isVoidTy())
+    s.vals[&call] = result;
 }
 
 SymVal Lowerer::callFunction(const llvm::Function &callee,

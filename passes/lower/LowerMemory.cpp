@@ -396,7 +396,7 @@ SymVal Lowerer::loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s) {
 void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
   auto set = [&](SymVal v) { s.vals[gep] = std::move(v); };
   SymVal p = eval(gep->getPointerOperand(), s);
-  if (!p.isPtr() || p.kind == SymVal::NullPtr)
+  if (!p.isPtr() || p.kind == SymVal::NullPtr || p.kind == SymVal::FnPtr)
     return failed ? void() : fail("address computed from an unknown pointer");
   const llvm::DataLayout &dl = f.getParent()->getDataLayout();
   for (llvm::gep_type_iterator gi = llvm::gep_type_begin(gep),

@@ -55,7 +55,8 @@ struct SymVal {
   /// it may be moved, computed with, kept; a branch, address or write fails.
   /// Aggregate: a struct or array value (a load of a whole struct, a
   /// struct returned by value), one SymVal per scalar, in the order of
-  /// their offsets.
+  /// their offsets. FnPtr: a pointer to one of a few functions, each with
+  /// the condition under which it is the one.
   enum Kind {
     None,
     LoopResult,
@@ -64,7 +65,8 @@ struct SymVal {
     Aggregate,
     PrivPtr,
     ArrayPtr,
-    NullPtr
+    NullPtr,
+    FnPtr
   } kind = None;
   Value scalar;                              // Scalar
   unsigned obj = 0;                          // PrivPtr: private object id
@@ -72,10 +74,11 @@ struct SymVal {
   Linear off;                                // pointers: byte offset
   std::vector<SymVal> parts;                 // Aggregate
   const llvm::Instruction *origin = nullptr; // Opaque
+  std::vector<std::pair<const llvm::Function *, Value>> fns; // FnPtr
   bool isPtr() const { return kind >= PrivPtr; }
   bool operator==(const SymVal &o) const {
     return kind == o.kind && scalar == o.scalar && obj == o.obj &&
-           array == o.array && off == o.off && parts == o.parts;
+           array == o.array && off == o.off && parts == o.parts && fns == o.fns;
   }
 };
 

@@ -69,6 +69,12 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
     p.array = a;
     return p;
   }
+  if (auto *fn = dyn_cast<llvm::Function>(c)) {
+    SymVal p;
+    p.kind = SymVal::FnPtr;
+    p.fns.push_back({fn, i1(true)});
+    return p;
+  }
   if (auto *ce = dyn_cast<llvm::ConstantExpr>(c)) {
     // Evaluate the expression as an instruction would be.
     llvm::Instruction *inst = ce->getAsInstruction();

@@ -668,6 +668,8 @@ private:
   const llvm::BasicBlock *boundedExit(const llvm::BasicBlock *bb,
                                       const llvm::BasicBlock *succ0,
                                       const llvm::BasicBlock *succ1);
+  /// A call through a pointer to one of a few known functions (FnPtr).
+  void execIndirectCall(const llvm::CallBase &call, State &s);
   SymVal callFunction(const llvm::Function &callee, const llvm::CallBase &call,
                       State &s);
   Value loadArray(Value array, const Linear &off, llvm::Type *ty, Value guard);
