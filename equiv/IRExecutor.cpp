@@ -133,6 +133,10 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     case Intrinsic::nvvm_vote_uni_sync:
     case Intrinsic::nvvm_activemask:
     case Intrinsic::nvvm_bar_warp_sync:
+    case Intrinsic::nvvm_vote_ballot:
+    case Intrinsic::nvvm_vote_any:
+    case Intrinsic::nvvm_vote_all:
+    case Intrinsic::nvvm_vote_uni:
       return parkVote(t, c, id);
     case Intrinsic::nvvm_barrier_cta_sync_aligned_all:
     case Intrinsic::nvvm_barrier_cta_sync_all:

@@ -54,16 +54,23 @@ bool IRRunner::parkShuffle(ThreadState &t, const CallBase &c,
 bool IRRunner::parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id) {
   // activemask: a ballot of true; __syncwarp(mask): a vote on nothing; a
   // reduction (redux.sync): a vote on its value, with the mask last.
+  // A legacy vote (__any): its predicate alone, of the lanes that execute
+  // it, as __activemask() is.
+  bool legacy = syncVoteOfLegacy(id) != Intrinsic::not_intrinsic;
+  if (legacy)
+    id = syncVoteOfLegacy(id);
   bool active = id == Intrinsic::nvvm_activemask;
   bool sync = id == Intrinsic::nvvm_bar_warp_sync;
   unsigned maskArg = isReduxIntrinsic(id) ? 1 : 0;
   Frame &f = t.stack.back();
   t.shuffle.call = &c;
-  t.shuffle.value =
-      active || sync ? Val{1} : get(t, c.getArgOperand(1 - maskArg));
+  t.shuffle.value = active || sync ? Val{1}
+                    : legacy       ? get(t, c.getArgOperand(0))
+                                   : get(t, c.getArgOperand(1 - maskArg));
   t.shuffle.srcLane = 0;
-  t.shuffle.mask =
-      active ? 0xffffffff : get(t, c.getArgOperand(maskArg)).bits & 0xffffffff;
+  t.shuffle.mask = active || legacy
+                       ? 0xffffffff
+                       : get(t, c.getArgOperand(maskArg)).bits & 0xffffffff;
   t.shuffle.resultReg = sync ? 0 : f.base + f.info->slots.lookup(&c);
   t.shuffle.vote = id;
   return true;

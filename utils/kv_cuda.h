@@ -119,6 +119,10 @@ KV_DEV int __all_sync(unsigned mask, int p) {
   return __nvvm_vote_all_sync(mask, p);
 }
 KV_DEV unsigned __activemask() { return __nvvm_activemask(); }
+// The legacy votes, of the lanes that execute them (clang's headers).
+KV_DEV int __any(int p) { return __nvvm_vote_any(p); }
+KV_DEV int __all(int p) { return __nvvm_vote_all(p); }
+KV_DEV unsigned __ballot(int p) { return __nvvm_vote_ballot(p); }
 // sm_80's warp reductions (redux.sync).
 #define KV_REDUCE(NAME, T, OP)                                                 \
   KV_DEV T NAME(unsigned mask, T v) { return __nvvm_redux_sync_##OP(v, mask); }

@@ -383,6 +383,10 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     case llvm::Intrinsic::nvvm_vote_all_sync:
     case llvm::Intrinsic::nvvm_vote_uni_sync:
     case llvm::Intrinsic::nvvm_activemask:
+    case llvm::Intrinsic::nvvm_vote_ballot:
+    case llvm::Intrinsic::nvvm_vote_any:
+    case llvm::Intrinsic::nvvm_vote_all:
+    case llvm::Intrinsic::nvvm_vote_uni:
       return execVote(call, id, s);
     case llvm::Intrinsic::lifetime_start:
     case llvm::Intrinsic::lifetime_end:

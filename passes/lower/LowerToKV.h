@@ -14,6 +14,7 @@
 #include "kv/KVDialect.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Support/MathExtras.h"
 #include <functional>
@@ -156,6 +157,25 @@ std::string globalArrayName(llvm::StringRef mangled);
 
 /// Whether \p f is a CUDA kernel (ptx_kernel calling convention).
 bool isKernel(const llvm::Function &f);
+
+/// The `.sync` vote a legacy one (`__any`, `__all`, `__ballot`: a vote of
+/// the warp's lanes that execute it, its predicate the only operand) is
+/// with a mask of all lanes, which the model and the replay take as the
+/// lanes that execute it; not_intrinsic for the others.
+inline llvm::Intrinsic::ID syncVoteOfLegacy(llvm::Intrinsic::ID id) {
+  switch (id) {
+  case llvm::Intrinsic::nvvm_vote_any:
+    return llvm::Intrinsic::nvvm_vote_any_sync;
+  case llvm::Intrinsic::nvvm_vote_all:
+    return llvm::Intrinsic::nvvm_vote_all_sync;
+  case llvm::Intrinsic::nvvm_vote_uni:
+    return llvm::Intrinsic::nvvm_vote_uni_sync;
+  case llvm::Intrinsic::nvvm_vote_ballot:
+    return llvm::Intrinsic::nvvm_vote_ballot_sync;
+  default:
+    return llvm::Intrinsic::not_intrinsic;
+  }
+}
 
 /// The libdevice name of a PTX integer intrinsic whose result PTX defines
 /// bit for bit (sad, mul24, prmt), as the lowering and both executors model

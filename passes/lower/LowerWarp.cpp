@@ -175,8 +175,15 @@ void Lowerer::execVote(const llvm::CallBase &call, llvm::Intrinsic::ID id,
     return fail("warp vote in a loop with a symbolic trip count");
   Type i32 = b.getI32Type();
   bool active = id == llvm::Intrinsic::nvvm_activemask;
-  Value mask = active ? cst(i32, -1) : evalScalar(call.getArgOperand(0), s);
-  Value p = active ? i1(true) : evalScalar(call.getArgOperand(1), s);
+  // A legacy vote: of the lanes that execute it, as __activemask() is.
+  bool legacy = syncVoteOfLegacy(id) != llvm::Intrinsic::not_intrinsic;
+  if (legacy)
+    id = syncVoteOfLegacy(id);
+  Value mask =
+      active || legacy ? cst(i32, -1) : evalScalar(call.getArgOperand(0), s);
+  Value p = active   ? i1(true)
+            : legacy ? evalScalar(call.getArgOperand(0), s)
+                     : evalScalar(call.getArgOperand(1), s);
   if (failed)
     return;
   if (p.getType() != b.getI1Type())
