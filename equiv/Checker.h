@@ -46,6 +46,9 @@ int exitCode(Verdict v);
 
 struct Counterexample {
   uint64_t gridDim[3] = {1, 1, 1}, blockDim[3] = {1, 1, 1};
+  /// Set by confirmOnIR where a kernel's LLVM IR did not run: the
+  /// difference is only the models', no counterexample.
+  bool onlyModels = false;
   /// Scalar parameters by source name (as signed values of their width;
   /// the bits of an unsigned one, named in unsignedScalars).
   std::vector<std::pair<std::string, int64_t>> scalars;

@@ -62,6 +62,12 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
   };
   if (std::optional<LaneRegister> r = laneRegisterAsm(c))
     return set(Val{laneRegisterValue(*r, laneOf(t))});
+  if (isWideMadInlinePtx(c)) {
+    uint64_t w = (uint64_t)(uint32_t)get(t, c.getArgOperand(0)).bits *
+                     (uint32_t)get(t, c.getArgOperand(1)).bits +
+                 (uint32_t)get(t, c.getArgOperand(2)).bits;
+    return set(aggregate(t, {Val{w & 0xffffffff}, Val{w >> 32}}));
+  }
   if (StringRef op = exactInlinePtx(c); !op.empty())
     return set(Val{
         exactInlinePtxValue(op, (uint32_t)get(t, c.getArgOperand(0)).bits)});

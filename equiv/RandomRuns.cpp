@@ -278,6 +278,9 @@ findByRunning(KernelOp before, KernelOp after, const CheckOptions &opts,
       if (std::optional<std::string> d =
               confirmOnIR(opts, before, after, cfg, inB, inA, rb, ra, *cex,
                           maxThreads, maxSteps)) {
+        // Unconfirmed (an IR that does not run): the proof decides.
+        if (cex->onlyModels)
+          continue;
         disagreement = *d;
         return true;
       }

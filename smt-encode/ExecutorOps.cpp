@@ -426,6 +426,27 @@ std::optional<APInt> nativeApply(llvm::StringRef fn, llvm::ArrayRef<APInt> args,
       return r && r->getBitWidth() == width ? r : std::nullopt;
     }
   }
+  // PTX's IEEE-rounded arithmetic, subnormals kept (not .ftz): the host's.
+  if (fn.starts_with("llvm.nvvm.") && fn.contains(".rn.") &&
+      !fn.contains(".ftz")) {
+    llvm::StringRef op = fn.drop_front(strlen("llvm.nvvm.")).split('.').first;
+    llvm::StringRef ty = fn.ends_with(".f")   ? "f32"
+                         : fn.ends_with(".d") ? "f64"
+                                              : "";
+    if (!ty.empty() && op == "fma" && args.size() == 3)
+      return nativeApply(("llvm.fma." + ty).str(), args, width, why);
+    llvm::StringRef type = ty == "f32" ? "float" : "double";
+    if (!ty.empty() && (op == "add" || op == "mul") && args.size() == 2) {
+      std::optional<double> x = toHost(type, args[0]),
+                            y = toHost(type, args[1]);
+      if (!x || !y)
+        return std::nullopt;
+      if (ty == "f32")
+        return fromHost(type, op == "add" ? (float)*x + (float)*y
+                                          : (float)*x * (float)*y);
+      return fromHost(type, op == "add" ? *x + *y : *x * *y);
+    }
+  }
   if (fn.starts_with("llvm.nvvm.") && args.size() == 1)
     return nvvmConversion(fn.drop_front(strlen("llvm.nvvm.")), args[0], width);
   // Math intrinsics with IEEE-exact results (llvm.<name>.f32 / .f64); the

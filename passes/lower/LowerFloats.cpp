@@ -92,7 +92,7 @@ bool Lowerer::followLibdevice(const llvm::Function &fn) {
             inst))
       return false;
     if (auto *c = dyn_cast<llvm::CallBase>(&inst)) {
-      if (c->isInlineAsm() && pureInlineAsm(*c))
+      if (c->isInlineAsm() && (pureInlineAsm(*c) || isWideMadInlinePtx(*c)))
         continue;
       const llvm::Function *g = c->getCalledFunction();
       if (!g || c->isInlineAsm())

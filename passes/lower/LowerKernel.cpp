@@ -158,10 +158,28 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
 void Lowerer::initConstantTables(const llvm::Function &fn, State &s) {
   // Globals that fixed contents make constants: not written by the host
   // (__constant__ variables are externally initialized) and not shared.
-  auto isTable = [](const llvm::GlobalVariable &gv) {
-    return gv.isConstant() && gv.hasDefinitiveInitializer() &&
-           !gv.isExternallyInitialized() && gv.getAddressSpace() != 3 &&
-           gv.getValueType()->isSized();
+  // A global of this module alone that its code only reads is one too
+  // (libdevice's __cudart_i2opi_f before -O2 marks it constant).
+  std::function<bool(const llvm::Value *)> onlyRead =
+      [&](const llvm::Value *v) {
+        for (const llvm::User *u : v->users()) {
+          if (auto *ld = dyn_cast<llvm::LoadInst>(u)) {
+            if (ld->isVolatile() || ld->isAtomic())
+              return false;
+            continue;
+          }
+          bool address = isa<llvm::GEPOperator>(u) ||
+                         isa<llvm::BitCastOperator>(u) ||
+                         isa<llvm::AddrSpaceCastOperator>(u);
+          if (!address || !onlyRead(u))
+            return false;
+        }
+        return true;
+      };
+  auto isTable = [&](const llvm::GlobalVariable &gv) {
+    return (gv.isConstant() || (gv.hasLocalLinkage() && onlyRead(&gv))) &&
+           gv.hasDefinitiveInitializer() && !gv.isExternallyInitialized() &&
+           gv.getAddressSpace() != 3 && gv.getValueType()->isSized();
   };
   llvm::SmallPtrSet<const llvm::Function *, 8> seenFns;
   llvm::SmallPtrSet<const llvm::Constant *, 32> seenConsts;
@@ -235,6 +253,25 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     Value a = evalScalar(call.getArgOperand(0), s);
     if (!failed)
       s.vals[&call] = scalar(exactPtx(op, a));
+    return;
+  }
+  if (isWideMadInlinePtx(call)) {
+    // {lo, hi} of a * b + c in 64 bits.
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    Value w[3];
+    for (unsigned i = 0; i < 3; ++i)
+      w[i] = b.createOrFold<arith::ExtUIOp>(
+          loc, i64, evalScalar(call.getArgOperand(i), s));
+    if (failed)
+      return;
+    Value sum = b.createOrFold<arith::AddIOp>(
+        loc, b.createOrFold<arith::MulIOp>(loc, w[0], w[1]), w[2]);
+    Value hi = b.createOrFold<arith::ShRUIOp>(loc, sum, cst(i64, 32));
+    SymVal r;
+    r.kind = SymVal::Aggregate;
+    r.parts = {scalar(b.createOrFold<arith::TruncIOp>(loc, i32, sum)),
+               scalar(b.createOrFold<arith::TruncIOp>(loc, i32, hi))};
+    s.vals[&call] = r;
     return;
   }
   if (!callee && call.isInlineAsm()) {

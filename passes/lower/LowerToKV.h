@@ -244,6 +244,12 @@ inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
   return laneRegisterFrom<uint32_t>(r, lane, 1u << lane, 1u);
 }
 
+/// Inline PTX of a 32x32+32-bit multiply-add with a 64-bit result, in the
+/// two halves {lo, hi} (libdevice's sinf/cosf argument reduction:
+/// `mad.lo.cc.u32 $0, $2, $3, $4; madc.hi.u32 $1, $2, $3, 0;`), which
+/// kvalidate models exactly.
+bool isWideMadInlinePtx(const llvm::CallBase &call);
+
 /// Inline PTX of one integer instruction that kvalidate models exactly
 /// (libdevice's __nv_ffs is `bfind.shiftamt.u32 $0, $1;`): its opcode with
 /// suffixes ("bfind.shiftamt.u32", "popc.b32", "clz.b32", "brev.b32"), or

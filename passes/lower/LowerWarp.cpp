@@ -69,6 +69,33 @@ llvm::StringRef exactInlinePtx(const llvm::CallBase &call) {
   return "";
 }
 
+bool isWideMadInlinePtx(const llvm::CallBase &call) {
+  const auto *asmOp = dyn_cast<llvm::InlineAsm>(call.getCalledOperand());
+  auto *st = dyn_cast<llvm::StructType>(call.getType());
+  if (!asmOp || asmOp->hasSideEffects() || call.arg_size() != 3 || !st ||
+      st->getNumElements() != 2 || !st->getElementType(0)->isIntegerTy(32) ||
+      !st->getElementType(1)->isIntegerTy(32) ||
+      asmOp->getConstraintString() != "=r,=r,r,r,r")
+    return false;
+  // The text without braces, its blanks made single spaces.
+  std::string text;
+  for (char c : asmOp->getAsmString()) {
+    if (c == '{' || c == '}')
+      continue;
+    if (llvm::isSpace(c)) {
+      if (!text.empty() && text.back() != ' ')
+        text += ' ';
+      continue;
+    }
+    if (c == ',' && !text.empty() && text.back() == ' ')
+      text.pop_back();
+    text += c;
+  }
+  llvm::StringRef t = llvm::StringRef(text).trim();
+  return t == "mad.lo.cc.u32 $0, $2, $3, $4; madc.hi.u32 $1, $2, $3, 0;" ||
+         t == "mad.lo.cc.u32 $0,$2,$3,$4; madc.hi.u32 $1,$2,$3,0;";
+}
+
 namespace lowering {
 
 Value Lowerer::exactPtx(llvm::StringRef op, Value a) {
