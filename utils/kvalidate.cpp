@@ -515,6 +515,9 @@ static int replaySaved(kv::KernelOp before, kv::KernelOp after,
   kv::Counterexample ran;
   if (std::optional<std::string> d = kv::confirmOnIR(
           co, before, after, cex.cfg, inB, inA, rb, ra, ran, ~uint64_t(0))) {
+    // An IR that did not run (within the models' budget): on the IR alone.
+    if (orIR && ran.onlyModels)
+      return -1;
     errs() << "kvalidate: error: " << *d << "\n";
     return kv::exitCode(kv::Verdict::Error);
   }
