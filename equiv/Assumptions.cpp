@@ -9,6 +9,7 @@
 #include "equiv/Options.h"
 #include "equiv/Safety.h"
 #include "equiv/SafetyCheck.h"
+#include "passes/lower/LowerToKV.h"
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
@@ -469,6 +470,23 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
     result.assumptions.push_back(
         "floating-point and other uninterpreted operations give equal results "
         "on equal operands (nothing else is assumed about them)");
+  // Device functions defined in another translation unit (the lowering's
+  // `extern:` operations).
+  std::set<std::string> externs;
+  for (KernelOp k : {before, after})
+    k.walk([&](ApplyOp a) {
+      llvm::StringRef fn = a.getFn();
+      if (fn.consume_front("extern:"))
+        externs.insert(sourceName(fn));
+    });
+  if (!externs.empty())
+    result.assumptions.push_back(
+        "device function" + std::string(externs.size() > 1 ? "s " : " ") +
+        llvm::join(externs, ", ") +
+        " (no body here, defined in another translation unit) " +
+        (externs.size() > 1 ? "are functions" : "is a function") + " of " +
+        (externs.size() > 1 ? "their" : "its") +
+        " arguments: no effects, no reads of memory the kernels write");
 }
 
 bool admitsLaunch(KernelOp before, const CheckOptions &opts,

@@ -575,7 +575,27 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         !call.getType()->isPointerTy()) {
       return uninterpreted();
     }
-    return fail("call to external function '" + sourceName(name) + "'");
+    // A device function defined in another translation unit, of scalars to
+    // a scalar: a function of its operands (an assumption the verdict
+    // lists, by the name `extern:` gives it). With pointers, or no result,
+    // what it does to memory is unknown.
+    auto scalar = [](llvm::Type *t) {
+      return t->isIntegerTy() || t->isFloatTy() || t->isDoubleTy();
+    };
+    if (scalar(call.getType()) &&
+        llvm::all_of(call.args(), [&](const llvm::Use &a) {
+          return scalar(a->getType());
+        })) {
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      if (!failed)
+        setS(floatOp(("extern:" + name).str(), ops, typeFor(call.getType())));
+      return;
+    }
+    return fail("call to external function '" + sourceName(name) +
+                "' that takes or returns a pointer, or returns nothing "
+                "(what it does to memory is unknown)");
   }
   SymVal r = callFunction(*callee, call, s);
   if (!call.getType()->isVoidTy())
