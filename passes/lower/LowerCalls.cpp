@@ -97,10 +97,9 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         ops, typeFor(call.getType())));
     return;
   }
-  if (!callee && !call.isInlineAsm())
-    return execIndirectCall(call, s);
+  // Inline assembly returned above: no callee is a call through a pointer.
   if (!callee)
-    return fail("inline assembly");
+    return execIndirectCall(call, s);
   llvm::StringRef name = callee->getName();
   if (name.contains("grid_group4sync") || name.contains("details4grid4sync"))
     return fail("grid-wide barrier (cooperative groups' grid.sync()): the "
