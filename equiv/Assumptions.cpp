@@ -339,7 +339,9 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
   // descriptor's allocated pointer, beside its aligned one) aliases freely.
   Block &afterArgs = after.getBlock();
   for (BlockArgument a : before.getBlock().getArguments()) {
-    if (!isa<GlobalArrayType>(a.getType()))
+    // The printf stream is the model's own, apart from every array.
+    if (!isa<GlobalArrayType>(a.getType()) ||
+        printStreamArg(before) == a.getArgNumber())
       continue;
     unsigned n = a.getArgNumber();
     bool usedAfter = n >= afterArgs.getNumArguments() ||

@@ -275,6 +275,7 @@ CheckResult checkFixedLaunch(KernelOp before, KernelOp after,
             m.eval(z3::select(arr, ctx.bv_val(idx, Encoder::indexBits)), true),
             enc.widthOf(et));
       };
+      quietPrintStream(km.op, in);
       return in;
     };
     ExecInputs inB = inputsFor(kb), inA = inputsFor(ka);

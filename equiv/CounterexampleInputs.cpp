@@ -78,6 +78,9 @@ void Driver::completeCounterexample(Counterexample &cex) {
   }
   for (auto [a, idx] : sources) {
     std::string name = sig.k[0].getArgName(a).str();
+    if (name == kPrintStream)
+      continue; // the kernels' output, which no input sets
+
     cex.arrays[name][(int64_t)idx] = listed(a, idx);
     cex.sources[name].insert((int64_t)idx);
   }

@@ -263,6 +263,23 @@ bool Driver::irSignatures(ScratchKernels &sig) {
     sig.k[i] = *k;
     uniquifySymbol(sig.k[i], scratch);
   }
+  // A kernel that prints has the printf stream after its parameters; the
+  // other gets one too, unused, so that runs compare what both print.
+  for (int i = 0; i < 2; ++i)
+    if (printStreamArg(sig.k[i]) && !printStreamArg(sig.k[1 - i])) {
+      KernelOp other = sig.k[1 - i];
+      unsigned at = *printStreamArg(sig.k[i]);
+      other.getBlock().insertArgument(
+          at,
+          GlobalArrayType::get(other.getContext(),
+                               mlir::IntegerType::get(other.getContext(), 64)),
+          mlir::UnknownLoc::get(other.getContext()));
+      std::vector<mlir::Attribute> names(other.getArgNames().begin(),
+                                         other.getArgNames().end());
+      names.insert(names.begin() + at,
+                   mlir::StringAttr::get(other.getContext(), kPrintStream));
+      other.setArgNamesAttr(mlir::ArrayAttr::get(other.getContext(), names));
+    }
   return matchParams(sig.k[0], sig.k[1]).empty();
 }
 

@@ -553,6 +553,8 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
         if (c.written)
           r.written[o.arr].insert_or_assign(
               (uint64_t)e, APInt(8 * o.elem, c.v & maskOf(8 * o.elem)));
+  if (in.printStream)
+    executor::layOutPrinted(std::move(printed), r.written[*in.printStream]);
   r.ok = true;
   r.assumeViolated = assumeViolated;
   r.unchecked = unchecked;

@@ -56,6 +56,9 @@ struct IRInputs {
   /// model has one; other globals are read from their initializers.
   std::function<std::optional<unsigned>(const llvm::GlobalVariable &)>
       globalArray;
+  /// The kv array of the printf stream (kPrintStream), if the model has
+  /// one: a run lays out there what the launch printed (layOutPrinted).
+  std::optional<unsigned> printStream;
 };
 
 /// Execute \p kernel on \p cfg. `written` holds, per kv array, the final

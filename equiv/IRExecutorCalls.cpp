@@ -53,6 +53,8 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
   }
   if (!callee)
     return fail(c.isInlineAsm() ? "inline assembly" : "indirect call");
+  if (isPrintfCall(c))
+    return print(t, c) && set(Val{0});
   auto arg = [&](unsigned i) { return get(t, c.getArgOperand(i)); };
   if (callee->isIntrinsic()) {
     Intrinsic::ID id = callee->getIntrinsicID();
@@ -220,6 +222,35 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     return false;
   enter(t, *callee, args, &c);
   entered = true;
+  return true;
+}
+
+bool IRRunner::print(ThreadState &t, const CallBase &c) {
+  if (!in.printStream)
+    return fail("printf, which the model does not print");
+  std::optional<StringRef> fmt = printfFormat(c);
+  std::string why;
+  std::optional<std::vector<PrintfField>> fields;
+  if (fmt)
+    fields = printfFields(*fmt, why);
+  if (!fields)
+    return fail("printf of " + (fmt ? why : "a format that is not constant"));
+  std::vector<uint64_t> line{printfFormatId(*fmt)};
+  Val buffer = get(t, c.getArgOperand(1));
+  for (const PrintfField &fd : *fields) {
+    Val p = buffer;
+    p.bits += fd.offset;
+    uint8_t bytes[8] = {0};
+    if (overlapsOpaque(p, fd.bytes))
+      return fail("printf of a value the run does not know");
+    if (!readBytes(p, fd.bytes, bytes))
+      return false;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < fd.bytes; ++i)
+      v |= uint64_t(bytes[i]) << (8 * i);
+    line.push_back(v);
+  }
+  printed.push_back(std::move(line));
   return true;
 }
 

@@ -208,6 +208,10 @@ private:
   Stop step(ThreadState &t);
   Stop runThread(ThreadState &t);
   bool call(ThreadState &t, const CallBase &c, bool &barrier, bool &entered);
+  /// printf: the record of thread \p t's call \p c joins `printed`.
+  bool print(ThreadState &t, const CallBase &c);
+  /// What the launch printed, each record kPrintRecordCells wide.
+  std::vector<std::vector<uint64_t>> printed;
   /// Records the shuffle \p c of \p t (which then waits for its warp).
   bool parkShuffle(ThreadState &t, const CallBase &c, Intrinsic::ID id);
   bool parkVote(ThreadState &t, const CallBase &c, Intrinsic::ID id);

@@ -195,6 +195,7 @@ IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
     if (bytes && i >= kvParamCount(ir))
       globalArgs[op.getArgName(i).str()] = i;
   }
+  in.printStream = printStreamArg(op);
   in.globalArray =
       [globalArgs = std::move(globalArgs)](
           const llvm::GlobalVariable &gv) -> std::optional<unsigned> {
@@ -458,6 +459,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     // math, a libdevice call) ends the replay. Its value in the model is
     // the solver's choice, not the kernels': a "counterexample" built on it
     // could be a false alarm.
+    quietPrintStream(km.op, in);
     return in;
   };
   // The interpreter runs every thread, one block at a time: a launch

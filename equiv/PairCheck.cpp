@@ -336,6 +336,11 @@ bool PairCheck::checkArray(unsigned arg, Mode mode) {
   if (mode == Mode::AtomicTotals)
     result.reason += " (its atomic updates were compared block by block: "
                      "what one block adds to a cell)";
+  if (mode == Mode::PerThread)
+    result.reason += " (what printf prints is compared thread by thread, in "
+                     "each thread's order, and a replay compares the lines "
+                     "the launch prints: the same lines in another order "
+                     "within a thread, or from other threads, are neither)";
   return false;
 }
 
@@ -360,6 +365,20 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
     };
     vs = total(ks);
     vt = total(kt);
+    return;
+  }
+  if (mode == Mode::PerThread) {
+    // Each thread's records are its own: the cell as the host's writes,
+    // interval by interval, leave it.
+    enc.anchors = {&host};
+    auto own = [&](KernelModel &km) {
+      z3::expr v = enc.arrayValue(km, arg, -1, k, host, 0);
+      for (auto &[iv, ws] : km.writes[arg])
+        v = enc.writeChain(km, arg, iv, k, host, v, /*atIndex=*/false);
+      return v;
+    };
+    vs = own(ks);
+    vt = own(kt);
     return;
   }
   if (mode == Mode::AllCells) {

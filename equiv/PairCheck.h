@@ -73,7 +73,15 @@ struct PairCheck {
   /// AtomicTotals: an array that both kernels update only atomically, of
   /// one kind: what one block adds to a cell, compared (equal for every
   /// block, the grid's totals are equal).
-  enum class Mode { AllCells, AfterWrites, BeforeWrites, AtomicTotals };
+  /// PerThread: the printf stream (kPrintStream), each cell as the host
+  /// thread's own records leave it.
+  enum class Mode {
+    AllCells,
+    AfterWrites,
+    BeforeWrites,
+    AtomicTotals,
+    PerThread
+  };
   /// Check one output array; returns false when the verdict is settled
   /// (not-equivalent, unknown, error).
   bool checkArray(unsigned arg, Mode mode);

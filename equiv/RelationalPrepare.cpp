@@ -2,6 +2,7 @@
 //-*-===//
 
 #include "equiv/RelationalInternal.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -206,6 +207,10 @@ bool Side::prepare(const Function &f) {
         return fail("a call that cannot be inlined at " + where(*c));
     }
   }
+  // printf's records are compared thread by thread, which the steps do not.
+  for (Instruction &i : instructions(*fn))
+    if (auto *c = dyn_cast<CallBase>(&i); c && isPrintfCall(*c))
+      return fail("printf at " + where(i));
   // The thread's own copy of a struct, which the steps do not model.
   for (const Argument &a : fn->args())
     if (a.hasByValAttr())

@@ -16,6 +16,19 @@ static bool hasReason(Verdict v) {
   return v != Verdict::Equivalent && v != Verdict::NotEquivalent;
 }
 
+/// The cell of a mismatch: `out[5]`; in the printf stream, which a replay
+/// lays out as the launch's lines sorted, the line and its value (0 is
+/// the format).
+static std::string mismatchCell(const Counterexample &cex) {
+  if (cex.mismatchArray != kPrintStream)
+    return cex.mismatchArray + "[" + std::to_string(cex.mismatchIndex) + "]";
+  int64_t field = cex.mismatchIndex % kPrintRecordCells;
+  return cex.mismatchArray + " (sorted lines)[line " +
+         std::to_string(cex.mismatchIndex / kPrintRecordCells) + ", " +
+         (field ? "value " + std::to_string(field) : std::string("format")) +
+         "]";
+}
+
 static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
   os << "  counterexample (" << (cex.replayed ? "replayed" : "not replayed")
      << "):\n";
@@ -61,8 +74,8 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
     os << "    (" << hidden << " more input cells; --json lists all)\n";
   if (!cex.arrays.empty())
     os << "    (every input cell not listed is 0)\n";
-  os << "    mismatch: " << cex.mismatchArray << "[" << cex.mismatchIndex
-     << "]: before = " << cex.before << ", after = " << cex.after << "\n";
+  os << "    mismatch: " << mismatchCell(cex) << ": before = " << cex.before
+     << ", after = " << cex.after << "\n";
   if (cex.afterFails)
     os << "    the after kernel reaches a trap, a failed assertion or "
           "undefined behaviour on this input; the before kernel does not\n";
@@ -231,8 +244,8 @@ static std::string describeCounterexample(const Counterexample &cex) {
       os << " " << array << "[" << index << "]=" << v;
     }
   }
-  os << ": " << cex.mismatchArray << "[" << cex.mismatchIndex << "] is "
-     << cex.before << " before optimization, " << cex.after << " after";
+  os << ": " << mismatchCell(cex) << " is " << cex.before
+     << " before optimization, " << cex.after << " after";
   if (!cex.replayed)
     os << " (not confirmed by replay)";
   else if (!cex.replayedOn.empty())

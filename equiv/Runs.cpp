@@ -128,7 +128,9 @@ ExecResult runKernel(KernelOp k, const llvm::Function *ir, bool irOnly,
   irIn.noSignedOverflow = isSource;
   ExecResult r = executeIR(*ir, cfg, irIn, maxThreads, maxSteps);
   for (auto it = r.written.begin(); it != r.written.end();)
-    it = it->first >= kvParamCount(*ir) ? r.written.erase(it) : std::next(it);
+    it = it->first >= kvParamCount(*ir) && it->first != irIn.printStream
+             ? r.written.erase(it)
+             : std::next(it);
   return r;
 }
 

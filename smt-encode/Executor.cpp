@@ -17,6 +17,7 @@
 #include "smt-encode/Executor.h"
 #include "smt-encode/ExecutorInternal.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <optional>
@@ -58,7 +59,18 @@ kernelInputs(KernelOp k, unsigned bits,
   in.sharedInitial = [elemWidth](unsigned a, const uint64_t *, uint64_t) {
     return APInt(elemWidth(a), 0);
   };
+  quietPrintStream(k, in);
   return in;
+}
+
+void quietPrintStream(KernelOp k, ExecInputs &in) {
+  std::optional<unsigned> stream = printStreamArg(k);
+  if (!stream)
+    return;
+  in.initial = [stream = *stream,
+                initial = std::move(in.initial)](unsigned a, uint64_t idx) {
+    return a == stream ? APInt(64, 0) : initial(a, idx);
+  };
 }
 
 namespace executor {
@@ -396,6 +408,25 @@ bool Executor::load(const Instr &i, uint64_t index, APInt &out) {
   return true;
 }
 
+void Executor::finishPrinted() {
+  if (!printArg)
+    return;
+  std::vector<std::vector<uint64_t>> lines;
+  for (auto &[key, line] : printed)
+    lines.push_back(std::move(line));
+  layOutPrinted(std::move(lines), res.written[*printArg]);
+}
+
+void layOutPrinted(std::vector<std::vector<uint64_t>> lines,
+                   std::map<uint64_t, llvm::APInt> &cells) {
+  for (auto &l : lines)
+    l.resize(kPrintRecordCells, 0);
+  llvm::sort(lines);
+  for (auto [r, l] : llvm::enumerate(lines))
+    for (auto [j, v] : llvm::enumerate(l))
+      cells.insert_or_assign(r * kPrintRecordCells + j, llvm::APInt(64, v));
+}
+
 } // namespace executor
 
 ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
@@ -406,6 +437,7 @@ ExecResult execute(KernelOp kernel, const LaunchConfig &cfg,
   ex.maxSteps = ex.stepsLeft = maxSteps;
   if (ex.compile() && ex.run(maxThreads))
     res.ok = true;
+  ex.finishPrinted();
   return res;
 }
 

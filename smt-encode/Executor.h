@@ -60,6 +60,11 @@ ExecInputs kernelInputs(
     KernelOp k, unsigned bits, std::function<int64_t(unsigned a)> scalar,
     std::function<llvm::APInt(unsigned a, uint64_t idx, unsigned w)> cell);
 
+/// Makes the cells of \p k's printf stream start 0, apart from the
+/// inputs (\p in's own initial contents are not asked for them): a run lays
+/// out what it printed there, a kernel that prints less leaves zeros.
+void quietPrintStream(KernelOp k, ExecInputs &in);
+
 /// A defect one run showed: two threads on one cell of an array with a write
 /// among them in one barrier interval (or in two blocks), a barrier some
 /// threads of a block reach and others not, a warp operation whose mask or
@@ -128,6 +133,12 @@ bool floatCompare(llvm::CmpInst::Predicate pred, uint64_t a, uint64_t b,
 /// `x * (c ? -1.0 : 1.0)` into a negation that keeps them, the GPU's
 /// multiplication makes them canonical).
 bool sameOutput(const llvm::APInt &a, const llvm::APInt &b, bool floats);
+/// What a launch printed (\p lines: each record of each thread, its cells
+/// kPrintRecordCells wide), as the cells of the printf stream in a run's
+/// result: sorted, since the order between threads is the schedule's, so
+/// that two runs differ there exactly where they print different lines.
+void layOutPrinted(std::vector<std::vector<uint64_t>> lines,
+                   std::map<uint64_t, llvm::APInt> &cells);
 /// The pseudo-random input cell \p idx of array \p arg for seed \p seed
 /// that replays use where a solver's cells do not show a difference: a
 /// float or double of magnitude 2^-8 .. 2^12 (with \p floats, for 32- and

@@ -125,6 +125,7 @@ bool Executor::compile() {
   std::vector<int> defInterval;
   unsigned numArgs = body.getNumArguments();
   elemWidth.assign(numArgs, 0);
+  printArg = printStreamArg(kernel);
   isShared.assign(numArgs, false);
   for (BlockArgument a : body.getArguments()) {
     unsigned argNo = a.getArgNumber();

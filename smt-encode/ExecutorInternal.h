@@ -18,6 +18,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -150,6 +151,8 @@ public:
 
   bool compile();
   bool run(uint64_t maxThreads);
+  /// The printf stream's records into the result (layOutPrinted).
+  void finishPrinted();
   /// Instructions left before the run gives up (0: no limit).
   uint64_t stepsLeft = 0;
   uint64_t maxSteps = 0;
@@ -177,6 +180,10 @@ private:
   /// far in this run, and of a shared array in the current block.
   std::vector<std::unordered_map<uint64_t, llvm::APInt>> global, shared;
   std::vector<PendingWrite> pending;
+  /// The printf stream's argument, and its records by (thread, linear in
+  /// the launch; record number).
+  std::optional<unsigned> printArg;
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> printed;
   /// Values saved across barriers, blockThreads * numPersistent of them.
   std::vector<llvm::APInt> persistent;
   /// The interval the block is running.

@@ -592,6 +592,15 @@ bool Executor::exec(const Instr &i) {
     uint64_t index;
     if (!arrayIndex(arg(0), index))
       return false;
+    if (i.argNo == printArg) {
+      uint64_t blockThreads = cfg.block[0] * cfg.block[1] * cfg.block[2];
+      uint64_t block = bid[0] + cfg.grid[0] * (bid[1] + cfg.grid[1] * bid[2]);
+      std::vector<uint64_t> &line = printed[{block * blockThreads + linearTid(),
+                                             index / kPrintRecordCells}];
+      line.resize(kPrintRecordCells, 0);
+      line[index % kPrintRecordCells] = arg(1).getZExtValue();
+      return true;
+    }
     pending.push_back({i.argNo, i.shared, index, arg(1),
                        cast<WriteOp>(i.op).isAtomic() ? &i : nullptr});
     return true;

@@ -77,6 +77,15 @@ Type kv::getArrayElementType(Type t) {
   return {};
 }
 
+std::optional<unsigned> kv::printStreamArg(KernelOp k) {
+  Block &blk = k.getBlock();
+  for (unsigned i = 0; i < blk.getNumArguments(); ++i)
+    if (isa<GlobalArrayType>(blk.getArgument(i).getType()) &&
+        i < k.getArgNames().size() && k.getArgName(i) == kPrintStream)
+      return i;
+  return std::nullopt;
+}
+
 bool kv::isArrayType(Type t) {
   return isa<GlobalArrayType, SharedArrayType>(t);
 }

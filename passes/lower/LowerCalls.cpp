@@ -361,6 +361,8 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       })) {
     return uninterpreted();
   }
+  if (isPrintfCall(call))
+    return execPrintf(call, s);
   if (callee->isDeclaration()) {
     // A pure external function (e.g. libdevice math) is deterministic:
     // keep it uninterpreted.

@@ -381,12 +381,27 @@ FailureOr<KernelOp> Lowerer::run() {
     }
     argNames.push_back(name);
   }
+  llvm::SmallPtrSet<const llvm::Function *, 8> seen;
+  bool prints = !failed && callsPrintf(f, seen);
   if (!failed && opts.signatureOnly) {
+    if (prints)
+      printArray = newGlobalArray(kPrintStream.str(), b.getI64Type());
     for (const llvm::GlobalVariable *gv : sharedVariablesOf(f))
       arrayFor(gv);
   } else if (!failed) {
     State s;
     s.guard = i1(true);
+    // A kernel that prints counts its records from 0.
+    if (prints) {
+      printCounter.kind = SymVal::PrivPtr;
+      printCounter.obj = nextObj++;
+      objTypes[printCounter.obj] = llvm::Type::getInt64Ty(f.getContext());
+      PrivStore ps;
+      ps.obj = printCounter.obj;
+      ps.size = 8;
+      ps.val = scalar(cst(b.getI64Type(), 0));
+      byValCopies.push_back(ps);
+    }
     for (PrivStore &ps : byValCopies) {
       ps.guard = s.guard;
       s.stores.push_back(ps);

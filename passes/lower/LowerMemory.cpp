@@ -28,25 +28,33 @@ Value Lowerer::arrayFor(const llvm::Value *base) {
     return {};
   // A global variable: shared memory (addrspace 3) or a __device__ /
   // __constant__ variable, which acts as a global-memory array.
-  Block &blk = kernel.getBlock();
   std::string name = variableName(gv->getName());
   // Element type and size are fixed at the first access.
-  Type placeholder;
-  if (gv->getAddressSpace() == 3)
-    placeholder = SharedArrayType::get(ctx, b.getI8Type(), 0);
-  else
-    placeholder = GlobalArrayType::get(ctx, b.getI8Type());
-  unsigned pos = blk.getNumArguments();
-  if (!isa<SharedArrayType>(placeholder)) {
-    // Global arrays come before shared arrays.
-    pos = 0;
-    while (pos < blk.getNumArguments() &&
-           !isa<SharedArrayType>(blk.getArgument(pos).getType()))
-      ++pos;
+  Value a;
+  if (gv->getAddressSpace() == 3) {
+    Block &blk = kernel.getBlock();
+    unsigned pos = blk.getNumArguments();
+    a = blk.insertArgument(pos, SharedArrayType::get(ctx, b.getI8Type(), 0),
+                           UnknownLoc::get(ctx));
+    argNames.insert(argNames.begin() + pos, name);
+    arrayKeys[a] = name;
+  } else {
+    a = newGlobalArray(name);
   }
-  Value a = blk.insertArgument(pos, placeholder, UnknownLoc::get(ctx));
-  argNames.insert(argNames.begin() + pos, name);
   argArrays[base] = a;
+  return a;
+}
+
+Value Lowerer::newGlobalArray(const std::string &name, Type elem) {
+  Block &blk = kernel.getBlock();
+  unsigned pos = 0;
+  while (pos < blk.getNumArguments() &&
+         !isa<SharedArrayType>(blk.getArgument(pos).getType()))
+    ++pos;
+  Value a = blk.insertArgument(
+      pos, GlobalArrayType::get(ctx, elem ? elem : b.getI8Type()),
+      UnknownLoc::get(ctx));
+  argNames.insert(argNames.begin() + pos, name);
   arrayKeys[a] = name;
   return a;
 }

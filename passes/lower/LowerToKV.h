@@ -273,6 +273,28 @@ inline uint32_t exactInlinePtxValue(llvm::StringRef op, uint32_t a) {
                                   : 31 - llvm::countl_zero(a);
 }
 
+/// One value a printf call passes in vprintf's buffer: its byte offset
+/// there, its size, whether it is a double (a float argument, promoted).
+struct PrintfField {
+  uint64_t offset;
+  unsigned bytes;
+  bool isFloat;
+};
+/// Whether \p call is CUDA's printf (clang's `vprintf(format, buffer)`).
+bool isPrintfCall(const llvm::CallBase &call);
+/// The format of printf call \p call when it is a constant string.
+std::optional<llvm::StringRef> printfFormat(const llvm::CallBase &call);
+/// The values format \p fmt prints, where clang packs them in vprintf's
+/// buffer (each at its natural alignment; an int conversion 4 bytes, 8
+/// with l, ll, j, z or t; a floating one a double; `*` a width or precision
+/// int); none, with \p why set, for a conversion whose text is not a
+/// value's (%s, %p, %n, long double).
+std::optional<std::vector<PrintfField>> printfFields(llvm::StringRef fmt,
+                                                     std::string &why);
+/// The id of a format in the printf stream (kPrintStream): two formats
+/// with the same text have the same id.
+uint64_t printfFormatId(llvm::StringRef fmt);
+
 } // namespace kv
 
 #endif

@@ -476,6 +476,10 @@ private:
   bool failUnknown(const SymVal &v, llvm::StringRef how);
   SymVal evalConstant(const llvm::Constant *c, State &s);
   Value arrayFor(const llvm::Value *base);
+  /// A new global array argument \p name of element type \p elem (a
+  /// placeholder until the first access where null), before the shared
+  /// arrays.
+  Value newGlobalArray(const std::string &name, Type elem = {});
   /// The __shared__ variables \p f and the functions it calls use.
   static std::vector<const llvm::GlobalVariable *>
   sharedVariablesOf(const llvm::Function &f);
@@ -659,6 +663,17 @@ private:
   void execAggregateOp(const llvm::Instruction &inst, State &s);
   void storeTo(const SymVal &p, const SymVal &v, llvm::Type *ty, State &s);
   void execCall(const llvm::CallBase &call, State &s);
+  // printf (LowerPrintf.cpp).
+  /// Whether \p fn or a function it calls prints.
+  static bool callsPrintf(const llvm::Function &fn,
+                          llvm::SmallPtrSetImpl<const llvm::Function *> &seen);
+  /// A printf call: its record, at the thread's next record of the printf
+  /// stream.
+  void execPrintf(const llvm::CallBase &call, State &s);
+  /// The printf stream (kPrintStream), once made; and the private counter
+  /// of the records the thread has made (0 at entry where it prints).
+  Value printArray;
+  SymVal printCounter;
   /// With --unroll=N, the exit successor of a loop-exiting branch once the
   /// loop's header has been entered more than N times; else null.
   /// With reportSplit: stop at a loop exit whose symbolic condition \p c

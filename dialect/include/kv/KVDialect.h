@@ -11,6 +11,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 #include "kv/KVEnums.h.inc"
 #include "kv/KVOpsDialect.h.inc"
 
@@ -39,6 +41,16 @@ namespace kv {
 /// Element type of a !kv.global or !kv.shared array type.
 mlir::Type getArrayElementType(mlir::Type arrayType);
 bool isArrayType(mlir::Type t);
+/// The global array that holds what a kernel prints with printf: each
+/// thread's records in the order it prints them, record n at cells
+/// kPrintRecordCells * n onwards (the format's id, then the values, each
+/// 64 bits). It is compared thread by thread and never read; a run lays
+/// the launch's records out sorted (ExecResult). Not a C identifier, so
+/// no variable of a kernel is named so.
+inline constexpr llvm::StringLiteral kPrintStream = "printf output";
+inline constexpr unsigned kPrintRecordCells = 16;
+/// The argument number of \p k's printf stream, if it has one.
+std::optional<unsigned> printStreamArg(KernelOp k);
 /// Register every dialect a kv module uses (kv, arith).
 void registerKVDialects(mlir::DialectRegistry &registry);
 } // namespace kv
