@@ -240,6 +240,19 @@ bool IRRunner::print(ThreadState &t, const CallBase &c) {
   for (const PrintfField &fd : *fields) {
     Val p = buffer;
     p.bits += fd.offset;
+    if (fd.isString) {
+      Val str;
+      if (!load(t, PointerType::get(kernel.getContext(), 0), p, str))
+        return false;
+      std::optional<StringRef> text;
+      for (auto &[gv, obj] : globals)
+        if (obj == str.obj && str.obj >= 0)
+          text = constantCString(*gv, str.bits);
+      if (!text)
+        return fail("printf of a string (%s) that is not a constant");
+      line.push_back(printfFormatId(*text));
+      continue;
+    }
     uint8_t bytes[8] = {0};
     if (overlapsOpaque(p, fd.bytes))
       return fail("printf of a value the run does not know");

@@ -24,13 +24,27 @@ bool isPrintfCall(const llvm::CallBase &call) {
 std::optional<llvm::StringRef> printfFormat(const llvm::CallBase &call) {
   const auto *gv = llvm::dyn_cast<llvm::GlobalVariable>(
       call.getArgOperand(0)->stripPointerCasts());
-  if (!gv || !gv->isConstant() || !gv->hasDefinitiveInitializer())
+  if (!gv)
+    return std::nullopt;
+  return constantCString(*gv, 0);
+}
+
+std::optional<llvm::StringRef> constantCString(const llvm::GlobalVariable &gv,
+                                               uint64_t offset) {
+  if (!gv.isConstant() || !gv.hasDefinitiveInitializer())
     return std::nullopt;
   const auto *data =
-      llvm::dyn_cast<llvm::ConstantDataSequential>(gv->getInitializer());
-  if (!data || !data->isCString())
+      llvm::dyn_cast<llvm::ConstantDataSequential>(gv.getInitializer());
+  if (!data || !data->isString() || data->getElementByteSize() != 1)
     return std::nullopt;
-  return data->getAsCString();
+  llvm::StringRef raw = data->getRawDataValues();
+  if (offset >= raw.size())
+    return std::nullopt;
+  raw = raw.drop_front(offset);
+  size_t end = raw.find('\0');
+  if (end == llvm::StringRef::npos)
+    return std::nullopt;
+  return raw.take_front(end);
 }
 
 std::optional<std::vector<PrintfField>> printfFields(llvm::StringRef fmt,
@@ -81,10 +95,12 @@ std::optional<std::vector<PrintfField>> printfFields(llvm::StringRef fmt,
       add(wide ? 8 : 4, false);
     } else if (llvm::StringRef("fFeEgGaA").contains(c) && !longDouble) {
       add(8, true);
+    } else if (c == 's') {
+      add(8, false);
+      out.back().isString = true;
     } else {
-      why = c == 's'   ? "a string (%s)"
-            : c == 'p' ? "an address (%p)"
-                       : "the conversion %" + std::string(1, c);
+      why =
+          c == 'p' ? "an address (%p)" : "the conversion %" + std::string(1, c);
       return std::nullopt;
     }
   }
@@ -119,6 +135,15 @@ bool Lowerer::callsPrintf(const llvm::Function &fn,
   return false;
 }
 
+std::optional<llvm::StringRef> Lowerer::constantString(const SymVal &p) {
+  if (p.kind != SymVal::PrivPtr || !p.off.terms.empty() || p.off.constant < 0)
+    return std::nullopt;
+  for (auto &[gv, obj] : constTables)
+    if (obj == p.obj)
+      return constantCString(*gv, (uint64_t)p.off.constant);
+  return std::nullopt;
+}
+
 void Lowerer::execPrintf(const llvm::CallBase &call, State &s) {
   if (!call.use_empty())
     return fail("printf whose result is used");
@@ -146,6 +171,16 @@ void Lowerer::execPrintf(const llvm::CallBase &call, State &s) {
   for (const PrintfField &fd : *fields) {
     SymVal p = buffer;
     p.off.constant += (int64_t)fd.offset;
+    if (fd.isString) {
+      std::optional<llvm::StringRef> text =
+          constantString(loadFrom(p, llvm::PointerType::get(lc, 0), s));
+      if (failed)
+        return;
+      if (!text)
+        return fail("printf of a string (%s) that is not a constant");
+      record.push_back(cst(i64, (int64_t)printfFormatId(*text)));
+      continue;
+    }
     llvm::Type *ty = fd.isFloat ? llvm::Type::getDoubleTy(lc)
                                 : llvm::Type::getIntNTy(lc, 8 * fd.bytes);
     SymVal v = loadFrom(p, ty, s);

@@ -274,11 +274,12 @@ inline uint32_t exactInlinePtxValue(llvm::StringRef op, uint32_t a) {
 }
 
 /// One value a printf call passes in vprintf's buffer: its byte offset
-/// there, its size, whether it is a double (a float argument, promoted).
+/// there, its size, whether it is a double (a float argument, promoted) or
+/// a string's address (%s: the record holds printfFormatId of the text).
 struct PrintfField {
   uint64_t offset;
   unsigned bytes;
-  bool isFloat;
+  bool isFloat, isString = false;
 };
 /// Whether \p call is CUDA's printf (clang's `vprintf(format, buffer)`).
 bool isPrintfCall(const llvm::CallBase &call);
@@ -287,13 +288,16 @@ std::optional<llvm::StringRef> printfFormat(const llvm::CallBase &call);
 /// The values format \p fmt prints, where clang packs them in vprintf's
 /// buffer (each at its natural alignment; an int conversion 4 bytes, 8
 /// with l, ll, j, z or t; a floating one a double; `*` a width or precision
-/// int); none, with \p why set, for a conversion whose text is not a
-/// value's (%s, %p, %n, long double).
+/// int, %s a pointer); none, with \p why set, for a conversion whose text
+/// is not a value's (%p, %n, long double).
 std::optional<std::vector<PrintfField>> printfFields(llvm::StringRef fmt,
                                                      std::string &why);
-/// The id of a format in the printf stream (kPrintStream): two formats
-/// with the same text have the same id.
+/// The id of a format, or of a string a %s prints, in the printf stream
+/// (kPrintStream): two texts that are the same have the same id.
 uint64_t printfFormatId(llvm::StringRef fmt);
+/// The C string at byte \p offset of constant \p gv, if it holds one.
+std::optional<llvm::StringRef> constantCString(const llvm::GlobalVariable &gv,
+                                               uint64_t offset);
 
 } // namespace kv
 

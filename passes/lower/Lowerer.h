@@ -670,6 +670,8 @@ private:
   /// A printf call: its record, at the thread's next record of the printf
   /// stream.
   void execPrintf(const llvm::CallBase &call, State &s);
+  /// The text of a constant C string \p p points to (a table's).
+  std::optional<llvm::StringRef> constantString(const SymVal &p);
   /// The printf stream (kPrintStream), once made; and the private counter
   /// of the records the thread has made (0 at entry where it prints).
   Value printArray;

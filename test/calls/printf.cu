@@ -12,6 +12,8 @@
 // both kernels' IR.
 // RUN: %expect-exit 1 %kvalidate %s:clamp_report %s:clamp_report_off_by_one | FileCheck %s --check-prefix=NE
 // RUN: %expect-exit 1 %kvalidate --cuda-path= %s:clamp_report %s:clamp_silent | FileCheck %s --check-prefix=NE
+// The solver's counterexample, without the runs first:
+// RUN: %expect-exit 1 %kvalidate --run-first=0 %s:clamp_report %s:clamp_report_off_by_one | FileCheck %s --check-prefix=NE
 // NE: verdict: not-equivalent
 // NE: mismatch: printf output (sorted lines)[line
 // NE: replayed on: the LLVM IR of both kernels
@@ -21,10 +23,14 @@
 // RUN: %expect-exit 2 %kvalidate %s:two_lines %s:two_lines_swapped | FileCheck %s --check-prefix=ORDER
 // ORDER: verdict: unknown
 //
+// A constant string (%s) is its text; another text is another line.
+// RUN: %expect-exit 0 %kvalidate %s:tagged %s:tagged_by_pointer | FileCheck %s --check-prefix=EQ
+// RUN: %expect-exit 1 %kvalidate --cuda-path= %s:tagged %s:tagged_other | FileCheck %s --check-prefix=NE
+//
 // What is not modelled is named with its line.
-// RUN: %expect-exit 2 %kvalidate %s:print_string %s:print_string | FileCheck %s --check-prefix=STR
-// STR: verdict: unsupported
-// STR: reason: before kernel: {{.*}}printf.cu:{{[0-9]+}}:3: printf of a string (%s)
+// RUN: %expect-exit 2 %kvalidate %s:print_address %s:print_address | FileCheck %s --check-prefix=PTR
+// PTR: verdict: unsupported
+// PTR: reason: before kernel: {{.*}}printf.cu:{{[0-9]+}}:3: printf of an address (%p)
 //
 // Inside clang at -O2.
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
@@ -109,7 +115,27 @@ __global__ void two_lines_swapped(int *out, const int *in) {
   out[i] = in[i];
 }
 
-__global__ void print_string(int *out) {
-  printf("%s\n", "hello");
+__global__ void tagged(int *out, const int *in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  printf("%s %d\n", "sum", in[i] + in[i + 1]);
+  out[i] = in[i];
+}
+
+__device__ const char *const kTag = "sum";
+
+__global__ void tagged_by_pointer(int *out, const int *in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i];
+  printf("%s %d\n", kTag, in[i + 1] + in[i]);
+}
+
+__global__ void tagged_other(int *out, const int *in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  printf("%s %d\n", "total", in[i] + in[i + 1]);
+  out[i] = in[i];
+}
+
+__global__ void print_address(int *out) {
+  printf("%p\n", out);
   out[threadIdx.x] = 1;
 }
