@@ -341,7 +341,8 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
   for (BlockArgument a : before.getBlock().getArguments()) {
     // The printf stream is the model's own, apart from every array.
     if (!isa<GlobalArrayType>(a.getType()) ||
-        printStreamArg(before) == a.getArgNumber())
+        printStreamArg(before) == a.getArgNumber() ||
+        nullParamsArg(before) == a.getArgNumber())
       continue;
     unsigned n = a.getArgNumber();
     bool usedAfter = n >= afterArgs.getNumArguments() ||
@@ -370,7 +371,7 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(opts.describeAssumption(a));
   KernelModel kb(before, "");
-  bool noOverflow = false, noUnreachable = false;
+  bool noOverflow = false, noUnreachable = false, noNullAccess = false;
   std::vector<std::string> traps;
   for (KernelOp k : {before, after})
     k.walk([&](AssumeOp a) {
@@ -387,6 +388,10 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
   for (AssumeOp a : kb.assumes) {
     if (a.getBound())
       continue;
+    if (a.getUb() && a->hasAttr("null")) {
+      noNullAccess = true;
+      continue;
+    }
     if (a.getUb()) {
       // An overflow check (`!guard || nowrap`), or a path that reaches
       // `unreachable` (`!guard`).
@@ -413,6 +418,10 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
       os << a.getLoc();
     result.assumptions.push_back(s);
   }
+  if (noNullAccess)
+    result.assumptions.push_back(
+        "the before kernel accesses nothing through a pointer parameter that "
+        "is null (undefined behaviour)");
   if (noOverflow)
     result.assumptions.push_back(
         "the before kernel has no signed integer overflow (undefined "

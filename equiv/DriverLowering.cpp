@@ -10,9 +10,12 @@
 #include "smt-encode/Stats.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Function.h"
+
+#include <set>
 
 using namespace llvm;
 
@@ -88,6 +91,53 @@ globalArrays(KernelOp k, unsigned np) {
     if (isa<GlobalArrayType>(blk.getArgument(i).getType()))
       out.push_back({k.getArgName(i).str(), blk.getArgument(i).getType()});
   return out;
+}
+
+/// Where a pointer parameter may be null (kNullParams), no access goes
+/// through it when it is: the before kernel's precondition (an access
+/// through null is undefined), a condition the checker proves of the
+/// after kernel.
+static void guardNullAccesses(KernelOp k, unsigned np, bool trusted,
+                              const std::set<unsigned> &nullable) {
+  std::optional<unsigned> nulls = nullParamsArg(k);
+  if (!nulls || nullable.empty())
+    return;
+  mlir::Value flags = k.getBlock().getArgument(*nulls);
+  llvm::SmallVector<mlir::Operation *> accesses;
+  k.walk([&](mlir::Operation *op) {
+    if (isa<ReadOp, WriteOp>(op))
+      accesses.push_back(op);
+  });
+  for (mlir::Operation *op : accesses) {
+    mlir::Value array = isa<ReadOp>(op) ? cast<ReadOp>(op).getArray()
+                                        : cast<WriteOp>(op).getArray();
+    mlir::Value guard = isa<ReadOp>(op) ? cast<ReadOp>(op).getGuard()
+                                        : cast<WriteOp>(op).getGuard();
+    auto arg = dyn_cast<mlir::BlockArgument>(array);
+    if (!arg || arg.getArgNumber() >= np || !nullable.count(arg.getArgNumber()))
+      continue;
+    mlir::OpBuilder b(op);
+    mlir::Location loc = op->getLoc();
+    mlir::Type i8 = b.getI8Type(), i1 = b.getI1Type();
+    mlir::Value idx = mlir::arith::ConstantOp::create(
+        b, loc, b.getI64Type(), b.getI64IntegerAttr(arg.getArgNumber()));
+    mlir::Value yes =
+        mlir::arith::ConstantOp::create(b, loc, i1, b.getIntegerAttr(i1, 1));
+    mlir::Value flag = ReadOp::create(b, loc, i8, flags, idx, yes);
+    mlir::Value zero =
+        mlir::arith::ConstantOp::create(b, loc, i8, b.getIntegerAttr(i8, 0));
+    mlir::Value nonNull = mlir::arith::CmpIOp::create(
+        b, loc, mlir::arith::CmpIPredicate::eq, flag, zero);
+    mlir::Value off = mlir::arith::XOrIOp::create(b, loc, guard, yes);
+    mlir::Value ok = mlir::arith::OrIOp::create(b, loc, off, nonNull);
+    if (trusted)
+      AssumeOp::create(b, loc, ok, /*bound=*/nullptr, b.getUnitAttr())
+          ->setAttr("null", b.getUnitAttr());
+    else
+      ProveOp::create(b, loc, ok,
+                      b.getStringAttr("no access through a null pointer "
+                                      "parameter"));
+  }
 }
 
 /// Give \p k the global arrays \p order after its \p np parameters, in
@@ -221,6 +271,18 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
         order.push_back(g);
     placeGlobalArrays(out.before, nb, order);
     placeGlobalArrays(out.after, na, order);
+    // The pointer parameters either kernel compares with null.
+    std::set<unsigned> nullable;
+    for (KernelOp k : {out.before, out.after})
+      if (std::optional<unsigned> nulls = nullParamsArg(k))
+        k.walk([&](ReadOp r) {
+          llvm::APInt c;
+          if (r.getArray() == k.getBlock().getArgument(*nulls) &&
+              mlir::matchPattern(r.getIndex(), mlir::m_ConstantInt(&c)))
+            nullable.insert((unsigned)c.getZExtValue());
+        });
+    guardNullAccesses(out.before, nb, /*trusted=*/true, nullable);
+    guardNullAccesses(out.after, na, /*trusted=*/false, nullable);
   }
   return out;
 }
@@ -263,22 +325,28 @@ bool Driver::irSignatures(ScratchKernels &sig) {
     sig.k[i] = *k;
     uniquifySymbol(sig.k[i], scratch);
   }
-  // A kernel that prints has the printf stream after its parameters; the
-  // other gets one too, unused, so that runs compare what both print.
-  for (int i = 0; i < 2; ++i)
-    if (printStreamArg(sig.k[i]) && !printStreamArg(sig.k[1 - i])) {
-      KernelOp other = sig.k[1 - i];
-      unsigned at = *printStreamArg(sig.k[i]);
+  // The printf stream and the null pointer flags follow the parameters of
+  // a kernel that has them (in that order); the other kernel gets them
+  // too, unused, so that runs compare what both print and pass both the
+  // same null pointers.
+  for (auto [name, bits] : {std::pair{kPrintStream, 64u}, {kNullParams, 8u}})
+    for (int i = 0; i < 2; ++i) {
+      KernelOp k = sig.k[i], other = sig.k[1 - i];
+      auto has = [name = name](KernelOp x) {
+        return name == kPrintStream ? printStreamArg(x) : nullParamsArg(x);
+      };
+      if (!has(k) || has(other))
+        continue;
+      mlir::MLIRContext *c = other.getContext();
+      unsigned at = kvParamCount(*fns[1 - i]) +
+                    (name == kNullParams && printStreamArg(other) ? 1 : 0);
       other.getBlock().insertArgument(
-          at,
-          GlobalArrayType::get(other.getContext(),
-                               mlir::IntegerType::get(other.getContext(), 64)),
-          mlir::UnknownLoc::get(other.getContext()));
+          at, GlobalArrayType::get(c, mlir::IntegerType::get(c, bits)),
+          mlir::UnknownLoc::get(c));
       std::vector<mlir::Attribute> names(other.getArgNames().begin(),
                                          other.getArgNames().end());
-      names.insert(names.begin() + at,
-                   mlir::StringAttr::get(other.getContext(), kPrintStream));
-      other.setArgNamesAttr(mlir::ArrayAttr::get(other.getContext(), names));
+      names.insert(names.begin() + at, mlir::StringAttr::get(c, name));
+      other.setArgNamesAttr(mlir::ArrayAttr::get(c, names));
     }
   return matchParams(sig.k[0], sig.k[1]).empty();
 }

@@ -373,6 +373,9 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
   std::vector<Val> params;
   unsigned i = 0;
   auto param = [&](Type *ty) -> std::optional<Val> {
+    if (ty->isPointerTy() && in.nullParams &&
+        !in.initial(*in.nullParams, i).isZero())
+      return Val{0, Val::Null};
     if (ty->isPointerTy()) {
       if (i >= in.elemBytes.size() || !in.elemBytes[i] || in.elemBytes[i] > 8) {
         r.error = "parameter #" + std::to_string(i) + " is not a kv array";

@@ -59,6 +59,9 @@ struct IRInputs {
   /// The kv array of the printf stream (kPrintStream), if the model has
   /// one: a run lays out there what the launch printed (layOutPrinted).
   std::optional<unsigned> printStream;
+  /// The kv array kNullParams, if the model has one: pointer parameter #i
+  /// is null where its cell i is not 0.
+  std::optional<unsigned> nullParams;
 };
 
 /// Execute \p kernel on \p cfg. `written` holds, per kv array, the final

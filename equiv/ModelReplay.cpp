@@ -196,6 +196,7 @@ IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
       globalArgs[op.getArgName(i).str()] = i;
   }
   in.printStream = printStreamArg(op);
+  in.nullParams = nullParamsArg(op);
   in.globalArray =
       [globalArgs = std::move(globalArgs)](
           const llvm::GlobalVariable &gv) -> std::optional<unsigned> {
@@ -393,9 +394,22 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       Type t = km.op.getBlock().getArgument(a).getType();
       return numeralOf(m.eval(*enc.params[a], true), enc.widthOf(t));
     };
-    in.initial = [&](unsigned a, uint64_t idx) {
+    std::optional<unsigned> nulls = nullParamsArg(km.op);
+    in.initial = [&, nulls](unsigned a, uint64_t idx) {
       Type et = getArrayElementType(km.op.getBlock().getArgument(a).getType());
       bool isConstrained = constrained.count({a, idx});
+      // A null pointer parameter only where the model has one: other inputs
+      // may be of the replay's choosing, this one would fault the run.
+      if (a == nulls) {
+        if (!isConstrained)
+          return llvm::APInt(enc.widthOf(et), 0);
+        auto table = tables.find(a);
+        if (table == tables.end())
+          table = tables.try_emplace(a, m, *enc.params[a]).first;
+        llvm::APInt v = numeralOf(table->second.at(idx), enc.widthOf(et));
+        inputsRead.emplace(std::make_pair(a, idx), v);
+        return v;
+      }
       // Inputs of the kernels' own choosing, the launch and scalars the
       // model's: where the model's cells do not tell the kernels apart
       // (two folds in different orders are two free functions to the

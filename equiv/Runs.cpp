@@ -79,7 +79,11 @@ ExecInputs recordedInputs(
         auto it = scalars.find(a);
         return it == scalars.end() ? 0 : it->second.getSExtValue();
       },
-      [&read, cell = std::move(cell)](unsigned a, uint64_t idx, unsigned w) {
+      [&read, cell = std::move(cell),
+       nulls = nullParamsArg(k)](unsigned a, uint64_t idx, unsigned w) {
+        // Runs pass no null pointer; a solver's model may.
+        if (a == nulls)
+          return llvm::APInt(w, 0);
         llvm::APInt v = cell(a, idx, w);
         read.emplace(std::make_pair(a, idx), v);
         return v;

@@ -77,13 +77,22 @@ Type kv::getArrayElementType(Type t) {
   return {};
 }
 
-std::optional<unsigned> kv::printStreamArg(KernelOp k) {
+static std::optional<unsigned> globalArrayNamed(KernelOp k,
+                                                llvm::StringRef name) {
   Block &blk = k.getBlock();
   for (unsigned i = 0; i < blk.getNumArguments(); ++i)
     if (isa<GlobalArrayType>(blk.getArgument(i).getType()) &&
-        i < k.getArgNames().size() && k.getArgName(i) == kPrintStream)
+        i < k.getArgNames().size() && k.getArgName(i) == name)
       return i;
   return std::nullopt;
+}
+
+std::optional<unsigned> kv::printStreamArg(KernelOp k) {
+  return globalArrayNamed(k, kPrintStream);
+}
+
+std::optional<unsigned> kv::nullParamsArg(KernelOp k) {
+  return globalArrayNamed(k, kNullParams);
 }
 
 bool kv::isArrayType(Type t) {

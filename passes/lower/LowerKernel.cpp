@@ -386,6 +386,18 @@ FailureOr<KernelOp> Lowerer::run() {
   if (!failed && opts.signatureOnly) {
     if (prints)
       printArray = newGlobalArray(kPrintStream.str(), b.getI64Type());
+    // A pointer parameter compared with null may be null in a run.
+    for (const llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *cmp = dyn_cast<llvm::ICmpInst>(&inst);
+          cmp && !nullArray && cmp->isEquality() &&
+          llvm::any_of(cmp->operands(),
+                       [](const llvm::Use &u) {
+                         return isa<llvm::ConstantPointerNull>(u.get());
+                       }) &&
+          llvm::any_of(cmp->operands(), [](const llvm::Use &u) {
+            return isa<llvm::Argument>(u.get()->stripPointerCasts());
+          }))
+        nullArray = newGlobalArray(kNullParams.str(), b.getI8Type());
     for (const llvm::GlobalVariable *gv : sharedVariablesOf(f))
       arrayFor(gv);
   } else if (!failed) {

@@ -255,6 +255,28 @@ void Lowerer::execICmp(const llvm::ICmpInst *cmp, State &s) {
     if (eqPred && ((a.kind == SymVal::PrivPtr && c.kind == SymVal::NullPtr) ||
                    (a.kind == SymVal::NullPtr && c.kind == SymVal::PrivPtr)))
       return setS(i1(pred == P::ICMP_NE));
+    // A pointer parameter may be null (an optional bias): whether it is,
+    // is an input of the model, kNullParams. A __device__ array is not.
+    if (eqPred && ((a.kind == SymVal::ArrayPtr && c.kind == SymVal::NullPtr) ||
+                   (a.kind == SymVal::NullPtr && c.kind == SymVal::ArrayPtr))) {
+      const SymVal &p = a.kind == SymVal::ArrayPtr ? a : c;
+      auto arg = dyn_cast<BlockArgument>(p.array);
+      if (arg && p.off.terms.empty() && p.off.constant == 0 &&
+          isa<GlobalArrayType>(arg.getType())) {
+        if (arg.getArgNumber() >= kvParamCount(f))
+          return setS(i1(pred == P::ICMP_NE));
+        if (!nullArray) {
+          nullArray = newGlobalArray(kNullParams.str(), b.getI8Type());
+          arrayElemSize[nullArray] = 1;
+        }
+        Value flag =
+            ReadOp::create(b, loc, b.getI8Type(), nullArray,
+                           cst(b.getI64Type(), arg.getArgNumber()), i1(true));
+        Value isNull = b.createOrFold<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::ne, flag, cst(b.getI8Type(), 0));
+        return setS(pred == P::ICMP_EQ ? isNull : notI1(isNull));
+      }
+    }
     bool same = a.kind == c.kind &&
                 ((a.kind == SymVal::PrivPtr && a.obj == c.obj) ||
                  (a.kind == SymVal::ArrayPtr && a.array == c.array));

@@ -676,6 +676,8 @@ private:
   /// of the records the thread has made (0 at entry where it prints).
   Value printArray;
   SymVal printCounter;
+  /// The kNullParams array, once a pointer parameter is compared with null.
+  Value nullArray;
   /// With --unroll=N, the exit successor of a loop-exiting branch once the
   /// loop's header has been entered more than N times; else null.
   /// With reportSplit: stop at a loop exit whose symbolic condition \p c

@@ -51,6 +51,12 @@ inline constexpr llvm::StringLiteral kPrintStream = "printf output";
 inline constexpr unsigned kPrintRecordCells = 16;
 /// The argument number of \p k's printf stream, if it has one.
 std::optional<unsigned> printStreamArg(KernelOp k);
+/// The input array that says which pointer parameters are null, for a
+/// kernel that compares one with null: cell i (i8) is nonzero where
+/// parameter i is null. Runs start it 0 (no null pointer) unless a solver's
+/// model says otherwise.
+inline constexpr llvm::StringLiteral kNullParams = "null pointers";
+std::optional<unsigned> nullParamsArg(KernelOp k);
 /// Register every dialect a kv module uses (kv, arith).
 void registerKVDialects(mlir::DialectRegistry &registry);
 } // namespace kv
