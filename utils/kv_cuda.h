@@ -143,9 +143,10 @@ KV_DEV void __syncwarp(unsigned mask = 0xffffffff) {
 KV_DEV void __threadfence() { __nvvm_membar_gl(); }
 KV_DEV void __threadfence_block() { __nvvm_membar_cta(); }
 KV_DEV void __threadfence_system() { __nvvm_membar_sys(); }
-// printf (the SDK's common_functions.h): clang makes a call vprintf(format,
-// buffer) of it in device code.
-extern "C" __host__ __device__ int printf(const char *, ...);
+// printf on the device (as clang's CUDA runtime wrapper declares it, beside
+// the C library's host printf): clang makes a call vprintf(format, buffer)
+// of it.
+extern "C" __device__ int printf(const char *, ...);
 // libdevice's integer functions (the SDK's and clang's device_functions):
 // calls to __nv_*, which kvalidate models by their definition.
 extern "C" {

@@ -40,6 +40,10 @@
 // O2-DAG: remark: kvalidate: kernel 'rows_loop': equivalent
 // O2-DAG: remark: kvalidate: kernel 'two_lines': equivalent
 
+// The C library's printf is the host's; kv_cuda.h (no SDK) and the SDK
+// declare the device's beside it.
+#include <cstdio>
+
 __global__ void clamp_report(int *out, const int *in, int hi) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = in[i];
