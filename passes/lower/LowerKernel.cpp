@@ -133,7 +133,7 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   if (isa<llvm::FenceInst>(inst))
     return;
   if (isa<llvm::AtomicCmpXchgInst>(inst))
-    return fail(llvm::Twine("atomic operation '") + inst.getOpcodeName() + "'");
+    return fail("atomicCAS (its result depends on the order of the threads)");
   fail(llvm::Twine("instruction '") + inst.getOpcodeName() + "'");
 }
 

@@ -508,12 +508,49 @@ void Lowerer::execStore(const llvm::StoreInst *st, State &s) {
   storeTo(p, v, st->getValueOperand()->getType(), s);
 }
 
+/// The CUDA function that makes atomic operation \p rmw (atomicInc for
+/// `atomicrmw uinc_wrap`), for messages in the source's terms.
+static std::string cudaAtomicName(const llvm::AtomicRMWInst &rmw) {
+  using Bin = llvm::AtomicRMWInst::BinOp;
+  switch (rmw.getOperation()) {
+  case Bin::Xchg:
+    return "atomicExch";
+  case Bin::Add:
+    return "atomicAdd";
+  case Bin::Sub:
+    return "atomicSub";
+  case Bin::And:
+    return "atomicAnd";
+  case Bin::Or:
+    return "atomicOr";
+  case Bin::Xor:
+    return "atomicXor";
+  case Bin::Min:
+  case Bin::UMin:
+  case Bin::FMin:
+    return "atomicMin";
+  case Bin::Max:
+  case Bin::UMax:
+  case Bin::FMax:
+    return "atomicMax";
+  case Bin::UIncWrap:
+    return "atomicInc";
+  case Bin::UDecWrap:
+    return "atomicDec";
+  case Bin::FAdd:
+    return "atomicAdd of a float";
+  case Bin::FSub:
+    return "atomicSub of a float";
+  default:
+    return ("atomicrmw " +
+            llvm::AtomicRMWInst::getOperationName(rmw.getOperation()))
+        .str();
+  }
+}
+
 void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
   using Bin = llvm::AtomicRMWInst::BinOp;
-  std::string what =
-      ("'atomicrmw " +
-       llvm::AtomicRMWInst::getOperationName(rmw->getOperation()) + "'")
-          .str();
+  std::string what = cudaAtomicName(*rmw);
   std::optional<RmwKind> kind;
   switch (rmw->getOperation()) {
   case Bin::Add:
@@ -547,25 +584,22 @@ void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
   // Exchange, increment with wrap-around, float add (rounded in the
   // threads' order): the final value depends on the order of the threads.
   if (!kind)
-    return fail("atomic operation " + what +
-                " (its result depends on the order of the threads)");
+    return fail(what + " (its result depends on the order of the threads)");
   llvm::Type *ty = rmw->getValOperand()->getType();
   SymVal p = eval(rmw->getPointerOperand(), s);
   SymVal v = eval(rmw->getValOperand(), s);
   if (failed)
     return;
   if (p.kind != SymVal::ArrayPtr)
-    return fail("atomic operation " + what +
-                " on private memory or through an unknown pointer");
+    return fail(what + " on private memory or through an unknown pointer");
   if (v.kind != SymVal::Scalar)
-    return fail("atomic operation " + what + " on a value of unknown shape");
+    return fail(what + " on a value of unknown shape");
   uint64_t size = f.getParent()->getDataLayout().getTypeStoreSize(ty);
   uint64_t es = elemSizeFor(p.array, size);
   if (!es)
     return;
   if (es != size)
-    return fail("atomic operation " + what +
-                " on part of an array element or several elements");
+    return fail(what + " on part of an array element or several elements");
   Value idx = elementIndex(p.array, p.off, ty);
   if (failed || isFalse(s.guard))
     return;
@@ -603,11 +637,8 @@ void Lowerer::checkAtomicOlds(Block &body) {
       if (!isPure(op)) {
         curInst = inst;
         callStack = a->callStack;
-        return fail(
-            ("use of the old value that atomic operation 'atomicrmw " +
-             llvm::AtomicRMWInst::getOperationName(inst->getOperation()) +
-             "' returns (it depends on the order of the threads)")
-                .str());
+        return fail("use of the old value that " + cudaAtomicName(*inst) +
+                    " returns (it depends on the order of the threads)");
       }
       for (Operation *u : op->getUsers())
         work.push_back(u);

@@ -1,31 +1,31 @@
 // Atomics whose result depends on the order of the threads are outside the
-// kv model: "unsupported" (exit 2) with file:line and the operation. (Adds,
+// kv model: "unsupported" (exit 2) with file:line and the CUDA function. (Adds,
 // mins, maxes, ands, ors and xors whose old value is unused are supported:
 // equiv/atomics.cu.)
 //
 // RUN: %expect-exit 2 %kvalidate %s:exchange %s:exchange | FileCheck %s --check-prefix=XCHG
 // XCHG: verdict: unsupported
-// XCHG-NEXT: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+24]]:{{[0-9]+}}: atomic operation 'atomicrmw xchg' (its result depends on the order of the threads)
+// XCHG-NEXT: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+24]]:{{[0-9]+}}: atomicExch (its result depends on the order of the threads)
 // XCHG-NOT: counterexample
 //
 // RUN: %expect-exit 2 %kvalidate %s:compare_swap %s:compare_swap | FileCheck %s --check-prefix=CAS
-// CAS: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+25]]:{{[0-9]+}}: atomic operation 'cmpxchg'
+// CAS: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+25]]:{{[0-9]+}}: atomicCAS (its result depends on the order of the threads)
 //
 // The slot an atomicAdd hands out (stream compaction) is order-dependent.
 // RUN: %expect-exit 2 %kvalidate %s:compact %s:compact | FileCheck %s --check-prefix=OLD
-// OLD: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+27]]:{{[0-9]+}}: use of the old value that atomic operation 'atomicrmw add' returns (it depends on the order of the threads)
+// OLD: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+27]]:{{[0-9]+}}: use of the old value that atomicAdd returns (it depends on the order of the threads)
 //
 // A float sum is rounded in the order of the threads.
 // RUN: %expect-exit 2 %kvalidate %s:float_sum %s:float_sum | FileCheck %s --check-prefix=FADD
-// FADD: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+28]]:{{[0-9]+}}: atomic operation 'atomicrmw fadd'
+// FADD: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+28]]:{{[0-9]+}}: atomicAdd of a float (its result
 //
 // atomicInc wraps around at its operand: not a commutative update.
 // RUN: %expect-exit 2 %kvalidate %s:wrap_count %s:wrap_count | FileCheck %s --check-prefix=INC
-// INC: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+28]]:{{[0-9]+}}: atomic operation 'atomicrmw uinc_wrap'
+// INC: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+28]]:{{[0-9]+}}: atomicInc (its result
 //
 // The __atomic builtins, without the CUDA headers: the same.
 // RUN: %expect-exit 2 %kvalidate %s:builtin_exchange %s:builtin_exchange | FileCheck %s --check-prefix=BUILTIN
-// BUILTIN: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+29]]:{{[0-9]+}}: atomic operation 'atomicrmw xchg'
+// BUILTIN: reason: before kernel: {{.*}}unsupported-atomic.cu:[[@LINE+29]]:{{[0-9]+}}: atomicExch (its result
 
 __global__ void exchange(int *last, const int *in) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -13,7 +13,7 @@
 // CHECK-DAG: remark: kvalidate: kernel 'largest': equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'flags': equivalent
 // CHECK-DAG: remark: kvalidate: kernel 'block_sum': equivalent
-// CHECK-DAG: remark: kvalidate: kernel 'append': unsupported: {{.*}}remark-atomics.cu:[[@LINE+52]]:9: use of the old value that atomic operation 'atomicrmw add' returns
+// CHECK-DAG: remark: kvalidate: kernel 'append': unsupported: {{.*}}remark-atomics.cu:[[@LINE+52]]:9: use of the old value that atomicAdd returns
 // A grid-stride loop's atomics: the loops pair iteration by iteration.
 // CHECK-DAG: remark: kvalidate: kernel 'strided_histogram': equivalent ({{[0-9]+}} ms) {{.*}}[proof: interval by interval
 // The atomics reach the PTX unchanged.
