@@ -581,6 +581,32 @@ void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
   default:
     break;
   }
+  // An exchange whose value every thread has alike (`atomicExch(&found,
+  // 1)`) leaves that value whatever the order: a plain write, whose equal
+  // values the race check tolerates. The old value is still the order's.
+  if (rmw->getOperation() == Bin::Xchg && rmw->getType()->isIntegerTy()) {
+    SymVal p = eval(rmw->getPointerOperand(), s);
+    SymVal v = eval(rmw->getValOperand(), s);
+    if (failed)
+      return;
+    if (p.kind == SymVal::ArrayPtr && v.kind == SymVal::Scalar &&
+        !sliceHas(v.scalar, [](Operation *op) {
+          if (auto r = dyn_cast<SRegOp>(op))
+            return r.getGroup() == SRegGroup::Tid ||
+                   r.getGroup() == SRegGroup::Bid;
+          return isa<ReadOp, ShuffleOp, BallotOp, LaneOp, IterOp, ApplyOp,
+                     CarryOp, FoldOp, SumOp, LastOp,
+                     UnrealizedConversionCastOp>(op);
+        })) {
+      storeArray(p.array, p.off, v.scalar, rmw->getType(), s);
+      auto old = ApplyOp::create(b, loc, typeFor(rmw->getType()), "atomic.old",
+                                 ValueRange{});
+      old->setAttr("kv.atomic_old", b.getI64IntegerAttr(atomicOlds.size()));
+      atomicOlds.push_back({rmw, callStack});
+      s.vals[rmw] = scalar(old);
+      return;
+    }
+  }
   // Exchange, increment with wrap-around, float add (rounded in the
   // threads' order): the final value depends on the order of the threads.
   if (!kind)
