@@ -45,14 +45,12 @@ unsigned safetyBudgetMs = 30000;
 namespace safety {
 
 std::string locationOf(Operation *op) {
-  Location loc = op->getLoc();
-  if (auto f = dyn_cast<FileLineColLoc>(loc))
+  // A source line, where the op has one (inside a fused or call-site
+  // location too); never MLIR's own text (`loc(unknown)`).
+  if (auto f = op->getLoc()->findInstanceOf<FileLineColLoc>())
     return f.getFilename().str() + ":" + std::to_string(f.getLine()) + ":" +
            std::to_string(f.getColumn());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << loc;
-  return s;
+  return "";
 }
 
 uint64_t evalU(const z3::model &m, const z3::expr &e) {
@@ -280,7 +278,8 @@ std::string describe(const Defect &d) {
   for (size_t i = 0; i < d.sites.size(); ++i) {
     const Defect::Site &x = d.sites[i];
     s += (i == 0 ? ": " : "; ") + std::string("thread ") + coords(x.thread) +
-         " of block " + coords(x.block) + " " + x.access + " at " + x.location;
+         " of block " + coords(x.block) + " " + x.access +
+         (x.location.empty() ? "" : " at " + x.location);
   }
   return s + " (" + describeLaunch(d) + ")";
 }

@@ -52,6 +52,11 @@ inline z3::expr laneInMask(const z3::expr &mask, const z3::expr &lane) {
 }
 
 std::string locationOf(mlir::Operation *op);
+/// " at FILE:LINE:COL" where \p op has a source line, else "".
+inline std::string atLocation(mlir::Operation *op) {
+  std::string l = locationOf(op);
+  return l.empty() ? l : " at " + l;
+}
 uint64_t evalU(const z3::model &m, const z3::expr &e);
 int64_t evalS(const z3::model &m, const z3::expr &e);
 

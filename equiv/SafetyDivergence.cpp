@@ -63,8 +63,10 @@ bool SafetyCheck::checkDivergence() {
       continue;
     if (r != z3::unsat) {
       result.verdict = Verdict::Unsupported;
-      result.reason = std::string(label) + " kernel: " + locationOf(b) +
-                      ": __syncthreads() under a condition that a whole block "
+      std::string at = locationOf(b);
+      result.reason = std::string(label) +
+                      " kernel: " + (at.empty() ? "" : at + ": ") +
+                      "__syncthreads() under a condition that a whole block "
                       "may skip";
       return false;
     }

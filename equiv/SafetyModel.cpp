@@ -125,7 +125,7 @@ bool SafetyCheck::checkLoops() {
     for (size_t i = 0; i < loops.size(); ++i) {
       auto it = cast<IterOp>(loops[i]);
       if (r == z3::unsat)
-        proved.push_back("a countable loop at " + locationOf(it) + " (" +
+        proved.push_back("a countable loop" + atLocation(it) + " (" +
                          loopNeeds(it) + ")");
       else
         noteUncounted(it, why[i]);
@@ -140,8 +140,7 @@ bool SafetyCheck::checkLoops() {
     auto it = cast<IterOp>(op);
     std::string what = loopNeeds(it);
     if (all) {
-      proved.push_back("a countable loop at " + locationOf(it) + " (" + what +
-                       ")");
+      proved.push_back("a countable loop" + atLocation(it) + " (" + what + ")");
       continue;
     }
     // Modelled where it is counted, and elsewhere as the iterations that
@@ -154,8 +153,7 @@ bool SafetyCheck::checkLoops() {
     q.sampleLaunchFirst = alignable;
     const Thread &t = *q.t1;
     z3::check_result r = q.solve(loopBreaks(q, it), budget());
-    std::string site =
-        "a countable loop at " + locationOf(it) + " (" + what + ")";
+    std::string site = "a countable loop" + atLocation(it) + " (" + what + ")";
     alignable = alignable && q.enc.unsupported.empty();
     if (r == z3::unknown && alignable) {
       noteUncounted(it, undecidedWhy);
@@ -240,8 +238,11 @@ bool SafetyCheck::checkModelConditions() {
   }
   for (auto [from, to] :
        {std::pair{&provedAt, &proved}, {&assumedAt, &assumed}})
-    for (auto &[what, locs] : *from)
-      to->push_back(what + " at " + llvm::join(locs, ", "));
+    for (auto &[what, locs] : *from) {
+      llvm::erase_if(locs, [](const std::string &l) { return l.empty(); });
+      to->push_back(locs.empty() ? what
+                                 : what + " at " + llvm::join(locs, ", "));
+    }
   return true;
 }
 
