@@ -176,6 +176,18 @@ static void placeGlobalArrays(
   k.setArgNamesAttr(mlir::ArrayAttr::get(k.getContext(), names));
 }
 
+/// Give both kernels the global arrays either has, matched by name, in
+/// one order (the before kernel's first).
+static void alignGlobalArrays(KernelOp before, unsigned nb, KernelOp after,
+                              unsigned na) {
+  auto order = globalArrays(before, nb);
+  for (auto &g : globalArrays(after, na))
+    if (llvm::none_of(order, [&](auto &o) { return o.first == g.first; }))
+      order.push_back(g);
+  placeGlobalArrays(before, nb, order);
+  placeGlobalArrays(after, na, order);
+}
+
 std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
                                              bool reportSplit,
                                              std::vector<std::string> &splitOn,
@@ -265,12 +277,7 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
   if (before.function && after.function) {
     unsigned nb = kvParamCount(*before.function),
              na = kvParamCount(*after.function);
-    auto order = globalArrays(out.before, nb);
-    for (auto &g : globalArrays(out.after, na))
-      if (llvm::none_of(order, [&](auto &o) { return o.first == g.first; }))
-        order.push_back(g);
-    placeGlobalArrays(out.before, nb, order);
-    placeGlobalArrays(out.after, na, order);
+    alignGlobalArrays(out.before, nb, out.after, na);
     // The pointer parameters either kernel compares with null.
     std::set<unsigned> nullable;
     for (KernelOp k : {out.before, out.after})
@@ -325,29 +332,11 @@ bool Driver::irSignatures(ScratchKernels &sig) {
     sig.k[i] = *k;
     uniquifySymbol(sig.k[i], scratch);
   }
-  // The printf stream and the null pointer flags follow the parameters of
-  // a kernel that has them (in that order); the other kernel gets them
-  // too, unused, so that runs compare what both print and pass both the
-  // same null pointers.
-  for (auto [name, bits] : {std::pair{kPrintStream, 64u}, {kNullParams, 8u}})
-    for (int i = 0; i < 2; ++i) {
-      KernelOp k = sig.k[i], other = sig.k[1 - i];
-      auto has = [name = name](KernelOp x) {
-        return name == kPrintStream ? printStreamArg(x) : nullParamsArg(x);
-      };
-      if (!has(k) || has(other))
-        continue;
-      mlir::MLIRContext *c = other.getContext();
-      unsigned at = kvParamCount(*fns[1 - i]) +
-                    (name == kNullParams && printStreamArg(other) ? 1 : 0);
-      other.getBlock().insertArgument(
-          at, GlobalArrayType::get(c, mlir::IntegerType::get(c, bits)),
-          mlir::UnknownLoc::get(c));
-      std::vector<mlir::Attribute> names(other.getArgNames().begin(),
-                                         other.getArgNames().end());
-      names.insert(names.begin() + at, mlir::StringAttr::get(c, name));
-      other.setArgNamesAttr(mlir::ArrayAttr::get(c, names));
-    }
+  // The printf stream and the null pointer flags (the signatures' only
+  // global arrays): both kernels get those either has, so that runs
+  // compare what both print and pass both the same null pointers.
+  alignGlobalArrays(sig.k[0], kvParamCount(*fns[0]), sig.k[1],
+                    kvParamCount(*fns[1]));
   return matchParams(sig.k[0], sig.k[1]).empty();
 }
 

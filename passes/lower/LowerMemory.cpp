@@ -599,12 +599,7 @@ void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
                      UnrealizedConversionCastOp>(op);
         })) {
       storeArray(p.array, p.off, v.scalar, rmw->getType(), s);
-      auto old = ApplyOp::create(b, loc, typeFor(rmw->getType()), "atomic.old",
-                                 ValueRange{});
-      old->setAttr("kv.atomic_old", b.getI64IntegerAttr(atomicOlds.size()));
-      atomicOlds.push_back({rmw, callStack});
-      s.vals[rmw] = scalar(old);
-      return;
+      return oldValuePlaceholder(rmw, s);
     }
   }
   // Exchange, increment with wrap-around, float add (rounded in the
@@ -635,12 +630,17 @@ void Lowerer::execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s) {
   WriteOp::create(b, loc, p.array, idx, val, s.guard,
                   RmwKindAttr::get(b.getContext(), *kind));
   ownWrites.push_back({p.array, idx, val, s.guard, /*atomic=*/true});
+  oldValuePlaceholder(rmw, s);
+}
+
+void Lowerer::oldValuePlaceholder(const llvm::AtomicRMWInst *rmw, State &s) {
   // The old value depends on the order of the threads: a placeholder that
   // fails the lowering if it reaches anything but dead code (at -O0 it is
   // stored to a temporary nobody reads).
   // The op records its atomic by index: a loop the lowering unrolls and
   // then models instead erases the ops of the attempt.
-  auto old = ApplyOp::create(b, loc, typeFor(ty), "atomic.old", ValueRange{});
+  auto old = ApplyOp::create(b, loc, typeFor(rmw->getType()), "atomic.old",
+                             ValueRange{});
   old->setAttr("kv.atomic_old", b.getI64IntegerAttr(atomicOlds.size()));
   atomicOlds.push_back({rmw, callStack});
   s.vals[rmw] = scalar(old);

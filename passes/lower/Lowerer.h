@@ -627,6 +627,8 @@ private:
   /// atomicrmw whose old value is unused, of a kind that commutes with
   /// itself: a kv.write atomic.
   void execAtomicRMW(const llvm::AtomicRMWInst *rmw, State &s);
+  /// The old value of \p rmw: a placeholder checkAtomicOlds fails on use.
+  void oldValuePlaceholder(const llvm::AtomicRMWInst *rmw, State &s);
   // Warps (LowerWarp.cpp).
   enum class ShuffleMode { Up, Down, Xor, Index };
   /// The thread's lane: its linear id in the block mod 32.
