@@ -94,6 +94,7 @@ Thread &Encoder::threadAtIter(IterOp it, const Thread &t, const z3::expr &x) {
   if (auto m = iterThreads.find(key); m != iterThreads.end())
     return *m->second;
   Thread &tn = makeThread(t.tid, t.bid, t.depth);
+  inheritPins(t, tn);
   iterThreads[key] = &tn;
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())

@@ -150,6 +150,13 @@ Thread &Encoder::makeThread(std::vector<z3::expr> tid,
   return threads.back();
 }
 
+void Encoder::inheritPins(const Thread &from, Thread &to) {
+  for (const auto &[v, e] : from.pinned) {
+    to.pinned.emplace_back(v, e);
+    memo.emplace(std::make_pair(v, to.id), e);
+  }
+}
+
 Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
   unsigned w = modelWidth(32, bits);
   unsigned n = fresh++;

@@ -436,6 +436,8 @@ private:
   /// (thread id, source linear id term) -> the thread of a shuffle's lane.
   std::map<std::pair<unsigned, unsigned>, Thread *> laneThreads;
   std::map<std::pair<void *, unsigned>, z3::expr> memo;
+  /// Gives \p to the values pinned for \p from (Thread::pinned).
+  void inheritPins(const Thread &from, Thread &to);
   std::map<unsigned, z3::expr> factMemo;
   std::set<unsigned> nowrapSeen;
 

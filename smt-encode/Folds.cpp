@@ -170,6 +170,7 @@ Thread &Encoder::foldThreadAt(KernelModel &k, FoldOp f, const Thread &t,
                               const z3::expr &x) {
   IterOp it = loopOf(f);
   Thread &tn = makeThread(t.tid, t.bid, t.depth);
+  inheritPins(t, tn);
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())
       tn.iters.emplace(o, v);
@@ -222,6 +223,7 @@ z3::expr Encoder::rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
   Thread *trp = const_cast<Thread *>(&t);
   if (!mine.empty() || !theirs.empty()) {
     trp = &makeThread(t.tid, t.bid, t.depth);
+    inheritPins(t, *trp);
     for (size_t i = 0; i < mine.size() && i < theirs.size(); ++i)
       trp->iters.emplace(theirs[i], iterVar(cast<IterOp>(mine[i]), t));
   }

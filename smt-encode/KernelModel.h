@@ -45,6 +45,10 @@ struct Thread {
   /// A shuffle's lane thread: its linear id in the block, by construction
   /// (its ids are that taken apart).
   std::optional<z3::expr> linear;
+  /// Values fixed for this thread (a write's index operand at the cell it
+  /// hits, Encoder::hitValue), kept by the copies that encode a loop's
+  /// body for it.
+  std::vector<std::pair<void *, z3::expr>> pinned;
 };
 
 /// What the encoder knows of one kernel: its writes by array and interval.

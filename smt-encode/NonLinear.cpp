@@ -471,6 +471,8 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   };
   // Terms p + b with p = a * h, grouped by h.
   std::map<unsigned, std::vector<Term>> byFactor;
+  // Abstracted products h * a by each operand h, with a's position.
+  std::map<unsigned, std::vector<std::pair<z3::expr, unsigned>>> byOperand;
   std::set<unsigned> seen;
   std::vector<z3::expr> work;
   work.reserve(assertions.size());
@@ -487,6 +489,12 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
       checkDeadline();
     for (unsigned i = 0; i < e.num_args(); ++i)
       work.push_back(e.arg(i));
+    if (abstractNonlinear && isProduct(e) &&
+        e.decl().decl_kind() == Z3_OP_UNINTERPRETED && !arrayOf(e.arg(0)) &&
+        !arrayOf(e.arg(1)))
+      for (unsigned f = 0; f < 2; ++f)
+        if (!e.arg(f).is_numeral())
+          byOperand[e.arg(f).id()].push_back({e, f});
     if (e.decl().decl_kind() != Z3_OP_BADD)
       continue;
     if (e.num_args() == 2)
@@ -565,6 +573,41 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
     return it->second;
   };
   const unsigned maxLemmas = 4000;
+  // Products of one operand h are monotone in the other where they do not
+  // wrap: a1 <= a2 and h * a2 < 2^w give h * a1 <= h * a2. A writer's
+  // block q found from its cell (q * h + r == cell < m <= gridDim * h)
+  // then lies in the grid without a multiplier's bits. Stated for pairs
+  // where one side is a launch dimension or a scalar parameter (a bound),
+  // not for the quadratically many pairs of threads.
+  std::set<unsigned> bounds;
+  for (int i = 0; i < 3; ++i) {
+    bounds.insert(bdim[i].id());
+    bounds.insert(gdim[i].id());
+  }
+  for (auto &prm : params)
+    if (prm && prm->is_bv())
+      bounds.insert(prm->id());
+  for (auto &[h, prods] : byOperand)
+    for (size_t i = 0; i < prods.size() && out.size() < maxLemmas / 2; ++i) {
+      // h * a >= h where a != 0 (the product with 1, which is no term).
+      const auto &[p, f] = prods[i];
+      out.push_back(z3::implies(p.arg(1 - f) != 0 &&
+                                    unsignedNoWrap(p.arg(f), p.arg(1 - f)),
+                                z3::uge(p, p.arg(f))));
+      for (size_t j = 0; j < prods.size(); ++j) {
+        const auto &[p1, f1] = prods[i];
+        const auto &[p2, f2] = prods[j];
+        if (i == j || z3::eq(p1, p2) ||
+            p1.get_sort().bv_size() != p2.get_sort().bv_size())
+          continue;
+        z3::expr a1 = p1.arg(1 - f1), a2 = p2.arg(1 - f2);
+        if (!bounds.count(a1.id()) && !bounds.count(a2.id()))
+          continue;
+        out.push_back(
+            z3::implies(z3::ule(a1, a2) && unsignedNoWrap(p2.arg(f2), a2),
+                        z3::ule(p1, p2)));
+      }
+    }
   for (auto &[h, terms] : byFactor)
     for (size_t i = 0; i < terms.size(); ++i) {
       // Past the cap no pair adds a lemma: stop rather than visit the
@@ -671,12 +714,75 @@ std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
   // A divisor c * s (a coarsening factor times a blockDim) as the kernels
   // write the product, (q * s) * c: the quotient's thread computes the
   // same term then, and the solver need not multiply either out.
-  z3::expr prod = mulTerm(q, d);
-  if (z3::expr ds = d.simplify(); ds.is_app() &&
-                                  ds.decl().decl_kind() == Z3_OP_BMUL &&
-                                  ds.num_args() == 2 && ds.arg(0).is_numeral())
-    prod = mulTerm(q, ds.arg(1)) * ds.arg(0);
-  side.push_back(z3::implies(d != 0, noWrap && prod + r == n && z3::ult(r, d)));
+  z3::expr ds = d.simplify();
+  z3::expr prod(ctx);
+  // Neither the product nor the sum wraps (q * d + r == n exactly): with
+  // products abstracted, `prod + r == n` alone holds modulo 2^w for any
+  // value of prod.
+  z3::expr exact = z3::ule(r, n);
+  bool scaled = ds.is_app() && ds.decl().decl_kind() == Z3_OP_BMUL &&
+                ds.num_args() == 2 && ds.arg(0).is_numeral();
+  if (scaled && abstractNonlinear && ds.arg(0).get_numeral_uint64() >= 2 &&
+      ds.arg(0).get_numeral_uint64() <= 16) {
+    // Through the radix s first: n == Q * s + R, then Q == q * c + j, so
+    // r == j * s + R with j < c a small case split. The quotient by s is
+    // the one the other kernel's writer (row = b * s + t) has, and which
+    // site of a coarsened thread writes n is then linear in j: no bits of
+    // a product decide it.
+    uint64_t c = ds.arg(0).get_numeral_uint64();
+    z3::expr s = ds.arg(1), cv = ds.arg(0);
+    auto [bigQ, bigR] = quotient(n, s);
+    z3::expr j = z3::urem(bigQ, cv);
+    z3::expr js = ctx.bv_val(0, w);
+    for (uint64_t i = 1; i < c; ++i)
+      js = z3::ite(j == ctx.bv_val(i, w), s * ctx.bv_val(i, w), js);
+    z3::expr inner = mulTerm(q, s);
+    side.push_back(z3::implies(
+        s != 0, q == z3::udiv(bigQ, cv) && r == js + bigR &&
+                    mulTerm(bigQ, s) == inner * cv + js &&
+                    unsignedNoWrap(q, s) && z3::ule(inner * cv, n)));
+    return {q, r};
+  }
+  if (!scaled && !ds.is_numeral() && abstractNonlinear) {
+    // n == n0 - i * d (a coarsened thread's later site, row - i * blockDim)
+    // has n0's quotient less i where that is at least i: the two are then
+    // one decomposition, which the mixed-radix lemmas, comparing sums of
+    // equal value only, would not relate.
+    z3::expr ns = n.simplify();
+    if (ns.is_app() && ns.decl().decl_kind() == Z3_OP_BADD)
+      for (unsigned a = 0; a < ns.num_args(); ++a) {
+        z3::expr t = ns.arg(a);
+        if (!(t.is_app() && t.decl().decl_kind() == Z3_OP_BMUL &&
+              t.num_args() == 2 && t.arg(0).is_numeral() &&
+              z3::eq(t.arg(1), ds)))
+          continue;
+        uint64_t i = (~t.arg(0).get_numeral_uint64() + 1) &
+                     (w < 64 ? (uint64_t(1) << w) - 1 : ~uint64_t(0));
+        if (i == 0 || i > 16)
+          continue;
+        z3::expr n0 = ctx.bv_val(0, w);
+        for (unsigned b = 0; b < ns.num_args(); ++b)
+          if (b != a)
+            n0 = n0 + ns.arg(b);
+        auto [q0, r0] = quotient(n0.simplify(), d);
+        z3::expr iv = ctx.bv_val(i, w);
+        side.push_back(
+            z3::implies(d != 0 && z3::uge(q0, iv), q == q0 - iv && r == r0));
+        break;
+      }
+  }
+  if (scaled) {
+    z3::expr inner = mulTerm(q, ds.arg(1));
+    prod = inner * ds.arg(0);
+    // q * (c * s) does not wrap: nor do q * s and its c-fold.
+    noWrap = unsignedNoWrap(q, ds.arg(1)) &&
+             z3::bvmul_no_overflow(inner, ds.arg(0), false);
+  } else {
+    prod = mulTerm(q, d);
+  }
+  exact = exact && z3::ule(prod, n);
+  side.push_back(
+      z3::implies(d != 0, noWrap && prod + r == n && z3::ult(r, d) && exact));
   return {q, r};
 }
 

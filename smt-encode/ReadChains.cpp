@@ -342,6 +342,23 @@ z3::expr Encoder::writeChain(KernelModel &k, unsigned arg, unsigned interval,
 /// Whether \p v is computed from \p from, through reads of global arrays
 /// only: a value that reads shared memory would search for its writers
 /// again.
+/// Whether \p v depends on \p op's result.
+static bool dependsOnOp(Value v, Operation *op) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *d = x.getDefiningOp();
+    if (!d || !seen.insert(x).second || seen.size() > 20000)
+      continue;
+    if (d == op)
+      return true;
+    for (Value o : d->getOperands())
+      work.push_back(o);
+  }
+  return false;
+}
+
 static bool computedFrom(Value v, Value from) {
   llvm::SmallVector<Value> work{v};
   llvm::DenseSet<Value> seen;
@@ -360,15 +377,44 @@ static bool computedFrom(Value v, Value from) {
     if (auto r = dyn_cast<ReadOp>(d))
       if (!isa<GlobalArrayType>(r.getArray().getType()))
         return false;
-    // Plain arithmetic only: a shuffle, a sum or a fold would encode other
-    // lanes or iterations again.
-    if (seen.size() > 20000 || !(isa<ReadOp, NoWrapOp, SRegOp, ApplyOp>(d) ||
-                                 d->getDialect()->getNamespace() == "arith"))
+    // Plain arithmetic and sums only (a sum's body is encoded for a copy
+    // of the thread that keeps its pinned values): a shuffle or a fold
+    // would encode other lanes or iterations again.
+    if (seen.size() > 20000 ||
+        !(isa<ReadOp, NoWrapOp, SRegOp, ApplyOp, SumOp, IterOp>(d) ||
+          d->getDialect()->getNamespace() == "arith"))
       return false;
+    // The value pinned for the sum's body is the same at every iteration:
+    // not one computed from the sum's own iteration number.
+    if (auto sum = dyn_cast<SumOp>(d))
+      if (Operation *it = sum.getIter().getDefiningOp();
+          it && dependsOnOp(from, it))
+        return false;
     for (Value o : d->getOperands())
       work.push_back(o);
   }
   return found;
+}
+
+/// Whether \p e mentions a coordinate of thread \p t.
+static bool mentionsThread(const z3::expr &e, const Thread &t) {
+  std::set<unsigned> coords, seen;
+  for (int i = 0; i < 3; ++i) {
+    coords.insert(t.tid[i].id());
+    coords.insert(t.bid[i].id());
+  }
+  std::vector<z3::expr> work{e};
+  while (!work.empty()) {
+    z3::expr x = work.back();
+    work.pop_back();
+    if (!x.is_app() || !seen.insert(x.id()).second)
+      continue;
+    if (coords.count(x.id()))
+      return true;
+    for (unsigned i = 0; i < x.num_args(); ++i)
+      work.push_back(x.arg(i));
+  }
+  return false;
 }
 
 z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
@@ -395,10 +441,14 @@ z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
         break;
       z3::expr l = value(k, add.getLhs(), t).simplify(),
                r = value(k, add.getRhs(), t).simplify();
-      if (!r.is_numeral() && !l.is_numeral())
+      // The offset is a constant, or the same for every thread (a
+      // coarsened thread's site `r0 + blockDim.x`): the other operand is
+      // then the one the value shares.
+      bool offsetRight = r.is_numeral() || !mentionsThread(r, t);
+      if (!offsetRight && !l.is_numeral() && mentionsThread(l, t))
         break;
-      cell = cell - (r.is_numeral() ? r : l);
-      from = r.is_numeral() ? add.getLhs() : add.getRhs();
+      cell = cell - (offsetRight ? r : l);
+      from = offsetRight ? add.getLhs() : add.getRhs();
     }
     if (debugEnabled("encoder"))
       llvm::errs() << k.label << " write at " << w->getLoc() << ": "
@@ -413,6 +463,8 @@ z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
     if (found && !mine.is_numeral() && !z3::eq(mine, cell)) {
       Thread &c = makeThread(t.tid, t.bid, t.depth);
       c.iters = t.iters;
+      inheritPins(t, c);
+      c.pinned.emplace_back(from.getAsOpaquePointer(), cell);
       memo.emplace(std::make_pair(from.getAsOpaquePointer(), c.id), cell);
       at = &c;
     }

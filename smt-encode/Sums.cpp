@@ -30,6 +30,7 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
     iterVar(cast<IterOp>(o), t);
   std::vector<z3::expr> tid = t.tid, bid = t.bid;
   Thread &tk = makeThread(tid, bid, t.depth);
+  inheritPins(t, tk);
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())
       tk.iters.emplace(o, v);
@@ -112,6 +113,7 @@ z3::expr Encoder::termAt(const SumRecord &r, const z3::expr &x64) {
   auto sum = cast<SumOp>(r.op);
   auto it = sum.getIter().getDefiningOp<IterOp>();
   Thread &tx = makeThread(r.thread->tid, r.thread->bid, r.thread->depth);
+  inheritPins(*r.thread, tx);
   for (auto &[o, v] : r.thread->iters)
     if (o != it.getOperation())
       tx.iters.emplace(o, v);
