@@ -13,6 +13,9 @@
 
 namespace kv {
 
+/// The function of abstracted integer products (NonLinear.cpp).
+inline constexpr const char productName[] = "abs.arith.muli";
+
 /// The axes of thread and block coordinates, as symbols' names spell them.
 inline constexpr const char *axes[3] = {"x", "y", "z"};
 
