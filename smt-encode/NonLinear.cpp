@@ -589,12 +589,11 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   for (auto &[h, prods] : byOperand)
     for (size_t i = 0; i < prods.size() && out.size() < maxLemmas / 2; ++i) {
       // h * a >= h where a != 0 (the product with 1, which is no term).
-      const auto &[p, f] = prods[i];
-      out.push_back(z3::implies(p.arg(1 - f) != 0 &&
-                                    unsignedNoWrap(p.arg(f), p.arg(1 - f)),
-                                z3::uge(p, p.arg(f))));
+      const auto &[p1, f1] = prods[i];
+      out.push_back(z3::implies(p1.arg(1 - f1) != 0 &&
+                                    unsignedNoWrap(p1.arg(f1), p1.arg(1 - f1)),
+                                z3::uge(p1, p1.arg(f1))));
       for (size_t j = 0; j < prods.size(); ++j) {
-        const auto &[p1, f1] = prods[i];
         const auto &[p2, f2] = prods[j];
         if (i == j || z3::eq(p1, p2) ||
             p1.get_sort().bv_size() != p2.get_sort().bv_size())

@@ -23,14 +23,11 @@ std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
   unsigned w = n.get_sort().bv_size();
   z3::expr q = ctx.bv_const((name + ".q").c_str(), w);
   z3::expr r = ctx.bv_const((name + ".r").c_str(), w);
-  z3::expr noWrap = d.simplify().is_numeral()
-                        ? z3::bvmul_no_overflow(q, d, false)
-                        : unsignedNoWrap(q, d);
   // A divisor c * s (a coarsening factor times a blockDim) as the kernels
   // write the product, (q * s) * c: the quotient's thread computes the
   // same term then, and the solver need not multiply either out.
   z3::expr ds = d.simplify();
-  z3::expr prod(ctx);
+  z3::expr prod(ctx), noWrap(ctx);
   // Neither the product nor the sum wraps (q * d + r == n exactly): with
   // products abstracted, `prod + r == n` alone holds modulo 2^w for any
   // value of prod.
@@ -94,6 +91,8 @@ std::pair<z3::expr, z3::expr> Encoder::quotient(const z3::expr &n,
              z3::bvmul_no_overflow(inner, ds.arg(0), false);
   } else {
     prod = mulTerm(q, d);
+    noWrap = ds.is_numeral() ? z3::bvmul_no_overflow(q, d, false)
+                             : unsignedNoWrap(q, d);
   }
   exact = exact && z3::ule(prod, n);
   side.push_back(

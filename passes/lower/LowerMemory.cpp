@@ -268,7 +268,6 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
   // Walk the stores to this object from the latest; an exact hit under a
   // true guard ends the walk.
   std::vector<std::pair<Value, SymVal>> hits; // condition, value
-  bool complete = false;
   for (auto it = s.stores.rbegin(); it != s.stores.rend(); ++it) {
     if (it->obj != p.obj)
       continue;
@@ -283,10 +282,8 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
       int64_t d = diff.constant;
       if (d == 0 && it->size == size) {
         hits.push_back({it->guard, it->val});
-        if (storeOnPath(it->guard, s)) {
-          complete = true;
+        if (storeOnPath(it->guard, s))
           break;
-        }
         continue;
       }
       // Disjoint byte ranges do not matter.
@@ -302,7 +299,7 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
     hits.push_back({andI1(it->guard, same), it->val});
   }
   SymVal result;
-  // Where the oldest store is not on every path (!complete), the location
+  // Where no store on the walk is on every path, the location
   // may be uninitialized: its content is indeterminate, so any value (here
   // that store's) is a valid refinement.
   if (!hits.empty()) {
