@@ -16,6 +16,7 @@
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace kv {
 namespace lowering {
@@ -242,7 +243,12 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
       p.obj = st.obj;
       p.off = st.off;
       llvm::Type *ty = llvm::IntegerType::get(f.getContext(), st.size * 8);
-      if (!leaving([&](State &x) { return loadPrivate(p, ty, x); }, v))
+      if (!leaving(
+              [&](State &x) {
+                llvm::SaveAndRestore internal(internalRead, true);
+                return loadPrivate(p, ty, x);
+              },
+              v))
         return false;
     }
     st.guard = i1(true);
@@ -258,7 +264,12 @@ bool Lowerer::modelBreakLoop(const llvm::Loop *l, State &s,
     p.off.constant = c.off;
     llvm::Type *ty = llvm::IntegerType::get(f.getContext(), c.size * 8);
     SymVal v;
-    if (!leaving([&](State &x) { return loadPrivate(p, ty, x); }, v))
+    if (!leaving(
+            [&](State &x) {
+              llvm::SaveAndRestore internal(internalRead, true);
+              return loadPrivate(p, ty, x);
+            },
+            v))
       return false;
     if (failed)
       return false;

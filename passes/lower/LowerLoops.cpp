@@ -12,6 +12,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <optional>
 
@@ -237,6 +238,7 @@ bool Lowerer::carryValues(LoopModel &lm, State &s) {
     p.kind = SymVal::PrivPtr;
     p.obj = st.obj;
     p.off = st.off;
+    llvm::SaveAndRestore internal(internalRead, true);
     SymVal cur =
         loadPrivate(p, llvm::IntegerType::get(f.getContext(), st.size * 8), s);
     if (failed)

@@ -268,6 +268,7 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
   // Walk the stores to this object from the latest; an exact hit under a
   // true guard ends the walk.
   std::vector<std::pair<Value, SymVal>> hits; // condition, value
+  bool complete = false;
   for (auto it = s.stores.rbegin(); it != s.stores.rend(); ++it) {
     if (it->obj != p.obj)
       continue;
@@ -282,8 +283,10 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
       int64_t d = diff.constant;
       if (d == 0 && it->size == size) {
         hits.push_back({it->guard, it->val});
-        if (storeOnPath(it->guard, s))
+        if (storeOnPath(it->guard, s)) {
+          complete = true;
           break;
+        }
         continue;
       }
       // Disjoint byte ranges do not matter.
@@ -299,10 +302,16 @@ SymVal Lowerer::loadPrivate(const SymVal &p, llvm::Type *ty, State &s) {
     hits.push_back({andI1(it->guard, same), it->val});
   }
   SymVal result;
-  // Where no store on the walk is on every path, the location
-  // may be uninitialized: its content is indeterminate, so any value (here
-  // that store's) is a valid refinement.
-  if (!hits.empty()) {
+  // Where no store on the walk is on every path, the location may be
+  // uninitialized: its content is indeterminate. In the before kernel any
+  // value (here the oldest store's) is a valid refinement; in the after
+  // kernel it is the GPU's. (Not where the lowering reads for itself, a
+  // loop's carried values at its entry and exits; nor yet inside a loop
+  // kept symbolic, where the GPU's value would be opaque and stores under
+  // complementary branch conditions common.)
+  if (uninitializedIsGPUs(complete) && !ty->isPointerTy()) {
+    result = undefinedValue(ty);
+  } else if (!hits.empty()) {
     result = hits.back().second;
     hits.pop_back();
   } else {
@@ -374,9 +383,15 @@ SymVal Lowerer::loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s) {
       hits.push_back({it->guard, v});
       complete = storeOnPath(it->guard, s);
     }
-    // A byte no store covers on some path is indeterminate: 0 refines it.
+    // A byte no store covers on some path is indeterminate: 0 refines it
+    // in the before kernel, the GPU's byte in the after kernel.
     Value byte = cst(byteTy, 0);
-    if (!hits.empty()) {
+    if (uninitializedIsGPUs(complete)) {
+      SymVal any = undefinedValue(llvm::IntegerType::get(f.getContext(), 8));
+      if (any.kind != SymVal::Scalar)
+        return any;
+      byte = any.scalar;
+    } else if (!hits.empty()) {
       byte = hits.back().second;
       hits.pop_back();
     }

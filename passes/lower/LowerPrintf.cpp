@@ -13,6 +13,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace kv {
 
@@ -190,7 +191,11 @@ void Lowerer::execPrintf(const llvm::CallBase &call, State &s) {
       return fail("printf of a value that is not a number");
     record.push_back(toI64(v.scalar, /*isSigned=*/false));
   }
-  Value n = loadPrivate(printCounter, i64Ty, s).scalar;
+  Value n;
+  {
+    llvm::SaveAndRestore internal(internalRead, true);
+    n = loadPrivate(printCounter, i64Ty, s).scalar;
+  }
   if (failed || !n)
     return;
   if (!printArray) {

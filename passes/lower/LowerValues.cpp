@@ -16,6 +16,24 @@
 namespace kv {
 namespace lowering {
 
+SymVal Lowerer::undefinedValue(llvm::Type *ty) {
+  Type t = typeFor(ty);
+  if (!opts.target)
+    return scalar(cst(t, 0));
+  if (!symLoops.empty()) {
+    SymVal v;
+    v.kind = SymVal::Opaque;
+    v.origin = curInst;
+    return v;
+  }
+  llvm::SmallVector<Value, 6> at;
+  for (SRegGroup g : {SRegGroup::Tid, SRegGroup::Bid})
+    for (unsigned axis = 0; axis < 3; ++axis)
+      at.push_back(sreg(g, axis));
+  return scalar(ApplyOp::create(
+      b, loc, t, b.getStringAttr("undef#" + std::to_string(undefs++)), at));
+}
+
 SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
   if (auto *ci = dyn_cast<llvm::ConstantInt>(c)) {
     Type t = b.getIntegerType(ci->getBitWidth());
@@ -35,27 +53,8 @@ SymVal Lowerer::evalConstant(const llvm::Constant *c, State &s) {
   }
   if (c->getType()->isAggregateType())
     return constantAggregate(c, s);
-  if (isa<llvm::UndefValue>(c) && !c->getType()->isPointerTy()) {
-    // undef/poison in the before kernel: any value is a refinement; 0 is
-    // one of them. In the after kernel, each use any value of the GPU's: a
-    // function of the thread's coordinates no proof may fix (a loop kept
-    // symbolic would reuse it across iterations: unknown there).
-    Type t = typeFor(c->getType());
-    if (!opts.target)
-      return scalar(cst(t, 0));
-    if (!symLoops.empty()) {
-      SymVal v;
-      v.kind = SymVal::Opaque;
-      v.origin = curInst;
-      return v;
-    }
-    llvm::SmallVector<Value, 6> at;
-    for (SRegGroup g : {SRegGroup::Tid, SRegGroup::Bid})
-      for (unsigned axis = 0; axis < 3; ++axis)
-        at.push_back(sreg(g, axis));
-    return scalar(ApplyOp::create(
-        b, loc, t, b.getStringAttr("undef#" + std::to_string(undefs++)), at));
-  }
+  if (isa<llvm::UndefValue>(c) && !c->getType()->isPointerTy())
+    return undefinedValue(c->getType());
   if (auto *gv = dyn_cast<llvm::GlobalVariable>(c)) {
     if (auto it = constTables.find(gv); it != constTables.end()) {
       SymVal p;

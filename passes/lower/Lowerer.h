@@ -86,6 +86,10 @@ private:
   Location loc = UnknownLoc::get(ctx);
   const llvm::Instruction *curInst = nullptr;
   bool failed = false;
+  /// Set while the lowering reads private memory for itself (a loop's
+  /// carried values at its entry and exits), not where the kernel reads:
+  /// no obligation that the location was stored.
+  bool internalRead = false;
 
   llvm::DenseMap<const llvm::Value *, Value> argArrays; // ptr params/globals
   llvm::DenseMap<const llvm::Value *, SymVal> paramVals;
@@ -338,6 +342,16 @@ private:
         work.append({a.getLhs(), a.getRhs()});
     }
     return false;
+  }
+  /// An undefined value of type \p ty (undef, poison, a private location
+  /// no store initialized): in the before kernel 0, one choice a refinement
+  /// may make; in the after kernel the GPU's, per thread, which no proof
+  /// may fix (opaque in a loop kept symbolic, which would reuse it).
+  SymVal undefinedValue(llvm::Type *ty);
+  /// Whether a private read that no store on every path covers (not
+  /// \p complete) gets the GPU's value rather than a store's.
+  bool uninitializedIsGPUs(bool complete) const {
+    return !complete && !internalRead && opts.target && symLoops.empty();
   }
   Value notI1(Value a) {
     return b.createOrFold<arith::XOrIOp>(loc, a, i1(true));

@@ -1,13 +1,21 @@
-// A private variable the after kernel may read before writing it: its value
-// there is the GPU's (any), so the pair is not `equivalent` to a kernel that
-// always reads 5. The lowering of private memory now takes the oldest
-// store's value for a location no store on the path initialized (a valid
-// choice in the before kernel only) and proves the pair: a known unsound
-// `equivalent`, kept here as an expected failure until the after kernel's
-// read gets an obligation of its own.
-// XFAIL: *
-// RUN: %expect-exit 2 %kvalidate %s:always_set %s:maybe_unset | FileCheck %s
-// CHECK: verdict: {{unknown|unsupported}}
+// A private variable a kernel may read before writing it: its value there is
+// whatever the GPU has. In the after kernel that is a value no proof may fix,
+// so the pair is not `equivalent` to a kernel that always reads 5: the runs
+// of both kernels' code find a launch where it differs. In the before
+// kernel any value is a valid refinement: against the kernel that always
+// reads 5 the pair is `equivalent`.
+// RUN: %expect-exit 1 %kvalidate %s:always_set %s:maybe_unset | FileCheck %s --check-prefix=AFTER
+// AFTER: verdict: not-equivalent
+// The solver finds it too, and the counterexample replays.
+// RUN: %expect-exit 1 %kvalidate --run-first=0 --hunt=0 %s:always_set %s:maybe_unset | FileCheck %s --check-prefix=PROOF
+// PROOF: verdict: not-equivalent
+// PROOF: counterexample (replayed):
+// RUN: %expect-exit 0 %kvalidate %s:maybe_unset %s:always_set | FileCheck %s --check-prefix=EQ
+//
+// Stored on every path that reads it (the read under the same condition as
+// the store): equivalent.
+// RUN: %expect-exit 0 %kvalidate %s:always_set %s:set_where_read | FileCheck %s --check-prefix=EQ
+// EQ: verdict: equivalent
 
 __global__ void always_set(int *out, const int *in) {
   int t = threadIdx.x;
@@ -21,4 +29,16 @@ __global__ void maybe_unset(int *out, const int *in) {
   if (in[t] > 0)
     x = 5;
   out[t] = x + in[t];
+}
+
+__global__ void set_where_read(int *out, const int *in) {
+  int t = threadIdx.x;
+  int x;
+  int v = in[t];
+  if (v > 0)
+    x = 5;
+  if (v > 0)
+    out[t] = x + v;
+  else
+    out[t] = 5 + v;
 }
