@@ -500,7 +500,12 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
       return total(std::move(*r));
     Validation v;
     v.result.verdict = Verdict::Unknown;
-    v.result.reason = "relational: " + relationalWhy;
+    v.result.reason =
+        "relational: " +
+        (relationalWhy.empty()
+             ? std::string("does not apply (the after kernel has no loop "
+                           "or barrier, or the options exclude it)")
+             : relationalWhy);
     return total(std::move(v));
   }
   auto open = [](Verdict x) {

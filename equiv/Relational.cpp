@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "equiv/RelationalProduct.h"
+#include "equiv/RelationalStepper.h"
 
 #include "smt-encode/Debug.h"
 
@@ -36,16 +37,23 @@ using namespace llvm;
 namespace kv::rel {
 
 static Kind kindOf(Side *s, BasicBlock *b, BasicBlock *a) {
-  bool bb = b && s[0].isBarrier.count(b), ab = a && s[1].isBarrier.count(a);
-  if (!b && !a)
-    return Kind::Meet;
-  if (bb && ab)
-    return Kind::Meet;
-  if ((!b && ab) || (bb && !a))
+  // Where each kernel waits for the others: 1 returned, 2 at a barrier, 3
+  // at a warp exchange (0: it steps on).
+  auto waits = [&](int k, BasicBlock *c) {
+    if (!c)
+      return 1;
+    if (s[k].isBarrier.count(c))
+      return 2;
+    return s[k].isExchange.count(c) ? 3 : 0;
+  };
+  int wb = waits(0, b), wa = waits(1, a);
+  if (wb && wb == wa)
+    return wb == 3 ? Kind::Exchange : Kind::Meet;
+  if (wb && wa)
     return Kind::Bad;
-  if (!b || bb)
+  if (wb)
     return Kind::OnlyAfter;
-  if (!a || ab)
+  if (wa)
     return Kind::OnlyBefore;
   return Kind::Lockstep;
 }
@@ -96,6 +104,12 @@ unsigned Product::node(BasicBlock *b, BasicBlock *a) {
   }
   if (n.kind == Kind::Meet && n.cut[0])
     n.afterBarrier = ctx.constant((tag + ".shared").c_str(), sh.memSort());
+  if (n.kind == Kind::Exchange) {
+    unsigned bits = bitsOf(n.cut[0]->getFirstNonPHIIt()->getType(),
+                           n.cut[0]->getModule()->getDataLayout());
+    n.exchanged = {ctx.bv_const((tag + ".xchg").c_str(), bits),
+                   ctx.bool_val(false)};
+  }
   nodes.push_back(std::move(n));
   return id;
 }
@@ -163,6 +177,8 @@ bool Product::explore() {
       } else if (kind == Kind::Meet) {
         in.mem = *n.afterBarrier;
         in.wr = in.rd = sh.emptySet();
+      } else if (kind == Kind::Exchange) {
+        in.exchange = n.exchanged;
       }
       // A loop -O2 unrolled by u against the source's: the source's step
       // is u iterations (the ratio of the bodies' memory traffic), so that
@@ -189,6 +205,26 @@ bool Product::explore() {
         return false;
       }
     }
+    if (kind == Kind::Exchange) {
+      // The same exchange on the same operands, none of them poison: then
+      // every lane gets the same value in both kernels, and never poison.
+      const Step &xb = *st[0], &xa = *st[1];
+      bool alike = xb.exchangeOp == xa.exchangeOp &&
+                   xb.exchangeArgs.size() == xa.exchangeArgs.size();
+      z3::expr same = ctx.bool_val(alike);
+      for (size_t k = 0; alike && k < xb.exchangeArgs.size(); ++k) {
+        auto &[vb, pb] = xb.exchangeArgs[k];
+        auto &[va, pa] = xa.exchangeArgs[k];
+        if (vb.get_sort().bv_size() != va.get_sort().bv_size())
+          same = ctx.bool_val(alike = false);
+        else
+          same = same && !pb && !pa && vb == va;
+      }
+      nodes[id].exchangeClaim = same.simplify();
+      if (debugEnabled("relational-steps"))
+        errs() << "[kv] relational: " << name(id) << " exchanges if "
+               << nodes[id].exchangeClaim->to_string().substr(0, 300) << "\n";
+    }
     // The candidates come when every step is known: a value computed once
     // (over parameters, registers and the initial memory) is a guess for
     // any node.
@@ -209,6 +245,11 @@ bool Product::explore() {
         for (const z3::expr &t : st[s]->terms)
           if (!t.is_numeral() && closed(t) && closedIds.insert(t.id()).second)
             closedTerms.push_back(t);
+        for (const z3::expr &t : st[s]->compared)
+          if (!t.is_numeral() && closed(t) && limits.size() < 4 &&
+              llvm::none_of(
+                  limits, [&](const z3::expr &l) { return l.id() == t.id(); }))
+            limits.push_back(t);
       }
     z3::expr hypBase =
         st[0] ? !st[0]->ub : ctx.bool_val(true); // the source is defined
@@ -290,7 +331,7 @@ bool Product::explore() {
     symbols.insert(symbols.end(), closedTerms.begin(), closedTerms.end());
   for (unsigned id = 0; id < nodes.size(); ++id)
     if (nodes[id].kind != Kind::Entry && nodes[id].kind != Kind::Bad)
-      guess(nodes[id], stepTerms[id], symbols, bounds, ctx);
+      guess(nodes[id], stepTerms[id], symbols, bounds, limits, ctx);
   return true;
 }
 
@@ -405,6 +446,18 @@ bool Product::obligations() {
       return false;
     }
   }
+  for (unsigned id = 0; id < nodes.size(); ++id)
+    if (nodes[id].exchangeClaim &&
+        decide(id, nullptr, !*nodes[id].exchangeClaim, {}, nullptr) !=
+            z3::unsat) {
+      if (debugEnabled("relational"))
+        errs() << "[kv] relational: " << name(id)
+               << ": the warp exchanges' operands may differ\n";
+      why = "could not show that both kernels exchange the same values in "
+            "a warp shuffle, vote or reduction (at " +
+            Side::where(*nodes[id].cut[1]->getFirstNonPHIIt()) + ")";
+      return false;
+    }
   for (auto &[id, ub] : afterUB)
     if (!definedAhead(id, ub) &&
         decide(id, nullptr, ub, {}, nullptr) != z3::unsat) {
@@ -474,10 +527,12 @@ RelationalResult Product::run(const Function &before, const Function &after) {
     r.why = why;
     return r;
   }
-  unsigned loops = 0, barriers = 0;
+  unsigned loops = 0, barriers = 0, exchanges = 0;
   for (BasicBlock *c : sides[1].cuts)
     if (sides[1].isBarrier.count(c))
       ++barriers;
+    else if (sides[1].isExchange.count(c))
+      ++exchanges;
     else if (c != sides[1].entry)
       ++loops;
   unsigned kept = 0;
@@ -489,6 +544,9 @@ RelationalResult Product::run(const Function &before, const Function &after) {
       "relational: " + std::to_string(nodes.size()) + " pairs of cut points (" +
       std::to_string(loops) + (loops == 1 ? " loop" : " loops") + ", " +
       std::to_string(barriers) + (barriers == 1 ? " barrier" : " barriers") +
+      (exchanges ? ", " + std::to_string(exchanges) +
+                       (exchanges == 1 ? " warp exchange" : " warp exchanges")
+                 : std::string()) +
       " in the after kernel), " + std::to_string(kept) +
       " invariant candidates inductive, " + std::to_string(queries) +
       " queries";
@@ -498,6 +556,11 @@ RelationalResult Product::run(const Function &before, const Function &after) {
       "among the before kernel's, and that it is free of undefined "
       "behaviour where the before kernel is)");
   r.assumptions.push_back("the before kernel's loops terminate");
+  if (!sides[0].isExchange.empty())
+    r.assumptions.push_back(
+        "every lane the mask of a warp shuffle, vote or reduction names in "
+        "the before kernel reaches it with the others (the after kernel's "
+        "lanes then reach theirs alike, with the same operands)");
   // The preconditions a kernel states, named as the model's methods name
   // them.
   bool unreachable = false;

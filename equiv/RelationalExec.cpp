@@ -158,6 +158,10 @@ bool Stepper::exec(Instruction &i) {
       return false;
     if (i.getType()->isVectorTy())
       return fail("a vector comparison at " + Side::where(i));
+    if (isa<ICmpInst>(cmp) && compared.size() < 16) {
+      compared.push_back(*a);
+      compared.push_back(*b);
+    }
     z3::expr r = ctx.bool_val(true);
     switch (cmp->getPredicate()) {
     case CmpInst::ICMP_EQ:

@@ -33,7 +33,8 @@ bool fresh(const z3::expr &e) {
 /// values that are not poison, and the memories and access sets agreeing.
 void guess(Node &n, const std::vector<z3::expr> *terms,
            const std::vector<z3::expr> &symbols,
-           std::set<std::pair<unsigned, uint64_t>> bounds, z3::context &ctx) {
+           std::set<std::pair<unsigned, uint64_t>> bounds,
+           const std::vector<z3::expr> &limits, z3::context &ctx) {
   std::vector<z3::expr> &c = n.cands;
   auto sameSort = [](const z3::expr &a, const z3::expr &b) {
     return a.get_sort().bv_size() == b.get_sort().bv_size();
@@ -172,6 +173,15 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
           c.push_back(z3::ult(v, ctx.bv_val(b, w)));
         }
       c.push_back(v >= ctx.bv_val(0, w));
+      // Below a bound the kernels compare with that is not a constant: a
+      // counter whose loop the two kernels test in different places (a
+      // rotated loop whose body has cut points of its own).
+      for (const z3::expr &t : limits)
+        if (sameSort(v, t)) {
+          c.push_back(v < t);
+          c.push_back(v <= t);
+          c.push_back(z3::ult(v, t));
+        }
     }
   for (int s = 0; s < 2; ++s) {
     // Constants the state holds (a counter's start, a flag).

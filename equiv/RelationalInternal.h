@@ -87,6 +87,10 @@ struct State {
   /// Where each of them is not the value's extension (an operation it
   /// distributes over wraps, or the value is poison).
   std::unordered_map<const llvm::Value *, z3::expr> wideWraps;
+  /// At a warp exchange both kernels reach: its result and where it is
+  /// poison, the same for both (a function of the other lanes' operands,
+  /// which the obligation at the exchange shows equal).
+  std::optional<std::pair<z3::expr, z3::expr>> exchange;
 };
 
 /// One way out of a step: the cut point reached (null: the kernel
@@ -118,7 +122,18 @@ struct Step {
   std::vector<z3::expr> terms;
   /// The addresses it reads and how many bytes.
   std::vector<std::pair<z3::expr, unsigned>> loads;
+  /// The operands of its integer comparisons (loop bounds among them).
+  std::vector<z3::expr> compared;
+  /// From a warp exchange: the intrinsic, and its operands with their
+  /// poison.
+  unsigned exchangeOp = 0;
+  std::vector<std::pair<z3::expr, z3::expr>> exchangeArgs;
 };
+
+/// Whether \p i is a warp exchange the proof pairs across the kernels: a
+/// shuffle, a vote or a reduction over the lanes of a mask
+/// (`shfl.sync`, `vote.sync`, `redux.sync`).
+bool isExchangeCall(const llvm::Instruction &i);
 
 class Side {
 public:
@@ -139,7 +154,9 @@ public:
   llvm::Function *fn = nullptr;
   llvm::BasicBlock *entry = nullptr;
   std::vector<llvm::BasicBlock *> cuts;
-  llvm::DenseSet<llvm::BasicBlock *> isCut, isBarrier;
+  /// The cuts, those that start with a barrier, and those that start with
+  /// a warp exchange.
+  llvm::DenseSet<llvm::BasicBlock *> isCut, isBarrier, isExchange;
   /// The values a state at each cut holds: its phis and live-in values.
   llvm::DenseMap<llvm::BasicBlock *, std::vector<llvm::Value *>> live;
   /// Values computed once per thread before any loop or barrier: their

@@ -128,6 +128,32 @@ static bool isBarrierCall(const Instruction &i) {
   }
 }
 
+bool isExchangeCall(const Instruction &i) {
+  auto *c = dyn_cast<CallBase>(&i);
+  if (!c || !c->getCalledFunction())
+    return false;
+  Intrinsic::ID id = c->getCalledFunction()->getIntrinsicID();
+  if (isReduxIntrinsic(id))
+    return true;
+  switch (id) {
+  case Intrinsic::nvvm_shfl_sync_up_i32:
+  case Intrinsic::nvvm_shfl_sync_up_f32:
+  case Intrinsic::nvvm_shfl_sync_down_i32:
+  case Intrinsic::nvvm_shfl_sync_down_f32:
+  case Intrinsic::nvvm_shfl_sync_bfly_i32:
+  case Intrinsic::nvvm_shfl_sync_bfly_f32:
+  case Intrinsic::nvvm_shfl_sync_idx_i32:
+  case Intrinsic::nvvm_shfl_sync_idx_f32:
+  case Intrinsic::nvvm_vote_ballot_sync:
+  case Intrinsic::nvvm_vote_any_sync:
+  case Intrinsic::nvvm_vote_all_sync:
+  case Intrinsic::nvvm_vote_uni_sync:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::string Side::where(const Instruction &i) {
   if (const DebugLoc &dl = i.getDebugLoc())
     return dl->getFilename().str() + ":" + std::to_string(dl.getLine());
@@ -245,14 +271,20 @@ bool Side::prepare(const Function &f) {
   for (Instruction &i : instructions(*fn))
     if (isa<AllocaInst>(i))
       return fail("private memory that stays in memory at " + where(i));
-  // Each barrier starts a block.
-  SmallVector<Instruction *, 8> barriers;
+  // Each barrier starts a block; so does each warp exchange, in a block of
+  // its own (never a loop header: the step from it starts with the
+  // exchange, once).
+  SmallVector<Instruction *, 8> barriers, exchanges;
   for (Instruction &i : instructions(*fn))
     if (isBarrierCall(i))
       barriers.push_back(&i);
+    else if (isExchangeCall(i))
+      exchanges.push_back(&i);
   for (Instruction *b : barriers)
     if (b != &*b->getParent()->getFirstNonPHIIt())
       SplitBlock(b->getParent(), b);
+  for (Instruction *x : exchanges)
+    SplitBlock(x->getParent(), x);
   dt = std::make_unique<DominatorTree>(*fn);
   li = std::make_unique<LoopInfo>(*dt);
   entry = &fn->getEntryBlock();
@@ -267,6 +299,10 @@ bool Side::prepare(const Function &f) {
     if (isBarrierCall(*bb.getFirstNonPHIIt())) {
       addCut(&bb);
       isBarrier.insert(&bb);
+    }
+    if (isExchangeCall(*bb.getFirstNonPHIIt())) {
+      addCut(&bb);
+      isExchange.insert(&bb);
     }
   }
   // The blocks that run at most once, and only in the first step: those no

@@ -27,7 +27,10 @@ namespace kv::rel {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Kind { Entry, Lockstep, OnlyBefore, OnlyAfter, Meet, Bad };
+/// Meet: both at a barrier, or both returned. Exchange: both at a warp
+/// exchange (shuffle, vote, reduction). Bad: one waits where the other
+/// cannot join it.
+enum class Kind { Entry, Lockstep, OnlyBefore, OnlyAfter, Meet, Exchange, Bad };
 
 struct Node {
   llvm::BasicBlock *cut[2]; // null: returned
@@ -36,6 +39,12 @@ struct Node {
   /// After a barrier both kernels see the same memory, which the other
   /// threads wrote: one fresh array.
   std::optional<z3::expr> afterBarrier;
+  /// At an Exchange: its result, one fresh symbol for both kernels (and
+  /// not poison), and the obligation that makes that sound (the same
+  /// intrinsic with the same operands, none poison, for the
+  /// symbolic thread and so for every lane).
+  std::optional<std::pair<z3::expr, z3::expr>> exchanged;
+  std::optional<z3::expr> exchangeClaim;
   /// Candidates as assumed (at the source of an edge) and as goals (at its
   /// target): an equality of arrays is a goal at one fresh address, which
   /// the solver decides without extensionality.
@@ -133,6 +142,9 @@ private:
   std::unordered_map<unsigned, bool> closedMemo;
   std::set<unsigned> closedIds;
   std::vector<z3::expr> closedTerms;
+  /// Closed terms the kernels compare with (a loop's bound that is a
+  /// parameter): the limits of the counters' range candidates.
+  std::vector<z3::expr> limits;
   std::map<unsigned, std::vector<z3::expr>[2]> stepTerms;
   bool houdini();
   /// \p e with the initial memory each byte a different function of its
@@ -176,7 +188,8 @@ bool fresh(const z3::expr &e);
 /// the symbols and bounds both share.
 void guess(Node &n, const std::vector<z3::expr> *terms,
            const std::vector<z3::expr> &symbols,
-           std::set<std::pair<unsigned, uint64_t>> bounds, z3::context &ctx);
+           std::set<std::pair<unsigned, uint64_t>> bounds,
+           const std::vector<z3::expr> &limits, z3::context &ctx);
 
 } // namespace kv::rel
 

@@ -462,6 +462,25 @@ std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
       inst = bb->getFirstNonPHIIt();
       if (side.isBarrier.count(bb))
         ++inst;
+      if (side.isExchange.count(bb)) {
+        // The exchange: its operands for the obligation, its result what
+        // the product gives both kernels.
+        auto *x = llvm::cast<CallBase>(&*inst);
+        if (!in.exchange) {
+          why = "a warp exchange the other kernel does not reach with it at " +
+                Side::where(*x);
+          return std::nullopt;
+        }
+        out.exchangeOp = x->getCalledFunction()->getIntrinsicID();
+        for (Value *a : x->args()) {
+          std::optional<z3::expr> v = get(a);
+          if (!v)
+            return std::nullopt;
+          out.exchangeArgs.push_back({*v, P(a)});
+        }
+        setRaw(*x, in.exchange->first, in.exchange->second);
+        ++inst;
+      }
     } else {
       std::vector<Incoming> &ins = incoming[bb];
       if (ins.empty())
@@ -572,6 +591,7 @@ std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
   out.addrs = std::move(addrs);
   out.terms = std::move(terms);
   out.loads = std::move(loads);
+  out.compared = std::move(compared);
   // The values computed once, before any loop or barrier, are the same
   // terms wherever they are used later.
   if (start == side.entry)
@@ -609,6 +629,8 @@ std::optional<Step> Side::steps(BasicBlock *cut, const State &in, unsigned u) {
       total.addrs.insert(total.addrs.end(), s->addrs.begin(), s->addrs.end());
       total.terms.insert(total.terms.end(), s->terms.begin(), s->terms.end());
       total.loads.insert(total.loads.end(), s->loads.begin(), s->loads.end());
+      total.compared.insert(total.compared.end(), s->compared.begin(),
+                            s->compared.end());
       for (Exit &x : s->exits) {
         if (x.cut == cut && i + 1 < u)
           next.push_back({pc && x.cond, std::move(x.state)});

@@ -56,6 +56,8 @@ private:
   std::unordered_set<const llvm::Value *> local;
   std::vector<z3::expr> terms;
   std::vector<std::pair<z3::expr, unsigned>> loads;
+  /// The operands of its integer comparisons.
+  std::vector<z3::expr> compared;
   /// The poison the current instruction's own flags add.
   std::optional<z3::expr> flagged;
   // The current block's path condition and memory.
