@@ -133,17 +133,9 @@ bool isExchangeCall(const Instruction &i) {
   if (!c || !c->getCalledFunction())
     return false;
   Intrinsic::ID id = c->getCalledFunction()->getIntrinsicID();
-  if (isReduxIntrinsic(id))
+  if (isReduxIntrinsic(id) || isShuffleSyncIntrinsic(id))
     return true;
   switch (id) {
-  case Intrinsic::nvvm_shfl_sync_up_i32:
-  case Intrinsic::nvvm_shfl_sync_up_f32:
-  case Intrinsic::nvvm_shfl_sync_down_i32:
-  case Intrinsic::nvvm_shfl_sync_down_f32:
-  case Intrinsic::nvvm_shfl_sync_bfly_i32:
-  case Intrinsic::nvvm_shfl_sync_bfly_f32:
-  case Intrinsic::nvvm_shfl_sync_idx_i32:
-  case Intrinsic::nvvm_shfl_sync_idx_f32:
   case Intrinsic::nvvm_vote_ballot_sync:
   case Intrinsic::nvvm_vote_any_sync:
   case Intrinsic::nvvm_vote_all_sync:

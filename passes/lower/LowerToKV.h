@@ -197,6 +197,23 @@ inline llvm::StringRef ptxIntegerName(llvm::Intrinsic::ID id) {
   }
 }
 
+/// The warp shuffles (shfl.sync up, down, butterfly, indexed; i32 and f32).
+inline bool isShuffleSyncIntrinsic(llvm::Intrinsic::ID id) {
+  switch (id) {
+  case llvm::Intrinsic::nvvm_shfl_sync_up_i32:
+  case llvm::Intrinsic::nvvm_shfl_sync_up_f32:
+  case llvm::Intrinsic::nvvm_shfl_sync_down_i32:
+  case llvm::Intrinsic::nvvm_shfl_sync_down_f32:
+  case llvm::Intrinsic::nvvm_shfl_sync_bfly_i32:
+  case llvm::Intrinsic::nvvm_shfl_sync_bfly_f32:
+  case llvm::Intrinsic::nvvm_shfl_sync_idx_i32:
+  case llvm::Intrinsic::nvvm_shfl_sync_idx_f32:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// The integer warp reductions (redux.sync), which the lowering and the IR
 /// replay model alike.
 inline bool isReduxIntrinsic(llvm::Intrinsic::ID id) {
