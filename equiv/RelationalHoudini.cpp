@@ -455,17 +455,50 @@ bool Product::houdini() {
         r = z3::unknown;
       }
       if (r == z3::unknown) {
-        // The solver gave up on all of them together: each alone, and
-        // those it cannot show preserved are dropped.
+        // The solver gave up on all of them together: halves of them, down
+        // to each alone, and those it cannot show preserved are dropped. A
+        // half's counterexample drops every goal it falsifies; a half it
+        // proves keeps all of its goals, where most candidates are
+        // preserved and one at a time would ask once for each.
         truth.assign(which.size(), true);
-        for (size_t j = 0; j < which.size(); ++j) {
+        std::function<void(size_t, size_t)> halves = [&](size_t lo, size_t hi) {
+          if (lo >= hi)
+            return;
+          if (timeUp()) {
+            std::fill(truth.begin() + lo, truth.begin() + hi, false);
+            return;
+          }
+          if (hi - lo == which.size()) {
+            size_t mid = lo + (hi - lo) / 2;
+            halves(lo, mid);
+            halves(mid, hi);
+            return;
+          }
+          std::vector<z3::expr> part(evals.begin() + lo, evals.begin() + hi);
+          std::vector<bool> partTruth;
           if (debugEnabled("relational-queries"))
-            errs() << "[kv] relational: candidate "
-                   << t.cands[which[j]].to_string().substr(0, 300) << "\n";
-          if (decide(edge.from, &edge, ctx.bool_val(true), {t.goals[which[j]]},
-                     nullptr) != z3::unsat)
-            truth[j] = false;
-        }
+            errs() << "[kv] relational: candidates " << lo << " to " << hi
+                   << "\n";
+          z3::check_result q =
+              decide(edge.from, &edge, ctx.bool_val(true), part, &partTruth);
+          if (q == z3::unsat)
+            return;
+          if (q == z3::sat &&
+              !llvm::all_of(partTruth, [](bool t) { return t; })) {
+            for (size_t j = lo; j < hi; ++j)
+              if (!partTruth[j - lo])
+                truth[j] = false;
+            return;
+          }
+          if (hi - lo == 1) {
+            truth[lo] = false;
+            return;
+          }
+          size_t mid = lo + (hi - lo) / 2;
+          halves(lo, mid);
+          halves(mid, hi);
+        };
+        halves(0, which.size());
       }
       bool dropped = false;
       for (size_t j = 0; j < which.size(); ++j)
