@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/lower/Lowerer.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -161,14 +162,25 @@ void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {
   const llvm::DataLayout &dl = f.getParent()->getDataLayout();
   llvm::StringRef what = isa<llvm::MemSetInst>(mi) ? "memset" : "memcpy";
   auto *lenC = dyn_cast<llvm::ConstantInt>(mi.getLength());
-  if (!lenC)
-    return fail(what + " of a length that is not a constant");
-  uint64_t len = lenC->getZExtValue();
+  // A length the kernel computes: each scalar of the private object copied
+  // to or from is copied where the length covers it, as the copy's loop
+  // would (`len` is then the most the object allows).
+  Value lenV;
+  SymVal lenS;
+  if (!lenC) {
+    lenS = eval(mi.getLength(), s);
+    if (failed)
+      return;
+    if (lenS.kind != SymVal::Scalar)
+      return fail(what + " of a length the model does not compute");
+    lenV = lenS.scalar;
+  }
+  uint64_t len = lenC ? lenC->getZExtValue() : 0;
   SymVal dst = eval(mi.getDest(), s);
   SymVal src;
   if (auto *mt = dyn_cast<llvm::MemTransferInst>(&mi))
     src = eval(mt->getSource(), s);
-  if (failed || !len)
+  if (failed || (lenC && !len))
     return;
   auto *set = dyn_cast<llvm::MemSetInst>(&mi);
   if (!set && src.kind == dst.kind && src.obj == dst.obj &&
@@ -192,6 +204,55 @@ void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {
     if (!scalarLeaves(it->second, 0, dl, leaves, maxScalars))
       return fail(what + " of more than 4096 scalars");
     from = typed->off.constant;
+    if (lenV) {
+      uint64_t size = dl.getTypeAllocSize(it->second);
+      if (from > size)
+        return fail(what + " past the end of a private object");
+      len = size - from;
+      // A scalar partly covered is not modelled: where the scalars are of
+      // one size, aligned to it, the checker proves the length a multiple
+      // of it; other shapes are not modelled under a computed length.
+      uint64_t unit = 0;
+      for (auto [off, ty] : leaves) {
+        if (off < from || off >= from + len)
+          continue;
+        uint64_t size = dl.getTypeStoreSize(ty);
+        if (unit && size != unit)
+          return fail(what + " of a length that is not a constant, over "
+                             "scalars of different sizes");
+        unit = size;
+        if ((off - from) % size)
+          return fail(what +
+                      " of a length that is not a constant, from "
+                      "within a " +
+                      typeName(ty));
+      }
+      Type lenTy = lenV.getType();
+      if (unit > 1)
+        ProveOp::create(
+            b, loc,
+            b.createOrFold<arith::OrIOp>(
+                loc, notI1(s.guard),
+                eq(b.createOrFold<arith::RemUIOp>(
+                       loc, lenV,
+                       arith::ConstantOp::create(
+                           b, loc, lenTy, IntegerAttr::get(lenTy, unit))),
+                   arith::ConstantOp::create(b, loc, lenTy,
+                                             IntegerAttr::get(lenTy, 0)))),
+            b.getStringAttr(what + " of whole scalars"));
+      // Past the object the copy is undefined: the checker proves it is not.
+      Value most = arith::ConstantOp::create(
+          b, loc, lenV.getType(), IntegerAttr::get(lenV.getType(), len));
+      ProveOp::create(b, loc,
+                      b.createOrFold<arith::OrIOp>(
+                          loc, notI1(s.guard),
+                          b.createOrFold<arith::CmpIOp>(
+                              loc, arith::CmpIPredicate::ule, lenV, most)),
+                      b.getStringAttr(what + " within its private object"));
+    }
+  } else if (lenV) {
+    return fail(what + " of a length that is not a constant between arrays "
+                       "(no private object bounds it)");
   } else {
     uint64_t size = 4;
     for (const SymVal *p : {&dst, &src})
@@ -218,6 +279,16 @@ void Lowerer::execMemIntrinsic(const llvm::MemIntrinsic &mi, State &s) {
     if (off < from || off + size > from + len)
       return fail(what + " that covers part of a " + typeName(ty));
     uint64_t rel = off - from;
+    // (Under a computed length, this scalar's copy is guarded by the
+    // length covering it.)
+    Value outer = s.guard;
+    auto restore = llvm::make_scope_exit([&] { s.guard = outer; });
+    if (lenV) {
+      Value end = arith::ConstantOp::create(
+          b, loc, lenV.getType(), IntegerAttr::get(lenV.getType(), rel + size));
+      s.guard = andI1(outer, b.createOrFold<arith::CmpIOp>(
+                                 loc, arith::CmpIPredicate::ule, end, lenV));
+    }
     SymVal v;
     if (set) {
       auto *byte = dyn_cast<llvm::ConstantInt>(set->getValue());

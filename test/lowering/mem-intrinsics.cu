@@ -14,10 +14,12 @@
 // RUN:   | FileCheck %s --check-prefix=ONES
 // ONES: verdict: equivalent
 //
-// A length that is not a constant is unsupported, with its line.
+// A length the kernel computes that may end inside an element: the model
+// condition fails, with its line (test/calls/memcpy-length.cu has lengths
+// that do not).
 // RUN: %expect-exit 2 %kvalidate %s:zero_some %s:zero_some | FileCheck %s --check-prefix=SYM
 // SYM: verdict: unsupported
-// SYM-NEXT: reason: before kernel: {{.*}}mem-intrinsics.cu:[[@LINE+66]]:3: memset of a length that is not a constant
+// SYM-NEXT: reason: before kernel: model condition that fails: {{.*}}mem-intrinsics.cu:[[@LINE+66]]:3 {{.*}}: memset of whole scalars
 //
 // Inside clang at -O2 (where SROA removes most of them) every kernel but
 // zero_some is proved.
@@ -26,7 +28,7 @@
 // PLUGIN-DAG: remark: kvalidate: kernel 'acc_zero_filled': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'copy_whole': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'fill_ones': equivalent
-// PLUGIN-DAG: remark: kvalidate: kernel 'zero_some': unsupported: before optimization: {{.*}}memset of a length that is not a constant
+// PLUGIN-DAG: remark: kvalidate: kernel 'zero_some': unsupported: {{.*}}memset of whole scalars
 
 struct Quad {
   int a, b, c, d;
