@@ -468,12 +468,6 @@ bool Product::houdini() {
             std::fill(truth.begin() + lo, truth.begin() + hi, false);
             return;
           }
-          if (hi - lo == which.size()) {
-            size_t mid = lo + (hi - lo) / 2;
-            halves(lo, mid);
-            halves(mid, hi);
-            return;
-          }
           std::vector<z3::expr> part(evals.begin() + lo, evals.begin() + hi);
           std::vector<bool> partTruth;
           if (debugEnabled("relational-queries"))
@@ -498,7 +492,14 @@ bool Product::houdini() {
           halves(lo, mid);
           halves(mid, hi);
         };
-        halves(0, which.size());
+        // (The whole set was just asked; a single candidate then is
+        // dropped.)
+        if (which.size() == 1) {
+          truth[0] = false;
+        } else {
+          halves(0, which.size() / 2);
+          halves(which.size() / 2, which.size());
+        }
       }
       bool dropped = false;
       for (size_t j = 0; j < which.size(); ++j)
