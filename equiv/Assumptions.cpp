@@ -368,6 +368,13 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
         "integers are " + std::to_string(opts.bits) +
         "-bit words (int and unsigned taken modulo 2^" +
         std::to_string(opts.bits) + "; 64-bit addresses are exact)");
+  bool gridSync = false;
+  for (KernelOp k : {before, after})
+    k.walk([&](BarrierOp b) { gridSync |= b.getGrid(); });
+  if (gridSync)
+    result.assumptions.push_back(
+        "launched cooperatively (cudaLaunchCooperativeKernel, every block "
+        "resident at once), as grid.sync() requires");
   for (const std::string &a : opts.assumptions)
     result.assumptions.push_back(opts.describeAssumption(a));
   KernelModel kb(before, "");

@@ -76,6 +76,23 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     fail("vector operation");
     return Stop::Error;
   }
+  // Inlined grid.sync()'s check of its workspace, which a cooperative
+  // launch has (the workspace's address is unknown here).
+  // In an inlined grid.sync(), a branch on the arrival's result leaves the
+  // wait.
+  if (const auto *br = dyn_cast<BranchInst>(&inst);
+      br && opaqueSeen && br->isConditional() &&
+      get(t, br->getCondition()).obj == Val::Opaque) {
+    const BasicBlock *to = nullptr;
+    if (const InlinedGridSync *g = gridSyncOf.lookup(br->getParent()))
+      to = g->exitTo(*br);
+    else
+      to = gridWorkspaceCheck(*br);
+    if (to) {
+      jump(t, to);
+      return failed ? Stop::Error : Stop::Go;
+    }
+  }
   if (opaqueSeen && usesOpaque(t, inst)) {
     if (failed)
       return Stop::Error;
@@ -337,9 +354,13 @@ bool IRRunner::usesOpaque(ThreadState &t, const Instruction &inst) {
         isa<ReturnInst, FreezeInst, PHINode, InsertValueInst, ExtractValueInst>(
             inst) ||
         (call && call->isArgOperand(&u) && call->getCalledFunction() &&
-         !call->getCalledFunction()->isIntrinsic()))
+         !call->getCalledFunction()->isIntrinsic()) ||
+        (call && gridSyncOf.count(inst.getParent())))
       continue;
-    if (isa<CastInst, BinaryOperator, UnaryOperator, CmpInst, SelectInst>(inst))
+    // An address within an unknown pointer too (grid.sync()'s workspace):
+    // loads and stores through it stop the run.
+    if (isa<CastInst, BinaryOperator, UnaryOperator, CmpInst, SelectInst,
+            GetElementPtrInst>(inst))
       return true; // so is what is computed from it
     fail("the result of inline assembly or a pointer made from integer "
          "bytes, used");
@@ -438,8 +459,128 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
     trace->inputs.resize(all);
     trace->from.resize(all);
   }
-  // One set of threads, reused by every block.
+  // One set of threads, reused by every block, unless blocks wait at a grid
+  // barrier (grid.sync()): each waiting block keeps its threads and shared
+  // objects until every block has run up to the barrier.
+  struct Waiting {
+    uint64_t bid[3];
+    int64_t block;
+    std::vector<ThreadState> ts;
+    std::map<const GlobalVariable *, int32_t> sharedGlobals;
+  };
+  std::vector<Waiting> waiting;
   std::vector<ThreadState> ts(perBlock);
+  bool ended = false; // a block of this phase ended without the barrier
+  // Runs the current block's threads (ts) to their end or to a grid
+  // barrier: Done, Barrier (all at a grid barrier) or Error.
+  auto runBlock = [&]() -> Stop {
+    // Each thread runs to its next barrier, shuffle or end; shuffles
+    // complete once every thread of the block has stopped, and a barrier
+    // is passed once no thread waits at a shuffle.
+    std::vector<Stop> at(perBlock, Stop::Go);
+    for (;;) {
+      bool barrier = false, shuffle = false;
+      for (uint64_t l = 0; l < perBlock; ++l) {
+        ThreadState &t = ts[l];
+        if (t.done || at[l] == Stop::Barrier)
+          continue;
+        curThread = (int64_t)l;
+        curState = &t;
+        at[l] = runThread(t);
+        if (at[l] == Stop::Error)
+          return Stop::Error;
+      }
+      for (uint64_t l = 0; l < perBlock; ++l) {
+        barrier |= at[l] == Stop::Barrier;
+        shuffle |= at[l] == Stop::Shuffle;
+      }
+      if (shuffle) {
+        if (!completeShuffles(ts))
+          return Stop::Error;
+        for (Stop &s : at)
+          if (s == Stop::Shuffle)
+            s = Stop::Go;
+        continue;
+      }
+      if (!barrier)
+        return Stop::Done;
+      // Every thread at one barrier, else the run is not clean (the
+      // hardware may hang or go on; the static check decides).
+      auto where = [&](const ThreadState &t) {
+        const Frame &f = t.stack.back();
+        return std::make_tuple(t.stack.size(), f.bb,
+                               f.pc == f.bb->end() ? nullptr : &*f.pc);
+      };
+      bool together =
+          llvm::all_of(at, [](Stop s) { return s == Stop::Barrier; }) &&
+          llvm::none_of(ts,
+                        [](const ThreadState &t) { return t.stack.empty(); });
+      for (uint64_t l = 1; together && l < perBlock; ++l)
+        together = where(ts[l]) == where(ts[0]);
+      if (!together) {
+        notClean("a barrier that not every thread of the block "
+                 "reaches at once");
+        // A thread at a barrier, and one elsewhere (at another barrier, or
+        // done).
+        uint64_t at0 = 0;
+        while (at0 < perBlock && at[at0] != Stop::Barrier)
+          ++at0;
+        uint64_t off = 0;
+        while (off < perBlock &&
+               (at[off] == Stop::Barrier && !ts[off].stack.empty() &&
+                where(ts[off]) == where(ts[at0])))
+          ++off;
+        auto instAt = [&](const ThreadState &t) -> const Instruction * {
+          if (t.stack.empty())
+            return nullptr;
+          const Frame &f = t.stack.back();
+          return f.pc == f.bb->end() ? nullptr : &*f.pc;
+        };
+        if (at0 < perBlock && off < perBlock) {
+          RunDefect d;
+          d.kind = RunDefect::Divergence;
+          d.first = siteOf(curBlock, (int64_t)at0, instAt(ts[at0]), false);
+          d.second = siteOf(curBlock, (int64_t)off, instAt(ts[off]), false);
+          d.what = ts[off].stack.empty() || ts[off].done
+                       ? "a barrier some threads of the block reach and "
+                         "others, which end, do not"
+                       : "threads of one block wait at different barriers";
+          noteDefect(std::move(d));
+        }
+      } else if (ts[0].atGridSync) {
+        for (ThreadState &t : ts)
+          t.atGridSync = false;
+        return Stop::Barrier;
+      }
+      ++epoch;
+      for (uint64_t l = 0; l < perBlock; ++l) {
+        ts[l].atGridSync = false;
+        if (at[l] == Stop::Barrier)
+          at[l] = Stop::Go;
+      }
+    }
+  };
+  // Where blocks wait at a grid barrier and another block ended without
+  // it, the hardware waits forever: the run is not clean.
+  auto endPhase = [&] {
+    if (waiting.empty() || !ended)
+      return;
+    notClean("a grid barrier (grid.sync()) that some blocks reach and "
+             "others, which end, do not");
+    RunDefect d;
+    d.kind = RunDefect::Divergence;
+    const ThreadState &t0 = waiting.front().ts.front();
+    const Frame &f = t0.stack.back();
+    d.first = siteOf(waiting.front().block, 0,
+                     f.pc == f.bb->end() ? nullptr : &*f.pc, false);
+    d.what = "a grid barrier some blocks reach and others, which end, do not";
+    noteDefect(std::move(d));
+  };
+  auto failed = [&] {
+    r.error = error;
+    r.tooMuchWork = tooMuchWork;
+    return r;
+  };
   for (bid[2] = 0; bid[2] < cfg.grid[2]; ++bid[2])
     for (bid[1] = 0; bid[1] < cfg.grid[1]; ++bid[1])
       for (bid[0] = 0; bid[0] < cfg.grid[0]; ++bid[0]) {
@@ -453,103 +594,57 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
           ts[l].regs.clear();
           ts[l].aggs.clear();
           ts[l].done = false;
+          ts[l].atGridSync = false;
           ts[l].tid[0] = l % bdim[0];
           ts[l].tid[1] = (l / bdim[0]) % bdim[1];
           ts[l].tid[2] = l / (bdim[0] * bdim[1]);
           enter(ts[l], kernel, params, nullptr);
         }
-        // Each thread runs to its next barrier, shuffle or end; shuffles
-        // complete once every thread of the block has stopped, and a
-        // barrier is passed once no thread waits at a shuffle.
-        std::vector<Stop> at(perBlock, Stop::Go);
-        for (;;) {
-          bool barrier = false, shuffle = false;
-          for (uint64_t l = 0; l < perBlock; ++l) {
-            ThreadState &t = ts[l];
-            if (t.done || at[l] == Stop::Barrier)
-              continue;
-            curThread = (int64_t)l;
-            curState = &t;
-            at[l] = runThread(t);
-            if (at[l] == Stop::Error) {
-              r.error = error;
-              r.tooMuchWork = tooMuchWork;
-              return r;
-            }
-          }
-          for (uint64_t l = 0; l < perBlock; ++l) {
-            barrier |= at[l] == Stop::Barrier;
-            shuffle |= at[l] == Stop::Shuffle;
-          }
-          if (shuffle) {
-            if (!completeShuffles(ts)) {
-              r.error = error;
-              return r;
-            }
-            for (Stop &s : at)
-              if (s == Stop::Shuffle)
-                s = Stop::Go;
-            continue;
-          }
-          if (!barrier)
-            break;
-          // Every thread at one barrier, else the run is not clean (the
-          // hardware may hang or go on; the static check decides).
-          auto where = [&](const ThreadState &t) {
-            const Frame &f = t.stack.back();
-            return std::make_tuple(t.stack.size(), f.bb,
-                                   f.pc == f.bb->end() ? nullptr : &*f.pc);
-          };
-          bool together =
-              llvm::all_of(at, [](Stop s) { return s == Stop::Barrier; }) &&
-              llvm::none_of(
-                  ts, [](const ThreadState &t) { return t.stack.empty(); });
-          for (uint64_t l = 1; together && l < perBlock; ++l)
-            together = where(ts[l]) == where(ts[0]);
-          if (!together) {
-            notClean("a barrier that not every thread of the block "
-                     "reaches at once");
-            // A thread at a barrier, and one elsewhere (at another
-            // barrier, or done).
-            uint64_t at0 = 0;
-            while (at0 < perBlock && at[at0] != Stop::Barrier)
-              ++at0;
-            uint64_t off = 0;
-            while (off < perBlock &&
-                   (at[off] == Stop::Barrier && !ts[off].stack.empty() &&
-                    where(ts[off]) == where(ts[at0])))
-              ++off;
-            auto instAt = [&](const ThreadState &t) -> const Instruction * {
-              if (t.stack.empty())
-                return nullptr;
-              const Frame &f = t.stack.back();
-              return f.pc == f.bb->end() ? nullptr : &*f.pc;
-            };
-            if (at0 < perBlock && off < perBlock) {
-              RunDefect d;
-              d.kind = RunDefect::Divergence;
-              d.first = siteOf(curBlock, (int64_t)at0, instAt(ts[at0]), false);
-              d.second = siteOf(curBlock, (int64_t)off, instAt(ts[off]), false);
-              d.what = ts[off].stack.empty() || ts[off].done
-                           ? "a barrier some threads of the block reach and "
-                             "others, which end, do not"
-                           : "threads of one block wait at different barriers";
-              noteDefect(std::move(d));
-            }
-          }
-          ++epoch;
-          for (Stop &s : at)
-            if (s == Stop::Barrier)
-              s = Stop::Go;
+        Stop end = runBlock();
+        if (end == Stop::Error)
+          return failed();
+        if (end == Stop::Barrier) {
+          waiting.push_back({{bid[0], bid[1], bid[2]},
+                             curBlock,
+                             std::move(ts),
+                             sharedGlobals});
+          ts.assign(perBlock, ThreadState());
+          continue;
         }
+        ended = true;
         // The block's private and shared objects end with it; global
         // objects it made first stay (they sit below later blocks' ones
         // only if made in block 0, so keep everything that is global).
-        if (globals.empty() ||
-            std::all_of(globals.begin(), globals.end(),
-                        [&](auto &g) { return g.second < (int32_t)mark; }))
+        // Blocks waiting at a grid barrier keep theirs.
+        if (waiting.empty() &&
+            (globals.empty() ||
+             std::all_of(globals.begin(), globals.end(),
+                         [&](auto &g) { return g.second < (int32_t)mark; })))
           objs.resize(mark);
       }
+  // Each grid barrier: every block that waits at it goes on, in order.
+  while (!waiting.empty()) {
+    endPhase();
+    ++gridEpoch;
+    ended = false;
+    std::vector<Waiting> phase = std::move(waiting);
+    waiting.clear();
+    for (Waiting &w : phase) {
+      std::copy(std::begin(w.bid), std::end(w.bid), bid);
+      curBlock = w.block;
+      sharedGlobals = std::move(w.sharedGlobals);
+      ts = std::move(w.ts);
+      ++epoch;
+      Stop end = runBlock();
+      if (end == Stop::Error)
+        return failed();
+      if (end == Stop::Barrier)
+        waiting.push_back(
+            {{bid[0], bid[1], bid[2]}, curBlock, std::move(ts), sharedGlobals});
+      else
+        ended = true;
+    }
+  }
   for (Obj &o : objs)
     if (o.sparse && !o.shared)
       for (auto &[e, c] : o.cells)

@@ -39,11 +39,15 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
         exactInlinePtxValue(op, (uint32_t)get(t, c.getArgOperand(0)).bits)});
   // Inline assembly without effects: its result is unknown, not an error
   // until it is used (cooperative groups read reserved shared memory's
-  // address into a field no kernel reads).
-  if (const auto *asmOp = dyn_cast<InlineAsm>(c.getCalledOperand());
-      asmOp && !asmOp->hasSideEffects() && c.doesNotAccessMemory() &&
-      !c.getType()->isVoidTy())
-    return set(opaque());
+  // address into a field no kernel reads). In an inlined grid.sync(), the
+  // arrival's atomics are the grid barrier the run has passed.
+  if (const auto *asmOp = dyn_cast<InlineAsm>(c.getCalledOperand())) {
+    if (gridSyncOf.count(c.getParent()))
+      return c.getType()->isVoidTy() || set(opaque());
+    if (!asmOp->hasSideEffects() && c.doesNotAccessMemory() &&
+        !c.getType()->isVoidTy())
+      return set(opaque());
+  }
   if (!callee && !c.isInlineAsm()) {
     Val p = get(t, c.getCalledOperand());
     if (p.obj == Val::Fn)
@@ -55,6 +59,14 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     return fail(c.isInlineAsm() ? "inline assembly" : "indirect call");
   if (isPrintfCall(c))
     return print(t, c) && set(Val{0});
+  // grid.sync(): the block waits until every block has reached it (the
+  // launch is taken as cooperative; its body spins on a workspace that
+  // only such a launch has).
+  if (isGridSyncName(callee->getName())) {
+    t.atGridSync = true;
+    barrier = true;
+    return true;
+  }
   auto arg = [&](unsigned i) { return get(t, c.getArgOperand(i)); };
   if (callee->isIntrinsic()) {
     Intrinsic::ID id = callee->getIntrinsicID();
@@ -113,11 +125,27 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     case Intrinsic::nvvm_vote_uni:
       return parkVote(t, c, id);
     case Intrinsic::nvvm_barrier_cta_sync_aligned_all:
-    case Intrinsic::nvvm_barrier_cta_sync_all:
+    case Intrinsic::nvvm_barrier_cta_sync_all: {
       if (arg(0).bits != 0)
         return fail("named barrier");
+      // The barrier that ends an inlined grid.sync() is part of it.
+      if (gridSyncEnds.contains(&c))
+        return true;
       barrier = true;
+      // Inlined grid.sync(): the grid barrier; its arrival's atomics and
+      // wait are skipped (gridSyncOf).
+      auto [it, fresh] = gridSyncAt.try_emplace(&c, false);
+      if (fresh)
+        if (std::optional<InlinedGridSync> g = inlinedGridSync(c)) {
+          it->second = true;
+          gridSyncs.push_back(std::move(*g));
+          for (const BasicBlock *bb : gridSyncs.back().blocks)
+            gridSyncOf[bb] = &gridSyncs.back();
+          gridSyncEnds.insert(gridSyncs.back().end);
+        }
+      t.atGridSync = it->second;
       return true;
+    }
     case Intrinsic::nvvm_membar_cta:
     case Intrinsic::nvvm_membar_gl:
     case Intrinsic::nvvm_membar_sys:

@@ -9,8 +9,10 @@
 #define KV_EQUIV_IREXECUTORINTERNAL_H
 
 #include "equiv/IRExecutor.h"
+#include "passes/lower/LowerToKV.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
@@ -63,6 +65,8 @@ struct Obj {
     /// block, Many or None), and which blocks did in the whole launch:
     /// the run's own race check.
     uint64_t epoch = 0;
+    /// The grid barrier interval of blockWriter and blockReader.
+    uint64_t gridEpoch = 0;
     int64_t writer = None, reader = None, blockWriter = None,
             blockReader = None;
     /// Where the first of them did, and the thread of the first block:
@@ -107,6 +111,8 @@ struct ThreadState {
   std::vector<Val> regs;
   std::vector<std::vector<Val>> aggs;
   bool done = false;
+  /// Stopped at a grid barrier (grid.sync()), not a block's.
+  bool atGridSync = false;
   /// Stopped at a warp shuffle (shfl.sync), waiting for its warp: the
   /// call, its operand, the source lane and mask, where its result goes.
   struct Shuffle {
@@ -237,6 +243,12 @@ private:
   std::deque<Obj> objs;
   std::map<const Function *, FnInfo> infos;
   std::map<const GlobalVariable *, int32_t> globals, sharedGlobals;
+  /// Block barriers and whether each starts an inlined grid.sync(); those
+  /// met, their blocks, and the barriers that end them.
+  DenseMap<const CallBase *, bool> gridSyncAt;
+  std::deque<InlinedGridSync> gridSyncs;
+  DenseMap<const BasicBlock *, const InlinedGridSync *> gridSyncOf;
+  DenseSet<const Instruction *> gridSyncEnds;
   std::vector<int32_t> paramObjs;
   const Instruction *cur = nullptr;
   bool failed = false, assumeViolated = false, tooMuchWork = false;
@@ -260,6 +272,8 @@ private:
   /// the running thread (linear, in its block) and block, and the first
   /// reason the run is not known to be free of races ("" while it is).
   uint64_t epoch = 1;
+  /// The grid barrier interval (grid.sync() orders blocks' accesses).
+  uint64_t gridEpoch = 1;
   int64_t curThread = 0, curBlock = 0;
   std::string unchecked;
   void notClean(const Twine &why) {

@@ -284,6 +284,11 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
     c.writer = c.reader = Cell::None;
     c.writerAt = c.readerAt = nullptr;
   }
+  if (c.gridEpoch != gridEpoch) {
+    c.gridEpoch = gridEpoch;
+    c.blockWriter = c.blockReader = Cell::None;
+    c.blockWriterAt = c.blockReaderAt = nullptr;
+  }
   auto other = [](int64_t who, int64_t me) {
     return who != Cell::None && who != me;
   };

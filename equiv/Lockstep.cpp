@@ -96,6 +96,17 @@ bool proveLockstep(
   if (ks.numIntervals != kt.numIntervals)
     return stop("they have " + std::to_string(ks.numIntervals) + " and " +
                 std::to_string(kt.numIntervals) + " barrier intervals");
+  // Interval i of one kernel stands for interval i of the other only where
+  // the barriers between them are of one kind (grid, block or warp).
+  auto kinds = [](KernelOp k) {
+    std::string s;
+    k.walk([&](BarrierOp b) {
+      s += b.getGrid() ? 'g' : b.getWarp() ? 'w' : 'b';
+    });
+    return s;
+  };
+  if (kinds(before) != kinds(after))
+    return stop("their barriers are of different kinds (grid, block, warp)");
   std::set<unsigned> arrays;
   std::map<Operation *, Operation *> loopPairs, loopPairsBack;
   for (KernelModel *k : {&ks, &kt})

@@ -206,9 +206,13 @@ bool Side::prepare(const Function &f) {
     SmallVector<CallBase *, 8> calls;
     for (Instruction &i : instructions(*fn))
       if (auto *c = dyn_cast<CallBase>(&i))
-        if (Function *g = c->getCalledFunction())
+        if (Function *g = c->getCalledFunction()) {
+          // One symbolic thread of one block: no step crosses blocks.
+          if (isGridSyncName(g->getName()))
+            return fail("a grid-wide barrier (grid.sync()) at " + where(*c));
           if (!g->isDeclaration() && !g->isIntrinsic())
             calls.push_back(c);
+        }
     if (calls.empty())
       break;
     if (round == 16)

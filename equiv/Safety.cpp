@@ -363,26 +363,29 @@ std::function<unsigned()> SafetyCheck::budget() {
 
 void SafetyCheck::collectAccesses() {
   KernelModel km(k, label);
-  unsigned blockInterval = 0;
+  unsigned blockInterval = 0, gridInterval = 0;
   std::optional<unsigned> stream = printStreamArg(k);
   for (Operation &o : k.getBlock()) {
     if (auto r = dyn_cast<ReadOp>(o))
       accesses.push_back({&o, cast<BlockArgument>(r.getArray()).getArgNumber(),
                           false, km.intervalOf.lookup(&o), r.getIndex(),
-                          r.getGuard(), blockInterval});
+                          r.getGuard(), blockInterval, gridInterval});
     else if (auto w = dyn_cast<WriteOp>(o);
              w && cast<BlockArgument>(w.getArray()).getArgNumber() == stream)
       continue; // each thread's records are its own: no race
     else if (w)
       accesses.push_back({&o, cast<BlockArgument>(w.getArray()).getArgNumber(),
                           true, km.intervalOf.lookup(&o), w.getIndex(),
-                          w.getGuard(), blockInterval});
+                          w.getGuard(), blockInterval, gridInterval});
     else if (auto b = dyn_cast<BarrierOp>(o)) {
       if (b.getWarp())
         warpBarriers.push_back(b);
       else
         ++blockInterval;
-      if (b.getGuard() && !b.getWarp())
+      if (b.getGrid()) {
+        ++gridInterval;
+        gridBarriers.push_back(b);
+      } else if (b.getGuard() && !b.getWarp())
         guardedBarriers.push_back(b);
     }
   }
@@ -413,7 +416,7 @@ bool SafetyCheck::isShared(unsigned arg) {
 }
 
 void SafetyCheck::listProperties() {
-  if (!loopsOnly && !guardedBarriers.empty() &&
+  if (!loopsOnly && (!guardedBarriers.empty() || !gridBarriers.empty()) &&
       llvm::find(assumed, "no barrier divergence") == assumed.end())
     proved.push_back("no barrier divergence");
   if (!proved.empty())

@@ -36,6 +36,9 @@ struct Access {
   /// The interval counting __syncthreads() only (warp barriers, which
   /// order the threads of one warp, not counted).
   unsigned blockInterval = 0;
+  /// The interval counting grid barriers only (grid.sync()), which order
+  /// the accesses of any two threads they separate.
+  unsigned gridInterval = 0;
   /// An atomic update (kv.write atomic): its kind, or none.
   std::optional<RmwKind> rmw() const {
     auto w = llvm::dyn_cast<WriteOp>(op);
@@ -163,6 +166,8 @@ struct SafetyCheck {
   std::vector<BarrierOp> guardedBarriers;
   /// The warp barriers (__syncwarp) in program order.
   std::vector<BarrierOp> warpBarriers;
+  /// Grid barriers (grid.sync()), guarded or not.
+  std::vector<BarrierOp> gridBarriers;
   /// Whether \p a and \p b (\p a first) of threads \p t1 and \p t2 are
   /// ordered by the warp barriers between them: the two threads are of one
   /// warp and both reach each of them, within its mask.
@@ -194,6 +199,7 @@ struct SafetyCheck {
   bool checkBounds();
   /// Barrier divergence (SafetyDivergence.cpp).
   bool checkDivergence();
+  bool checkGridDivergence();
   bool idleWhenSkipped(BarrierOp b, bool after);
   /// Warp shuffles: the mask holds the lane and its source, and the source
   /// is in the block and executes the shuffle (SafetyDivergence.cpp).

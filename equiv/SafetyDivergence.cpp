@@ -71,6 +71,58 @@ bool SafetyCheck::checkDivergence() {
       return false;
     }
   }
+  return loopsOnly || checkGridDivergence();
+}
+
+bool SafetyCheck::checkGridDivergence() {
+  // A grid barrier orders every thread of the launch: any two threads, of
+  // any blocks, must agree on reaching it. All barriers are asked first: a
+  // kernel whose paths each have their copy of a barrier (an early return
+  // of some blocks) diverges at one copy and is skipped whole at another.
+  for (BarrierOp b : gridBarriers) {
+    if (!b.getGuard())
+      continue;
+    Query q(k, paramSource, label, bits);
+    if (!start(q))
+      return false;
+    z3::expr c = q.guard(b.getGuard(), *q.t1) && !q.guard(b.getGuard(), *q.t2);
+    z3::check_result r = q.solve(c, budget());
+    if (r == z3::unknown) {
+      if (!undecided(q, "no barrier divergence"))
+        return false;
+      continue;
+    }
+    if (r == z3::sat) {
+      Defect d;
+      d.kind = "grid barrier divergence";
+      d.sites.push_back(q.site(*q.t1, b, "reaches the grid barrier"));
+      d.sites.push_back(q.site(*q.t2, b, "does not reach the grid barrier"));
+      return report(q, Verdict::Divergence, std::move(d),
+                    overApprox(b.getGuard(), ""));
+    }
+  }
+  // A barrier the whole grid skips at some launch: the model keeps the
+  // intervals it separates apart, which is exact where one of them is idle.
+  for (BarrierOp b : gridBarriers) {
+    if (!b.getGuard())
+      continue;
+    Query all(k, paramSource, label, bits);
+    if (!start(all))
+      return false;
+    z3::check_result r = all.solve(!all.guard(b.getGuard(), *all.t1), budget(),
+                                   /*readable=*/false);
+    if (r == z3::sat && (idleWhenSkipped(b, false) || idleWhenSkipped(b, true)))
+      continue;
+    if (r != z3::unsat) {
+      result.verdict = Verdict::Unsupported;
+      std::string at = locationOf(b);
+      result.reason = std::string(label) +
+                      " kernel: " + (at.empty() ? "" : at + ": ") +
+                      "grid.sync() under a condition that the whole grid may "
+                      "skip";
+      return false;
+    }
+  }
   return true;
 }
 

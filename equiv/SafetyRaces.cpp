@@ -50,6 +50,8 @@ std::vector<SafetyCheck::Pair> SafetyCheck::conflicts(Query &q) {
         if (a.interval != b.interval && !warpApart)
           continue;
         order = sameBlock && !same;
+      } else if (a.gridInterval != b.gridInterval) {
+        continue; // a grid barrier orders them, for any two threads
       } else {
         order = a.interval == b.interval || warpApart ? !same : !sameBlock;
       }

@@ -124,56 +124,93 @@ bool Executor::run(uint64_t maxThreads) {
   global.assign(numArgs, {});
   shared.assign(numArgs, {});
   slots = initialSlots;
+  // Grid barriers split the intervals into phases; every block runs a
+  // phase before any block starts the next, so each block's shared memory
+  // and saved values live from one phase to the next.
+  std::vector<size_t> phaseStart = {0};
+  for (size_t n = 1; n < intervals.size(); ++n)
+    if (intervals[n].afterGridBarrier)
+      phaseStart.push_back(n);
+  phaseStart.push_back(intervals.size());
+  bool phased = phaseStart.size() > 2;
+  uint64_t keptBlocks = phased ? blocks : 1;
   // Saved values cost 16 bytes each; refuse rather than die in the allocator.
-  uint64_t numSaved =
-      llvm::SaturatingMultiply<uint64_t>(blockThreads, numPersistent);
+  uint64_t numSaved = llvm::SaturatingMultiply<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(blockThreads, numPersistent),
+      keptBlocks);
   if (numSaved > (uint64_t(1) << 26))
-    return fail("blocks of " + llvm::Twine(blockThreads) + " threads keep " +
-                llvm::Twine(numPersistent) +
-                " values each across barriers: too much state");
+    return fail(phased ? "a launch of " + llvm::Twine(total) +
+                             " threads keeps " + llvm::Twine(numPersistent) +
+                             " values each across grid barriers: too much "
+                             "state"
+                       : "blocks of " + llvm::Twine(blockThreads) +
+                             " threads keep " + llvm::Twine(numPersistent) +
+                             " values each across barriers: too much state");
   persistent.assign(numSaved, APInt());
-  for (bid[2] = 0; bid[2] < cfg.grid[2]; ++bid[2])
-    for (bid[1] = 0; bid[1] < cfg.grid[1]; ++bid[1])
-      for (bid[0] = 0; bid[0] < cfg.grid[0]; ++bid[0]) {
-        for (auto &cells : shared)
-          cells.clear();
-        for (const Interval &iv : intervals) {
-          pending.clear();
-          curInterval = &iv;
-          shuffleMemo.clear();
-          APInt *saved = persistent.data();
-          for (tid[2] = 0; tid[2] < cfg.block[2]; ++tid[2])
-            for (tid[1] = 0; tid[1] < cfg.block[1]; ++tid[1])
-              for (tid[0] = 0; tid[0] < cfg.block[0]; ++tid[0]) {
-                for (auto [s, k] : iv.imports)
-                  slots[s] = saved[k];
-                if (!runRange(iv, 0, iv.instrs.size()))
-                  return false;
-                // Not a valid launch: the caller discards the result.
-                if (res.assumeViolated)
-                  return true;
-                for (auto [s, k] : iv.exports)
-                  saved[k] = slots[s];
-                saved += numPersistent;
-              }
-          // Writes take effect at the barrier, in thread then program order.
-          for (PendingWrite &w : pending) {
-            // The updates of one kind commute: applied in this order, the
-            // cell ends as in any other.
-            if (w.atomic) {
-              APInt cur;
-              if (!load(*w.atomic, w.index, cur))
-                return false;
-              w.value =
-                  combine(*cast<WriteOp>(w.atomic->op).getRmw(), cur, w.value);
-            }
-            if (!w.shared)
-              res.written[w.argNo].insert_or_assign(w.index, w.value);
-            (w.shared ? shared : global)[w.argNo].insert_or_assign(
-                w.index, std::move(w.value));
+  std::vector<std::vector<std::unordered_map<uint64_t, APInt>>> blockShared(
+      phased ? blocks : 0);
+  for (size_t phase = 0; phase + 1 < phaseStart.size(); ++phase)
+    for (bid[2] = 0; bid[2] < cfg.grid[2]; ++bid[2])
+      for (bid[1] = 0; bid[1] < cfg.grid[1]; ++bid[1])
+        for (bid[0] = 0; bid[0] < cfg.grid[0]; ++bid[0]) {
+          uint64_t linearBlock =
+              (bid[2] * cfg.grid[1] + bid[1]) * cfg.grid[0] + bid[0];
+          if (phased) {
+            blockSaved = linearBlock * blockThreads * numPersistent;
+            if (phase == 0)
+              blockShared[linearBlock].assign(shared.size(), {});
+            shared.swap(blockShared[linearBlock]);
+          } else {
+            for (auto &cells : shared)
+              cells.clear();
           }
+          if (!runPhase(phaseStart[phase], phaseStart[phase + 1]))
+            return false;
+          if (res.assumeViolated)
+            return true;
+          if (phased)
+            shared.swap(blockShared[linearBlock]);
         }
+  return true;
+}
+
+bool Executor::runPhase(size_t first, size_t last) {
+  for (size_t n = first; n < last; ++n) {
+    const Interval &iv = intervals[n];
+    pending.clear();
+    curInterval = &iv;
+    shuffleMemo.clear();
+    APInt *saved = persistent.data() + blockSaved;
+    for (tid[2] = 0; tid[2] < cfg.block[2]; ++tid[2])
+      for (tid[1] = 0; tid[1] < cfg.block[1]; ++tid[1])
+        for (tid[0] = 0; tid[0] < cfg.block[0]; ++tid[0]) {
+          for (auto [s, k] : iv.imports)
+            slots[s] = saved[k];
+          if (!runRange(iv, 0, iv.instrs.size()))
+            return false;
+          // Not a valid launch: the caller discards the result.
+          if (res.assumeViolated)
+            return true;
+          for (auto [s, k] : iv.exports)
+            saved[k] = slots[s];
+          saved += numPersistent;
+        }
+    // Writes take effect at the barrier, in thread then program order.
+    for (PendingWrite &w : pending) {
+      // The updates of one kind commute: applied in this order, the cell
+      // ends as in any other.
+      if (w.atomic) {
+        APInt cur;
+        if (!load(*w.atomic, w.index, cur))
+          return false;
+        w.value = combine(*cast<WriteOp>(w.atomic->op).getRmw(), cur, w.value);
       }
+      if (!w.shared)
+        res.written[w.argNo].insert_or_assign(w.index, w.value);
+      (w.shared ? shared : global)[w.argNo].insert_or_assign(
+          w.index, std::move(w.value));
+    }
+  }
   return true;
 }
 
@@ -193,7 +230,7 @@ bool Executor::atLane(const Instr &i, uint64_t src, unsigned valueOp,
     tid[2] = src / (cfg.block[0] * cfg.block[1]);
     slots = initialSlots;
     broke.clear();
-    const APInt *saved = persistent.data() + src * numPersistent;
+    const APInt *saved = persistent.data() + blockSaved + src * numPersistent;
     for (auto [s, k] : curInterval->imports)
       slots[s] = saved[k];
     replaying = true;

@@ -157,8 +157,9 @@ bool Executor::compile() {
 
   intervals.emplace_back();
   for (Operation &op : body) {
-    if (isa<BarrierOp>(op)) {
+    if (auto b = dyn_cast<BarrierOp>(op)) {
       intervals.emplace_back();
+      intervals.back().afterGridBarrier = b.getGrid();
       continue;
     }
     if (!compileOp(op, intervals.size() - 1, slotOf, defInterval))

@@ -131,6 +131,9 @@ struct Interval {
   std::vector<std::pair<unsigned, unsigned>> imports;
   /// (slot, persistent index): values later intervals use from this one.
   std::vector<std::pair<unsigned, unsigned>> exports;
+  /// A grid barrier (grid.sync()) starts it: every block runs the intervals
+  /// before it first.
+  bool afterGridBarrier = false;
 };
 
 struct PendingWrite {
@@ -158,6 +161,9 @@ public:
   uint64_t maxSteps = 0;
 
 private:
+  /// Runs intervals [first, last) of the current block.
+  bool runPhase(size_t first, size_t last);
+
   KernelOp kernel;
   const LaunchConfig &cfg;
   const ExecInputs &in;
@@ -184,8 +190,11 @@ private:
   /// the launch; record number).
   std::optional<unsigned> printArg;
   std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> printed;
-  /// Values saved across barriers, blockThreads * numPersistent of them.
+  /// Values saved across barriers, blockThreads * numPersistent of them
+  /// per block that is between grid barriers (one block at a time where
+  /// the kernel has none); the current block's start at blockSaved.
   std::vector<llvm::APInt> persistent;
+  size_t blockSaved = 0;
   /// The interval the block is running.
   const Interval *curInterval = nullptr;
   /// Running another thread's interval up to a shuffle: no writes.

@@ -195,6 +195,8 @@ LogicalResult WriteOp::verify() {
 LogicalResult BarrierOp::verify() {
   if (getWarp() != (getMask() != nullptr))
     return emitOpError("a warp barrier has a mask, a block barrier none");
+  if (getWarp() && getGrid())
+    return emitOpError("a barrier of the grid is not a warp barrier");
   return success();
 }
 

@@ -37,6 +37,16 @@ bool isNvvmConversion(llvm::StringRef name) {
 }
 } // namespace
 
+void Lowerer::gridBarrier(State &s) {
+  if (!symLoops.empty())
+    return fail("grid-wide barrier (grid.sync()) in a loop with a symbolic "
+                "trip count");
+  BarrierOp::create(b, loc, isTrue(s.guard) ? Value() : s.guard,
+                    /*warp=*/false, /*mask=*/Value(), /*grid=*/true);
+  ownWrites.clear();
+  loopWritten.clear();
+}
+
 void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   const llvm::Function *callee = call.getCalledFunction();
   if (std::optional<LaneRegister> r = laneRegisterAsm(call)) {
@@ -75,9 +85,12 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     if (!pureInlineAsm(call)) {
       // Without effects (a special register's read: cooperative groups'
       // reserved shared memory), its result is unknown; nothing else is.
+      // The atomics of an inlined grid.sync()'s arrival are the grid
+      // barrier already modelled: skipped, their results unknown.
       const auto *asmOp = cast<llvm::InlineAsm>(call.getCalledOperand());
-      if (asmOp->hasSideEffects() || !call.doesNotAccessMemory() ||
-          call.getType()->isVoidTy())
+      bool arrival = gridSyncOf.count(call.getParent());
+      if (!arrival && (asmOp->hasSideEffects() || !call.doesNotAccessMemory() ||
+                       call.getType()->isVoidTy()))
         return fail("inline assembly");
       SymVal v;
       v.kind = SymVal::Opaque;
@@ -101,9 +114,13 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
   if (!callee)
     return execIndirectCall(call, s);
   llvm::StringRef name = callee->getName();
-  if (name.contains("grid_group4sync") || name.contains("details4grid4sync"))
-    return fail("grid-wide barrier (cooperative groups' grid.sync()): the "
-                "model has one block's barriers");
+  // Cooperative groups' grid.sync() (the member, or the helper it calls):
+  // a barrier of the whole grid. Its body (an atomic arrival count and a
+  // spin on it, through the launch's grid workspace) is what a cooperative
+  // launch makes a barrier; the model takes it as one, and a kernel that
+  // calls it is assumed launched cooperatively (the verdict says so).
+  if (isGridSyncName(name))
+    return gridBarrier(s);
   auto setS = [&](Value v) { s.vals[&call] = scalar(v); };
   // A trap or a failed assert ends the launch with an error: the paths that
   // reach one are not launches the kernel computes a result for, like
@@ -170,6 +187,15 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
         return;
       if (!matchPattern(id, m_Zero()))
         return fail("named barrier (barrier id other than 0)");
+      if (gridSyncEnds.contains(&call))
+        return;
+      if (std::optional<InlinedGridSync> g = inlinedGridSync(call)) {
+        gridSyncs.push_back(std::move(*g));
+        for (const llvm::BasicBlock *bb : gridSyncs.back().blocks)
+          gridSyncOf[bb] = &gridSyncs.back();
+        gridSyncEnds.insert(gridSyncs.back().end);
+        return gridBarrier(s);
+      }
       // A condition is kept: the checker shows the block agrees on it, or
       // reports barrier divergence.
       if (!symLoops.empty())

@@ -182,7 +182,9 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
   while (bb && !failed) {
     if (!entered) {
       llvm::Loop *l = loops(*bb->getParent()).getLoopFor(bb);
-      if (l && l->getHeader() == bb && (!from || !l->contains(from)))
+      // An inlined grid.sync()'s wait is not a loop of the model.
+      if (l && l->getHeader() == bb && (!from || !l->contains(from)) &&
+          !gridSyncOf.count(bb))
         return enterLoop(l, bb, s, stopAt, from);
     }
     entered = false;
@@ -273,6 +275,20 @@ void Lowerer::runBlocks(const llvm::BasicBlock *bb, State &s,
     if (auto *br = dyn_cast<llvm::BranchInst>(term)) {
       uncond = br->isUnconditional();
       succ0 = br->getSuccessor(0);
+      // Inlined grid.sync(): its workspace check passes on a cooperative
+      // launch, and its arrival is the grid barrier already modelled.
+      if (!uncond) {
+        const llvm::BasicBlock *to = nullptr;
+        if (const InlinedGridSync *g = gridSyncOf.lookup(bb);
+            g && eval(br->getCondition(), s).kind == SymVal::Opaque)
+          to = g->exitTo(*br);
+        else if (eval(br->getCondition(), s).kind == SymVal::Opaque)
+          to = gridWorkspaceCheck(*br);
+        if (to) {
+          uncond = true;
+          succ0 = to;
+        }
+      }
       if (!uncond) {
         succ1 = br->getSuccessor(1);
         c = evalScalar(br->getCondition(), s);

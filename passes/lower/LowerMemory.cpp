@@ -416,6 +416,11 @@ SymVal Lowerer::loadPrivateBytes(const SymVal &p, llvm::Type *ty, State &s) {
 void Lowerer::execGEP(const llvm::GetElementPtrInst *gep, State &s) {
   auto set = [&](SymVal v) { s.vals[gep] = std::move(v); };
   SymVal p = eval(gep->getPointerOperand(), s);
+  // An address within an unknown pointer is unknown, an error only where
+  // used (grid.sync()'s workspace, which only the arrival the model takes
+  // as a barrier uses).
+  if (p.kind == SymVal::Opaque)
+    return set(p);
   if (!p.isPtr() || p.kind == SymVal::NullPtr || p.kind == SymVal::FnPtr)
     return failed ? void() : fail("address computed from an unknown pointer");
   const llvm::DataLayout &dl = f.getParent()->getDataLayout();

@@ -12,6 +12,7 @@
 #define KV_PASSES_LOWERTOKV_H
 
 #include "kv/KVDialect.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
@@ -22,6 +23,11 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class BasicBlock;
+class BranchInst;
+} // namespace llvm
 
 namespace kv {
 
@@ -231,6 +237,36 @@ inline bool isReduxIntrinsic(llvm::Intrinsic::ID id) {
     return false;
   }
 }
+
+/// Cooperative groups' grid-wide barrier: `grid_group::sync()` or the
+/// helper it calls (`details::grid::sync(unsigned *)`), by mangled name. The
+/// lowering, the IR replay and the relational proof take a call to either
+/// as one barrier of the grid rather than run its body.
+inline bool isGridSyncName(llvm::StringRef name) {
+  return (name.starts_with("_ZNK18cooperative_groups") &&
+          name.ends_with("10grid_group4syncEv")) ||
+         (name.starts_with("_ZN18cooperative_groups") &&
+          name.contains("7details4grid") && name.contains("4syncEPj"));
+}
+
+/// grid.sync() after inlining (passes/lower/GridSync.cpp), from the block
+/// barrier that starts it: the blocks up to the block barrier that ends
+/// it, where thread 0 of each block arrives and waits and the others pass.
+/// The model takes the start as the grid barrier and the end as part of
+/// it; in `blocks`, inline assembly with effects (the arrival's atomics) is
+/// skipped and a branch on its result leaves the wait.
+struct InlinedGridSync {
+  const llvm::CallBase *end = nullptr;
+  llvm::SmallPtrSet<const llvm::BasicBlock *, 8> blocks;
+  /// Where a branch in `blocks` on the arrival's result goes: the end's
+  /// block where it is a successor, else on in the arrival (null: neither).
+  const llvm::BasicBlock *exitTo(const llvm::BranchInst &br) const;
+};
+std::optional<InlinedGridSync> inlinedGridSync(const llvm::CallBase &bar);
+/// The check that the grid workspace is not null, which inlined grid.sync()
+/// makes before it (a cooperative launch has one): the successor taken when
+/// \p br is that check, else null.
+const llvm::BasicBlock *gridWorkspaceCheck(const llvm::BranchInst &br);
 
 /// A special register that inline assembly reads with one `mov` (as
 /// cooperative groups do): the lane and the lane masks.

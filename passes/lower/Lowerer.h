@@ -35,6 +35,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 
 #include <array>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -206,6 +207,11 @@ private:
   /// Arrays a symbolic loop wrote in the current barrier interval: the
   /// model cannot forward those writes to later reads.
   llvm::DenseSet<Value> loopWritten;
+  /// Inlined grid.sync()s met so far, the blocks of each, and the block
+  /// barriers that end them (part of the grid barrier, not another).
+  std::deque<InlinedGridSync> gridSyncs;
+  llvm::DenseMap<const llvm::BasicBlock *, const InlinedGridSync *> gridSyncOf;
+  llvm::DenseSet<const llvm::Instruction *> gridSyncEnds;
   /// Shared arrays a barrier loop staged: their contents after the loop
   /// are not modelled.
   llvm::DenseSet<Value> stagedDone;
@@ -578,6 +584,8 @@ private:
   void expandStagedWrites(LoopModel &lm);
   /// A __syncthreads() inside the loop being modelled: the next phase.
   void stageBarrier(State &s);
+  /// Cooperative groups' grid.sync(), called or inlined: a grid barrier.
+  void gridBarrier(State &s);
   /// The value a staged read of \p array at \p index sees in loop \p l.
   Value forwardStaged(SymLoop &l, Value array, Value index, Value guard,
                       Type ty);

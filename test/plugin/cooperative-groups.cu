@@ -4,7 +4,8 @@
 // inline assembly: %laneid and %lanemask_* are modelled exactly, and
 // reserved shared memory's address, which thread_block keeps in a field no
 // kernel here reads, is an unknown value that stops a proof only where a
-// result depends on it. A grid-wide barrier (grid.sync()) is unsupported.
+// result depends on it. A grid-wide barrier (grid.sync()) is one barrier of
+// the grid, called or inlined (calls/grid-barrier.cu).
 // (About 60 s: the groups forms linearize the thread id in 3-D.)
 // REQUIRES: cuda-sdk, long
 //
@@ -24,7 +25,7 @@
 // PLUGIN-DAG: remark: kvalidate: kernel 'warp_cg_reduce': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'ballot_tile': equivalent
 // PLUGIN-DAG: remark: kvalidate: kernel 'count_coalesced': equivalent
-// PLUGIN-DAG: remark: kvalidate: kernel 'grid_rotate': unsupported: before optimization: {{.*}}cooperative-groups.cu:[[@LINE+173]]:{{[0-9]+}}: grid-wide barrier
+// PLUGIN-DAG: remark: kvalidate: kernel 'grid_rotate': equivalent
 //
 // The groups forms against the plain CUDA ones, from the command line.
 // RUN: %expect-exit 0 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x == 256 && %{1D}' \
@@ -48,6 +49,11 @@
 // RUN:   %s:block_plain %s:block_groups_wrong | FileCheck %s --check-prefix=WRONG
 // WRONG: verdict: not-equivalent
 // WRONG: replayed on: the LLVM IR of both kernels
+// The groups forms pass threadIdx (an empty struct whose members read
+// special registers) by reference: the IR runs take its address.
+// RUN: %expect-exit 1 %kvalidate --cuda-path=/usr/local/cuda --assume='blockDim.x == 256 && %{1D}' \
+// RUN:   %s:block_plain %s:block_groups_wrong | FileCheck %s --check-prefix=IRFIRST
+// IRFIRST: found by: running both kernels' LLVM IR
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

@@ -711,3 +711,52 @@ kv.kernel @find attributes {arg_names = ["out", "in", "n", "key"]} {
   EXPECT_EQ(run(10, 7), 10u);
   EXPECT_EQ(run(0, 2000), 0u);
 }
+
+// A grid barrier: every block writes its cells of tmp, then reads the next
+// block's first cell, which only a run that finishes every block's first
+// phase before any second phase has written. A shared cell and a value
+// computed before the barrier live on across it, per block.
+TEST_F(ExecutorTest, GridBarrierPhases) {
+  kv::KernelOp k = parse(R"(
+kv.kernel @phases attributes {arg_names = ["out", "tmp", "sh"]} {
+^bb0(%out: !kv.global<i32>, %tmp: !kv.global<i32>, %sh: !kv.shared<i32, 1>):
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i32
+  %c10 = arith.constant 10 : i32
+  %tx = kv.sreg tid.x : i32
+  %bx = kv.sreg bid.x : i32
+  %bdx = kv.sreg bdim.x : i32
+  %gdx = kv.sreg gdim.x : i32
+  %base = arith.muli %bx, %bdx : i32
+  %i = arith.addi %base, %tx : i32
+  %i64 = arith.extui %i : i32 to i64
+  %v = arith.muli %i, %c10 : i32
+  kv.write %tmp[%i64] = %v if %true : !kv.global<i32>, i64, i32
+  %c0_i32 = arith.constant 0 : i32
+  %first = arith.cmpi eq, %tx, %c0_i32 : i32
+  kv.write %sh[%c0] = %bx if %first : !kv.shared<i32, 1>, i64, i32
+  kv.barrier grid
+  %nb = arith.addi %bx, %c1 : i32
+  %wrap = arith.remui %nb, %gdx : i32
+  %next = arith.muli %wrap, %bdx : i32
+  %n64 = arith.extui %next : i32 to i64
+  %w = kv.read %tmp[%n64] if %true : !kv.global<i32>, i64 -> i32
+  %s = kv.read %sh[%c0] if %true : !kv.shared<i32, 1>, i64 -> i32
+  %sum = arith.addi %w, %s : i32
+  %r = arith.addi %sum, %v : i32
+  kv.write %out[%i64] = %r if %true : !kv.global<i32>, i64, i32
+}
+)",
+                         "phases");
+  ASSERT_TRUE(k);
+  kv::ExecResult r = kv::execute(k, launch(3, 2), inputs());
+  ASSERT_TRUE(r.ok) << r.error;
+  std::map<uint64_t, uint64_t> expected;
+  for (uint64_t b = 0; b < 3; ++b)
+    for (uint64_t t = 0; t < 2; ++t) {
+      uint64_t i = b * 2 + t;
+      expected[i] = ((b + 1) % 3) * 2 * 10 + b + i * 10;
+    }
+  EXPECT_EQ(cells(r, 0), expected);
+}

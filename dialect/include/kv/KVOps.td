@@ -269,15 +269,24 @@ def KV_BarrierOp : KV_Op<"barrier", [AttrSizedOperandSegments]> {
     only the threads of one warp that both reach it: the race check treats
     accesses it separates as ordered for two such threads alone, which is
     what makes the model's intervals exact for a race-free kernel.
+    With `grid` (cooperative groups' `this_grid().sync()`) it is also a
+    barrier of the whole grid: global memory written before it by any
+    block is seen after it by every block, and every thread of the grid
+    reaches it (the checker proves the guard uniform over the grid).
   }];
   let arguments = (ins Optional<I1>:$guard, UnitAttr:$warp,
-                       Optional<I32>:$mask);
+                       Optional<I32>:$mask, UnitAttr:$grid);
   let assemblyFormat = [{
-    (`if` $guard^)? (`warp` $warp^ `mask` $mask)? attr-dict
+    (`if` $guard^)? (`warp` $warp^ `mask` $mask)? (`grid` $grid^)? attr-dict
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$guard), [{
-      build($_builder, $_state, guard, /*warp=*/false, /*mask=*/nullptr);
+      build($_builder, $_state, guard, /*warp=*/false, /*mask=*/nullptr,
+            /*grid=*/false);
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$guard, "bool":$warp,
+                   "::mlir::Value":$mask), [{
+      build($_builder, $_state, guard, warp, mask, /*grid=*/false);
     }]>
   ];
   let hasVerifier = 1;
