@@ -158,6 +158,13 @@ int32_t IRRunner::objectOf(const GlobalVariable &gv) {
     objs[o].common = true;
     if (!constantBytes(gv.getInitializer(), o, 0))
       return -1;
+  } else if (auto *st = dyn_cast<StructType>(gv.getValueType());
+             st && st->hasName() &&
+             st->getName().starts_with("struct.__cuda_builtin_")) {
+    // CUDA's builtin variables (threadIdx, blockDim: empty C++ structs whose
+    // members read special registers) have an address that cooperative
+    // groups pass around; their one byte is padding.
+    o = newDense(dl.getTypeAllocSize(st), /*readOnly=*/true);
   } else {
     fail("global variable '" + gv.getName() + "' without a definition");
     return -1;
