@@ -27,6 +27,13 @@ bool isKernel(const llvm::Function &f) {
 
 std::string lowering::variableName(llvm::StringRef mangled) {
   std::string d = llvm::demangle(mangled);
+  // -O2 splits an array or struct variable into one per element (GlobalOpt:
+  // `s.0`, `s.1`); a variable of one element is then `s.0`, which is `s`
+  // itself, so that both kernels name it alike. (A longer `s` whose other
+  // elements went away keeps its own type, which tells the two apart.)
+  llvm::StringRef name(d);
+  if (name.consume_back(" (.0)") || name.consume_back(".0"))
+    d = name.str();
   size_t colons = d.rfind("::");
   return colons == std::string::npos ? d : d.substr(colons + 2);
 }
