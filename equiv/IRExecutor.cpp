@@ -76,10 +76,9 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     fail("vector operation");
     return Stop::Error;
   }
-  // Inlined grid.sync()'s check of its workspace, which a cooperative
-  // launch has (the workspace's address is unknown here).
-  // In an inlined grid.sync(), a branch on the arrival's result leaves the
-  // wait.
+  // Inlined grid.sync(): its check of the workspace, which a cooperative
+  // launch has (the workspace's address is unknown here), passes, and a
+  // branch on the arrival's result leaves the wait.
   if (const auto *br = dyn_cast<BranchInst>(&inst);
       br && opaqueSeen && br->isConditional() &&
       get(t, br->getCondition()).obj == Val::Opaque) {
