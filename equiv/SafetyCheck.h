@@ -200,6 +200,13 @@ struct SafetyCheck {
   /// Barrier divergence (SafetyDivergence.cpp).
   bool checkDivergence();
   bool checkGridDivergence();
+  /// Whether two threads (of one block, or of the grid) disagree on
+  /// reaching \p b: reported as divergence (false), or undecided and
+  /// assumed, or \p agreed.
+  bool askDisagreement(BarrierOp b, bool grid, bool &agreed);
+  /// Where every thread may skip \p b, that an adjacent interval is idle;
+  /// else unsupported with \p what (false).
+  bool askWholeSkip(BarrierOp b, const char *what);
   bool idleWhenSkipped(BarrierOp b, bool after);
   /// Warp shuffles: the mask holds the lane and its source, and the source
   /// is in the block and executes the shuffle (SafetyDivergence.cpp).

@@ -33,43 +33,55 @@ bool SafetyCheck::idleWhenSkipped(BarrierOp b, bool after) {
                  /*readable=*/false) == z3::unsat;
 }
 
+bool SafetyCheck::askDisagreement(BarrierOp b, bool grid, bool &agreed) {
+  agreed = false;
+  Query q(k, paramSource, label, bits);
+  if (!start(q))
+    return false;
+  z3::expr c = q.guard(b.getGuard(), *q.t1) && !q.guard(b.getGuard(), *q.t2);
+  if (!grid)
+    c = c && q.enc.sameBlock(*q.t1, *q.t2);
+  z3::check_result r = q.solve(c, budget());
+  if (r == z3::unknown)
+    return undecided(q, "no barrier divergence");
+  if (r == z3::sat) {
+    Defect d;
+    const char *which = grid ? "grid barrier" : "barrier";
+    d.kind = std::string(which) + " divergence";
+    d.sites.push_back(q.site(*q.t1, b, std::string("reaches the ") + which));
+    d.sites.push_back(
+        q.site(*q.t2, b, std::string("does not reach the ") + which));
+    return report(q, Verdict::Divergence, std::move(d),
+                  overApprox(b.getGuard(), ""));
+  }
+  agreed = true;
+  return true;
+}
+
+bool SafetyCheck::askWholeSkip(BarrierOp b, const char *what) {
+  Query all(k, paramSource, label, bits);
+  if (!start(all))
+    return false;
+  z3::check_result r = all.solve(!all.guard(b.getGuard(), *all.t1), budget(),
+                                 /*readable=*/false);
+  if (r == z3::unsat ||
+      (r == z3::sat && (idleWhenSkipped(b, false) || idleWhenSkipped(b, true))))
+    return true;
+  result.verdict = Verdict::Unsupported;
+  std::string at = locationOf(b);
+  result.reason =
+      std::string(label) + " kernel: " + (at.empty() ? "" : at + ": ") + what;
+  return false;
+}
+
 bool SafetyCheck::checkDivergence() {
   for (BarrierOp b : loopsOnly ? std::vector<BarrierOp>() : guardedBarriers) {
-    Query q(k, paramSource, label, bits);
-    if (!start(q))
+    bool agreed;
+    if (!askDisagreement(b, /*grid=*/false, agreed))
       return false;
-    z3::expr c = q.enc.sameBlock(*q.t1, *q.t2) &&
-                 q.guard(b.getGuard(), *q.t1) && !q.guard(b.getGuard(), *q.t2);
-    z3::check_result r = q.solve(c, budget());
-    if (r == z3::unknown) {
-      if (!undecided(q, "no barrier divergence"))
-        return false;
-      continue;
-    }
-    if (r == z3::sat) {
-      Defect d;
-      d.kind = "barrier divergence";
-      d.sites.push_back(q.site(*q.t1, b, "reaches the barrier"));
-      d.sites.push_back(q.site(*q.t2, b, "does not reach the barrier"));
-      return report(q, Verdict::Divergence, std::move(d),
-                    overApprox(b.getGuard(), ""));
-    }
-    Query all(k, paramSource, label, bits);
-    if (!start(all))
+    if (agreed && !askWholeSkip(b, "__syncthreads() under a condition that "
+                                   "a whole block may skip"))
       return false;
-    r = all.solve(!all.guard(b.getGuard(), *all.t1), budget(),
-                  /*readable=*/false);
-    if (r == z3::sat && (idleWhenSkipped(b, false) || idleWhenSkipped(b, true)))
-      continue;
-    if (r != z3::unsat) {
-      result.verdict = Verdict::Unsupported;
-      std::string at = locationOf(b);
-      result.reason = std::string(label) +
-                      " kernel: " + (at.empty() ? "" : at + ": ") +
-                      "__syncthreads() under a condition that a whole block "
-                      "may skip";
-      return false;
-    }
   }
   return loopsOnly || checkGridDivergence();
 }
@@ -79,50 +91,17 @@ bool SafetyCheck::checkGridDivergence() {
   // any blocks, must agree on reaching it. All barriers are asked first: a
   // kernel whose paths each have their copy of a barrier (an early return
   // of some blocks) diverges at one copy and is skipped whole at another.
-  for (BarrierOp b : gridBarriers) {
-    if (!b.getGuard())
-      continue;
-    Query q(k, paramSource, label, bits);
-    if (!start(q))
+  bool agreed;
+  for (BarrierOp b : gridBarriers)
+    if (b.getGuard() && !askDisagreement(b, /*grid=*/true, agreed))
       return false;
-    z3::expr c = q.guard(b.getGuard(), *q.t1) && !q.guard(b.getGuard(), *q.t2);
-    z3::check_result r = q.solve(c, budget());
-    if (r == z3::unknown) {
-      if (!undecided(q, "no barrier divergence"))
-        return false;
-      continue;
-    }
-    if (r == z3::sat) {
-      Defect d;
-      d.kind = "grid barrier divergence";
-      d.sites.push_back(q.site(*q.t1, b, "reaches the grid barrier"));
-      d.sites.push_back(q.site(*q.t2, b, "does not reach the grid barrier"));
-      return report(q, Verdict::Divergence, std::move(d),
-                    overApprox(b.getGuard(), ""));
-    }
-  }
   // A barrier the whole grid skips at some launch: the model keeps the
   // intervals it separates apart, which is exact where one of them is idle.
-  for (BarrierOp b : gridBarriers) {
-    if (!b.getGuard())
-      continue;
-    Query all(k, paramSource, label, bits);
-    if (!start(all))
+  for (BarrierOp b : gridBarriers)
+    if (b.getGuard() &&
+        !askWholeSkip(b, "grid.sync() under a condition that the whole grid "
+                         "may skip"))
       return false;
-    z3::check_result r = all.solve(!all.guard(b.getGuard(), *all.t1), budget(),
-                                   /*readable=*/false);
-    if (r == z3::sat && (idleWhenSkipped(b, false) || idleWhenSkipped(b, true)))
-      continue;
-    if (r != z3::unsat) {
-      result.verdict = Verdict::Unsupported;
-      std::string at = locationOf(b);
-      result.reason = std::string(label) +
-                      " kernel: " + (at.empty() ? "" : at + ": ") +
-                      "grid.sync() under a condition that the whole grid may "
-                      "skip";
-      return false;
-    }
-  }
   return true;
 }
 
