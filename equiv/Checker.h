@@ -66,6 +66,10 @@ struct Counterexample {
   std::string mismatchArray;
   int64_t mismatchIndex = 0;
   int64_t before = 0, after = 0;
+  /// Where a kernel's cell comes from approximate operations: the bounds
+  /// its value is known within ("before in [lo, hi]"), which the other's
+  /// is outside; empty where both are exact.
+  std::string approximate;
   /// Both kernels were run concretely on this input and differ.
   bool replayed = false;
   /// What ran: the kernels' LLVM IR (the kv models' runs confirmed by it),
@@ -76,6 +80,9 @@ struct Counterexample {
   /// result on this input is its only one, so the difference stands
   /// without the static safety checks.
   bool runsChecked = false;
+  /// Where not runsChecked: only because two threads (or blocks) accessed
+  /// one cell, which the static race check rules out or reports.
+  bool uncheckedForRacesOnly = false;
   /// The after kernel reaches a trap, a failed assertion or undefined
   /// behaviour on this input, where the before kernel does not.
   bool afterFails = false;

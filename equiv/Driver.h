@@ -139,6 +139,12 @@ private:
   runIRFirst(const CheckOptions &co, unsigned tiers, const std::string &when,
              const std::optional<LaunchConfig> &fixed = std::nullopt,
              bool *searched = nullptr);
+  /// A difference runIRFirst found on runs not known to be free of races
+  /// (threads writing one cell): runFirst reports it where the static
+  /// safety checks pass and the models' runs, which cannot compute every
+  /// operation the IR can (approximate math), found none.
+  std::optional<Counterexample> uncheckedIRDifference;
+  unsigned uncheckedIRRuns = 0;
   /// Adds to \p cex the input cells its difference depends on
   /// (CounterexampleInputs.cpp).
   void completeCounterexample(Counterexample &cex);

@@ -98,6 +98,17 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     set(Val{0, Val::Opaque}); // computed from an Opaque value
     return next();
   }
+  if (approxSeen) {
+    // Computed from an approximate result: its range.
+    bool handled = false;
+    Val v;
+    if (!approxStep(t, inst, v, handled))
+      return Stop::Error;
+    if (handled) {
+      set(v);
+      return next();
+    }
+  }
   switch (inst.getOpcode()) {
   case Instruction::Br: {
     auto &br = cast<BranchInst>(inst);
@@ -195,7 +206,9 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
       fail("private array of " + Twine(size) + " bytes");
       return Stop::Error;
     }
-    set(Val{0, newDense(size)});
+    int32_t obj = newDense(size);
+    objs[obj].unset.assign(size, true);
+    set(Val{0, obj});
     return next();
   }
   case Instruction::Load: {
@@ -231,6 +244,10 @@ IRRunner::Stop IRRunner::step(ThreadState &t) {
     scope_exit plain([&] { curRmw = -1; });
     if (failed || !load(t, ty, p, old))
       return next();
+    if (old.obj == Val::Opaque) {
+      fail("an atomic update of a value the run does not know");
+      return Stop::Error;
+    }
     unsigned w = ty->getIntegerBitWidth();
     APInt a(w, old.bits), b(w, v.bits), r;
     using Bin = AtomicRMWInst::BinOp;
@@ -647,14 +664,19 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
   for (Obj &o : objs)
     if (o.sparse && !o.shared)
       for (auto &[e, c] : o.cells)
-        if (c.written)
+        if (c.written) {
           r.written[o.arr].insert_or_assign(
               (uint64_t)e, APInt(8 * o.elem, c.v & maskOf(8 * o.elem)));
+          if (c.range >= 0)
+            r.ranges[o.arr][(uint64_t)e] = {ranges[c.range].lo,
+                                            ranges[c.range].hi};
+        }
   if (in.printStream)
     executor::layOutPrinted(std::move(printed), r.written[*in.printStream]);
   r.ok = true;
   r.assumeViolated = assumeViolated;
   r.unchecked = unchecked;
+  r.readUnset = readUnset;
   return r;
 }
 

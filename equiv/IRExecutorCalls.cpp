@@ -12,6 +12,7 @@
 #include "equiv/Intrinsics.h"
 #include "passes/lower/LowerToKV.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
@@ -37,6 +38,16 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
   if (StringRef op = exactInlinePtx(c); !op.empty())
     return set(Val{
         exactInlinePtxValue(op, (uint32_t)get(t, c.getArgOperand(0)).bits)});
+  // PTX's .approx operations and the math library without its bodies:
+  // ranges within their documented error.
+  {
+    bool handled = false;
+    Val out;
+    if (!approxCall(t, c, out, handled))
+      return false;
+    if (handled)
+      return set(out);
+  }
   // Inline assembly without effects: its result is unknown, not an error
   // until it is used (cooperative groups read reserved shared memory's
   // address into a field no kernel reads). In an inlined grid.sync(), the
@@ -206,6 +217,14 @@ bool IRRunner::call(ThreadState &t, const CallBase &c, bool &barrier,
     default:
       break;
     }
+  }
+  // libdevice asks NVVMReflect for the target's settings.
+  if (callee->getName() == "__nvvm_reflect") {
+    StringRef what;
+    if (!getConstantStringInfo(c.getArgOperand(0), what))
+      return fail("__nvvm_reflect of a string that is not a constant");
+    return set(Val{(uint64_t)nvvmReflect(what, *c.getFunction()) &
+                   maskOf(c.getType()->getIntegerBitWidth())});
   }
   if (callee->getName() == "__assertfail") {
     // A failed assert: the launch fails, as at a trap.

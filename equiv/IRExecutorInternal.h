@@ -24,6 +24,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -37,13 +38,14 @@ using namespace llvm;
 /// Opaque: what the run cannot know (the result of inline assembly without
 /// effects): it may be moved, computed with, kept in private memory and
 /// passed around; a branch, an address or a shared/global store that needs
-/// it ends the run.
+/// it ends the run. Approx: a float or double known only within bounds
+/// (`bits` indexes the run's ranges; see IRExecutorApprox.cpp).
 struct Val {
   uint64_t bits = 0;
   int32_t obj = Scalar;
   /// Fn: a pointer to the function whose address `bits` holds.
   static constexpr int32_t Scalar = -1, Null = -2, Agg = -3, Opaque = -4,
-                           Fn = -5;
+                           Fn = -5, Approx = -6;
   bool isPtr() const { return obj >= 0 || obj == Null; }
 };
 
@@ -54,6 +56,9 @@ struct Val {
 struct Obj {
   bool sparse = false, readOnly = false;
   SmallVector<uint8_t, 16> bytes;
+  /// A private variable's bytes not yet written (empty: all are set). Read,
+  /// they hold whatever the GPU has there, not the run's zeros.
+  std::vector<bool> unset;
   std::map<int64_t, Val> ptrs;
   unsigned arr = 0, elem = 0;
   bool shared = false;
@@ -81,6 +86,8 @@ struct Obj {
     /// The thread (linear in the launch) that wrote the cell last, for
     /// inputSources (None: the cell holds its input).
     int64_t lastWriter = None;
+    /// The run's range the cell's float lies in (-1: `v` is exact).
+    int32_t range = -1;
     static constexpr int64_t None = -1, Many = -2;
   };
   /// Cells of a sparse __shared__ array (0: not known).
@@ -88,6 +95,17 @@ struct Obj {
   /// A dense object every thread of a block (or launch) sees.
   bool common = false;
   std::unordered_map<int64_t, Cell> cells;
+};
+
+/// A float (f32) or double known to lie in [lo, hi] (neither NaN): the
+/// result of an approximate operation, within the error bound PTX or the
+/// CUDA math library documents for it, and what is computed from it.
+struct Range {
+  double lo = 0, hi = 0;
+  bool f32 = true;
+  /// What computed it, on what (hashed): one operation of one operand's
+  /// value is one value on a GPU, so two writes of one key are equal.
+  uint64_t key = 0;
 };
 
 struct FnInfo {
@@ -252,6 +270,8 @@ private:
   std::vector<int32_t> paramObjs;
   const Instruction *cur = nullptr;
   bool failed = false, assumeViolated = false, tooMuchWork = false;
+  /// A private variable was read where it was never written.
+  bool readUnset = false;
   /// An Opaque value exists: step() checks each instruction's operands.
   bool opaqueSeen = false;
   Val opaque() {
@@ -267,6 +287,35 @@ private:
   }
   /// Whether \p n bytes at \p p hold part of an Opaque value.
   bool overlapsOpaque(Val p, uint64_t n);
+
+  /// Approximate results (IRExecutorApprox.cpp). An Approx value exists:
+  /// step() checks each instruction's operands.
+  std::vector<Range> ranges;
+  bool approxSeen = false;
+  /// \p r as a value: exact where it is one number. Its key is rangeKey.
+  Val rangeVal(Range r);
+  uint64_t rangeKey = 0;
+  /// The key of \p what computed from \p ops of thread \p t.
+  uint64_t keyOf(ThreadState &t, StringRef what, ArrayRef<const Value *> ops);
+  /// Thread \p t's \p v as a range (a point for an exact value); none for
+  /// a NaN.
+  std::optional<Range> rangeOf(ThreadState &t, Val v, Type *ty);
+  /// \p c, where it is an approximate operation (a PTX `.approx`
+  /// intrinsic or instruction, a libdevice function the module has no
+  /// body for): its result's range. \p handled: \p c is one.
+  bool approxCall(ThreadState &t, const CallBase &c, Val &out, bool &handled);
+  /// \p inst where an operand is an Approx value and \p inst computes
+  /// with it (\p handled; \p out its result), rather than moving it.
+  bool approxStep(ThreadState &t, const Instruction &inst, Val &out,
+                  bool &handled);
+  /// A load of \p n bytes at \p p as \p ty where they hold an approximate
+  /// result (\p found): the result where it is read whole as its type,
+  /// else a value the run does not know (Opaque).
+  bool loadRange(Val p, uint64_t n, Type *ty, Val &out, bool &found);
+  /// Whether cell \p c (of \p elem bytes) may hold a value of \p r.
+  bool cellMayHold(const Obj::Cell &c, unsigned elem, Range r);
+  /// Stores the approximate \p v of \p n bytes at \p p.
+  bool storeRange(Val p, uint64_t n, Val v);
   std::string error;
   /// The run's race check: the barrier interval (numbered across blocks),
   /// the running thread (linear, in its block) and block, and the first

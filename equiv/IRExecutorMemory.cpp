@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/IRExecutorInternal.h"
 
+#include <cmath>
+
 namespace kv {
 namespace irexec {
 
@@ -198,6 +200,10 @@ bool IRRunner::readBytes(Val p, uint64_t n, uint8_t *out) {
       return fail("access outside an object of " + Twine(o.bytes.size()) +
                   " bytes (offset " + Twine(off) + ")");
     std::copy_n(o.bytes.begin() + off, n, out);
+    if (!o.unset.empty() &&
+        std::any_of(o.unset.begin() + off, o.unset.begin() + off + n,
+                    [](bool b) { return b; }))
+      readUnset = true;
     return true;
   }
   if (off % (int64_t)o.elem == 0 && n == o.elem) {
@@ -385,6 +391,8 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
     if (o.common)
       notClean("a write to memory the model has no array for");
     std::copy_n(src, n, o.bytes.begin() + off);
+    if (!o.unset.empty())
+      std::fill_n(o.unset.begin() + off, n, false);
     // Bytes that held a pointer no longer do.
     o.ptrs.erase(o.ptrs.lower_bound(off - 7), o.ptrs.lower_bound(off + n));
     return true;
@@ -395,9 +403,19 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
       v |= (uint64_t)src[i] << (8 * i);
     int64_t e = off / (int64_t)o.elem;
     Obj::Cell &c = o.cells[e];
-    access(o, e, c, /*write=*/true, /*same=*/c.written && c.v == v);
+    bool same = c.written && c.v == v && c.range < 0;
+    if (c.written && c.range >= 0 && (o.elem == 4 || o.elem == 8)) {
+      // Over an approximate value: the same where it may be (storeRange).
+      double x = o.elem == 4 ? (double)bit_cast<float>((uint32_t)v)
+                             : bit_cast<double>(v);
+      same = !std::isnan(x) && cellMayHold(c, o.elem, Range{x, x, o.elem == 4});
+      if (same)
+        notClean("two writes of a cell, one approximate, that may be equal");
+    }
+    access(o, e, c, /*write=*/true, same);
     c.v = v;
     c.written = true;
+    c.range = -1;
     return true;
   }
   for (uint64_t i = 0; i < n; ++i) {
@@ -408,18 +426,20 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
            /*same=*/c.written && ((c.v >> sh) & 0xff) == src[i]);
     c.v = (c.v & ~(0xffull << sh)) | ((uint64_t)src[i] << sh);
     c.written = true;
+    c.range = -1;
   }
   return true;
 }
 
 bool IRRunner::overlapsOpaque(Val p, uint64_t n) {
-  if (!opaqueSeen || p.obj < 0 || objs[p.obj].sparse)
+  if ((!opaqueSeen && !approxSeen) || p.obj < 0 || objs[p.obj].sparse)
     return false;
   auto &ptrs = objs[p.obj].ptrs;
   int64_t off = (int64_t)p.bits;
+  // An approximate result's bytes are not known either.
   for (auto it = ptrs.lower_bound(off - 7);
        it != ptrs.end() && it->first < off + (int64_t)n; ++it)
-    if (it->second.obj == Val::Opaque)
+    if (it->second.obj == Val::Opaque || it->second.obj == Val::Approx)
       return true;
   return false;
 }
@@ -477,6 +497,13 @@ bool IRRunner::load(ThreadState &t, Type *ty, Val p, Val &out) {
   uint64_t n = dl.getTypeStoreSize(ty);
   if (n > 8)
     return fail("integer wider than 64 bits");
+  bool isRange = false;
+  if (!loadRange(p, n, ty, out, isRange))
+    return false;
+  if (isRange) {
+    uint8_t b[8];
+    return readBytes(p, n, b); // the access, for the race check
+  }
   if (overlapsOpaque(p, n)) {
     out = opaque();
     return true;
@@ -514,6 +541,8 @@ bool IRRunner::store(ThreadState &t, Type *ty, Val p, Val v) {
         return false;
     return true;
   }
+  if (v.obj == Val::Approx)
+    return storeRange(p, dl.getTypeStoreSize(ty), v);
   if (v.obj == Val::Opaque && !ty->isPointerTy()) {
     // Kept as a marker over zero bytes, as a pointer is.
     if (p.obj < 0 || objs[p.obj].sparse)
@@ -564,9 +593,25 @@ bool IRRunner::memIntrinsic(ThreadState &t, const MemIntrinsic &mi) {
   if (failed)
     return false;
   std::vector<uint8_t> b(n);
+  // A copy moves unset bytes (a struct's padding) without reading them.
+  bool wasUnset = readUnset;
   if (!readBytes(src, n, b.data()))
     return false;
-  // Pointers stored in the source move with their bytes.
+  readUnset = wasUnset;
+  std::vector<bool> unset;
+  if (src.obj >= 0 && !objs[src.obj].unset.empty())
+    unset.assign(objs[src.obj].unset.begin() + src.bits,
+                 objs[src.obj].unset.begin() + src.bits + n);
+  if (approxSeen && src.obj >= 0 && objs[src.obj].sparse) {
+    Obj &s = objs[src.obj];
+    for (int64_t e = floorDiv((int64_t)src.bits, s.elem);
+         e <= floorDiv((int64_t)(src.bits + n) - 1, s.elem); ++e)
+      if (auto it = s.cells.find(e);
+          it != s.cells.end() && it->second.range >= 0)
+        return fail("a copy of an approximate result in shared/global memory");
+  }
+  // Pointers (and approximate results) stored in the source move with
+  // their bytes.
   std::vector<std::pair<int64_t, Val>> moved;
   if (src.obj >= 0 && !objs[src.obj].sparse) {
     Obj &s = objs[src.obj];
@@ -576,9 +621,13 @@ bool IRRunner::memIntrinsic(ThreadState &t, const MemIntrinsic &mi) {
   }
   if (!writeBytes(dst, n, b.data()))
     return false;
+  if (Obj &d = objs[dst.obj]; !unset.empty() && !d.unset.empty())
+    std::copy(unset.begin(), unset.end(), d.unset.begin() + dst.bits);
   for (auto &[off, p] : moved) {
     if (objs[dst.obj].sparse)
-      return fail("pointer stored to shared/global memory");
+      return fail(p.obj == Val::Approx
+                      ? "an approximate result copied to shared/global memory"
+                      : "pointer stored to shared/global memory");
     objs[dst.obj].ptrs[(int64_t)dst.bits + off] = p;
   }
   return true;

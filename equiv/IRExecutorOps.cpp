@@ -131,6 +131,11 @@ bool IRRunner::apply(StringRef fn, ArrayRef<Val> args, ArrayRef<Type *> types,
       return fail("cannot run '" + fn + "'");
     ops.push_back(APInt(types[i]->getPrimitiveSizeInBits(), args[i].bits));
   }
+  // Exact PTX operations under LLVM's names (llvm.nvvm.fabs.f32 is
+  // llvm.fabs.f32), as the lowering names them.
+  if (StringRef exact = exactNvvmName(fn);
+      fn.starts_with("llvm.nvvm.") && exact.starts_with("llvm."))
+    fn = exact;
   std::string why;
   std::optional<APInt> r =
       executor::nativeApply(fn, ops, ret->getPrimitiveSizeInBits(), why);

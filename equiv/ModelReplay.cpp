@@ -152,7 +152,7 @@ bool firstMismatch(
     order.push_back(i);
   for (uint64_t idx : order) {
     llvm::APInt a = cell(rs, idx), b = cell(rt, idx);
-    if (executor::sameOutput(a, b, floats))
+    if (!executor::certainlyDiffer(rs, rt, arg, idx, a, b, floats))
       continue;
     cex.mismatchArray = enc.paramNames[arg];
     cex.mismatchIndex = (int64_t)idx;

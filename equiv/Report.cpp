@@ -76,6 +76,10 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
     os << "    (every input cell not listed is 0)\n";
   os << "    mismatch: " << mismatchCell(cex) << ": before = " << cex.before
      << ", after = " << cex.after << "\n";
+  if (!cex.approximate.empty())
+    os << "    approximate: " << cex.approximate
+       << " (every value the approximate operations' documented error "
+          "bounds allow; the two cannot be equal)\n";
   if (cex.afterFails)
     os << "    the after kernel reaches a trap, a failed assertion or "
           "undefined behaviour on this input; the before kernel does not\n";
@@ -152,6 +156,8 @@ static json::Value counterexampleJSON(const Counterexample &cex) {
                                              {"after", cex.after}}},
                    {"replayed", cex.replayed},
                    {"replayed_on", cex.replayedOn}};
+  if (!cex.approximate.empty())
+    obj["approximate"] = cex.approximate;
   if (!cex.sources.empty()) {
     json::Object sources;
     for (const auto &[array, cells] : cex.sources) {

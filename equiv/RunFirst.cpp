@@ -70,6 +70,10 @@ Driver::runIRFirst(const CheckOptions &co, unsigned tiers,
   }
   if (!cex && disagreement.empty() && searched)
     *searched = true;
+  if (cex && !cex->runsChecked && cex->uncheckedForRacesOnly) {
+    uncheckedIRDifference = std::move(cex);
+    uncheckedIRRuns = runs;
+  }
   if (!cex || !cex->runsChecked)
     return std::nullopt;
   listAssumptions(sig.k[0], sig.k[1], co, v.result, bounded, bound);
@@ -134,6 +138,11 @@ std::optional<Validation> Driver::runFirst(const CheckOptions &co,
   }
   std::optional<Counterexample> cex =
       findByRunning(pair->before, pair->after, co, runs, disagreement, limits);
+  if (!cex && disagreement.empty() && uncheckedIRDifference) {
+    cex = std::move(uncheckedIRDifference);
+    runs = uncheckedIRRuns;
+  }
+  uncheckedIRDifference.reset();
   Validation v;
   v.loweredUnroll = opts.unroll;
   // Both kernels' own IR ran on the launch and neither run raced, missed a

@@ -141,6 +141,29 @@ ExecResult runKernel(KernelOp k, const llvm::Function *ir, bool irOnly,
 void ranOnIR(Counterexample &cex, const ExecResult &rb, const ExecResult &ra) {
   cex.replayedOn = "the LLVM IR of both kernels";
   cex.runsChecked = rb.unchecked.empty() && ra.unchecked.empty();
+  // The race check's reasons all start "two threads ...", "two blocks
+  // ...", "two writes ...".
+  auto racesOnly = [](llvm::StringRef why) {
+    return why.empty() || why.starts_with("two ");
+  };
+  cex.uncheckedForRacesOnly =
+      racesOnly(rb.unchecked) && racesOnly(ra.unchecked);
+}
+
+static std::string approximateNote(const ExecResult &rb, const ExecResult &ra,
+                                   unsigned arg, uint64_t idx) {
+  std::string note;
+  for (const ExecResult *r : {&rb, &ra}) {
+    auto in = r->ranges.find(arg);
+    if (in == r->ranges.end() || !in->second.count(idx))
+      continue;
+    auto [lo, hi] = in->second.at(idx);
+    char text[96];
+    snprintf(text, sizeof text, "%s in [%.9g, %.9g]",
+             r == &rb ? "before" : "after", lo, hi);
+    note += (note.empty() ? "" : ", ") + std::string(text);
+  }
+  return note;
 }
 
 std::optional<Counterexample> firstDifference(
@@ -149,6 +172,11 @@ std::optional<Counterexample> firstDifference(
     const std::map<std::pair<unsigned, uint64_t>, llvm::APInt> &read,
     ExecResult &rb, ExecResult &ra, ExecInputs &inB, ExecInputs &inA,
     bool floats) {
+  // The before kernel read a variable it never set: any value there is
+  // its behaviour (the after kernel may refine it), so the run's zero is
+  // no counterexample. (The after kernel's zero is one of its behaviours.)
+  if (rb.readUnset)
+    return std::nullopt;
   std::set<std::pair<unsigned, uint64_t>> cells;
   for (ExecResult *r : {&rb, &ra})
     for (auto &[arg, m] : r->written)
@@ -160,7 +188,7 @@ std::optional<Counterexample> firstDifference(
       return it != r.written[arg].end() ? it->second : in.initial(arg, idx);
     };
     llvm::APInt vb = value(rb, inB), va = value(ra, inA);
-    if (executor::sameOutput(vb, va, floats))
+    if (!executor::certainlyDiffer(rb, ra, arg, idx, vb, va, floats))
       continue;
     Counterexample cex;
     std::copy(cfg.grid, cfg.grid + 3, cex.gridDim);
@@ -174,6 +202,7 @@ std::optional<Counterexample> firstDifference(
     cex.mismatchIndex = (int64_t)idx;
     cex.before = vb.getSExtValue();
     cex.after = va.getSExtValue();
+    cex.approximate = approximateNote(rb, ra, arg, idx);
     cex.replayed = true;
     return cex;
   }

@@ -110,6 +110,13 @@ struct ExecResult {
   std::vector<RunDefect> defects;
   /// Final content of every global array cell written, per argument number.
   std::map<unsigned, std::map<uint64_t, llvm::APInt>> written;
+  /// LLVM IR runs only: a private variable was read before any write to
+  /// it; the run took 0 where the GPU has any value.
+  bool readUnset = false;
+  /// LLVM IR runs only: the written cells whose floats come from
+  /// approximate operations (PTX .approx, the CUDA math library), known to
+  /// lie in [lo, hi] (`written` holds the middle).
+  std::map<unsigned, std::map<uint64_t, std::pair<double, double>>> ranges;
 };
 
 /// Execute \p kernel. Fails (ok=false) when the grid has more than
@@ -133,6 +140,13 @@ bool floatCompare(llvm::CmpInst::Predicate pred, uint64_t a, uint64_t b,
 /// `x * (c ? -1.0 : 1.0)` into a negation that keeps them, the GPU's
 /// multiplication makes them canonical).
 bool sameOutput(const llvm::APInt &a, const llvm::APInt &b, bool floats);
+/// Whether cell \p idx of array \p arg, \p a after run \p ra and \p b
+/// after \p rb, differs on every GPU: not sameOutput, and where a cell's
+/// float is only known within bounds (ExecResult::ranges), outside the
+/// other's.
+bool certainlyDiffer(const ExecResult &ra, const ExecResult &rb, unsigned arg,
+                     uint64_t idx, const llvm::APInt &a, const llvm::APInt &b,
+                     bool floats);
 /// What a launch printed (\p lines: each record of each thread, its cells
 /// kPrintRecordCells wide), as the cells of the printf stream in a run's
 /// result: sorted, since the order between threads is the schedule's, so

@@ -13,6 +13,7 @@
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/bit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -292,6 +293,40 @@ bool sameOutput(const APInt &a, const APInt &b, bool floats) {
   return isNaN(a) && isNaN(b);
 }
 
+bool certainlyDiffer(const ExecResult &ra, const ExecResult &rb, unsigned arg,
+                     uint64_t idx, const APInt &a, const APInt &b,
+                     bool floats) {
+  if (sameOutput(a, b, floats))
+    return false;
+  auto rangeOf =
+      [&](const ExecResult &r,
+          const APInt &v) -> std::optional<std::pair<double, double>> {
+    if (auto in = r.ranges.find(arg); in != r.ranges.end())
+      if (auto it = in->second.find(idx); it != in->second.end())
+        return it->second;
+    unsigned w = v.getBitWidth();
+    if (w != 32 && w != 64)
+      return std::nullopt;
+    double x = w == 32
+                   ? (double)llvm::bit_cast<float>((uint32_t)v.getZExtValue())
+                   : llvm::bit_cast<double>(v.getZExtValue());
+    return std::make_pair(x, x);
+  };
+  bool ranged = (ra.ranges.count(arg) && ra.ranges.at(arg).count(idx)) ||
+                (rb.ranges.count(arg) && rb.ranges.at(arg).count(idx));
+  if (!ranged)
+    return true;
+  std::optional<std::pair<double, double>> x = rangeOf(ra, a),
+                                           y = rangeOf(rb, b);
+  if (!x || !y)
+    return false;
+  // A NaN against a range (which holds none) differs; ranges differ where
+  // they are disjoint (0 and -0 overlap).
+  if (std::isnan(x->first) || std::isnan(y->first))
+    return true;
+  return x->second < y->first || y->second < x->first;
+}
+
 APInt pseudoRandomCell(unsigned width, unsigned arg, uint64_t idx,
                        unsigned seed, bool floats) {
   uint64_t h = (idx * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)arg << 40) ^
@@ -426,6 +461,15 @@ std::optional<APInt> nativeApply(llvm::StringRef fn, llvm::ArrayRef<APInt> args,
       return r && r->getBitWidth() == width ? r : std::nullopt;
     }
   }
+  // cvt.sat: clamped to [0, 1], a NaN to 0 (libdevice's expf).
+  if ((fn == "llvm.nvvm.saturate.f" || fn == "llvm.nvvm.saturate.d") &&
+      args.size() == 1) {
+    llvm::StringRef type = fn.ends_with(".f") ? "float" : "double";
+    std::optional<double> x = toHost(type, args[0]);
+    if (!x)
+      return std::nullopt;
+    return fromHost(type, std::isnan(*x) ? 0.0 : std::clamp(*x, 0.0, 1.0));
+  }
   // PTX's IEEE-rounded arithmetic, subnormals kept (not .ftz): the host's.
   if (fn.starts_with("llvm.nvvm.") && fn.contains(".rn.") &&
       !fn.contains(".ftz")) {
@@ -445,6 +489,48 @@ std::optional<APInt> nativeApply(llvm::StringRef fn, llvm::ArrayRef<APInt> args,
         return fromHost(type, op == "add" ? (float)*x + (float)*y
                                           : (float)*x * (float)*y);
       return fromHost(type, op == "add" ? *x + *y : *x * *y);
+    }
+  }
+  // The directed roundings (libdevice's expf rounds its reduction down):
+  // APFloat's, exact in every mode.
+  if (fn.starts_with("llvm.nvvm.") && !fn.contains(".ftz") &&
+      (fn.ends_with(".f") || fn.ends_with(".d"))) {
+    llvm::SmallVector<llvm::StringRef, 4> part;
+    fn.drop_front(strlen("llvm.nvvm.")).split(part, '.');
+    std::optional<llvm::RoundingMode> rm;
+    if (part.size() == 3)
+      rm = llvm::StringSwitch<std::optional<llvm::RoundingMode>>(part[1])
+               .Case("rz", llvm::RoundingMode::TowardZero)
+               .Case("rm", llvm::RoundingMode::TowardNegative)
+               .Case("rp", llvm::RoundingMode::TowardPositive)
+               .Default(std::nullopt);
+    unsigned n = llvm::StringSwitch<unsigned>(part.empty() ? "" : part[0])
+                     .Case("fma", 3)
+                     .Cases({"add", "mul", "div"}, 2)
+                     .Default(0);
+    const llvm::fltSemantics &sem = fn.ends_with(".f")
+                                        ? llvm::APFloat::IEEEsingle()
+                                        : llvm::APFloat::IEEEdouble();
+    if (rm && n && args.size() == n &&
+        llvm::all_of(args,
+                     [&](const APInt &a) {
+                       return a.getBitWidth() ==
+                              llvm::APFloat::getSizeInBits(sem);
+                     }) &&
+        width == llvm::APFloat::getSizeInBits(sem)) {
+      llvm::APFloat r(sem, args[0]);
+      llvm::APFloat y(sem, args[1]);
+      if (part[0] == "fma")
+        r.fusedMultiplyAdd(y, llvm::APFloat(sem, args[2]), *rm);
+      else if (part[0] == "add")
+        r.add(y, *rm);
+      else if (part[0] == "mul")
+        r.multiply(y, *rm);
+      else
+        r.divide(y, *rm);
+      if (r.isNaN())
+        return APInt::getSignedMaxValue(width);
+      return r.bitcastToAPInt();
     }
   }
   if (fn.starts_with("llvm.nvvm.") && args.size() == 1)

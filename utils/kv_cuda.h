@@ -234,6 +234,105 @@ KV_DEV unsigned __usad(unsigned a, unsigned b, unsigned c) {
 KV_DEV unsigned __byte_perm(unsigned a, unsigned b, unsigned s) {
   return __nv_byte_perm(a, b, s);
 }
+// Float math (clang's __clang_cuda_math.h, without the SDK's libdevice):
+// the exact functions as LLVM's intrinsics (IEEE results, as CUDA's
+// defaults give them), the approximate ones as calls to libdevice's
+// __nv_* functions, which kvalidate takes as equal on equal operands and
+// runs within their documented error bounds.
+extern "C" {
+#define KV_NV_MATH(name)                                                       \
+  __device__ float __nv_##name##f(float);                                      \
+  __device__ double __nv_##name(double);
+KV_NV_MATH(exp)
+KV_NV_MATH(exp2)
+KV_NV_MATH(exp10)
+KV_NV_MATH(expm1)
+KV_NV_MATH(log)
+KV_NV_MATH(log2)
+KV_NV_MATH(log10)
+KV_NV_MATH(log1p)
+KV_NV_MATH(sin)
+KV_NV_MATH(cos)
+KV_NV_MATH(tan)
+KV_NV_MATH(rsqrt)
+KV_NV_MATH(cbrt)
+KV_NV_MATH(atan)
+KV_NV_MATH(asin)
+KV_NV_MATH(acos)
+KV_NV_MATH(sinh)
+KV_NV_MATH(cosh)
+KV_NV_MATH(tanh)
+KV_NV_MATH(erf)
+#undef KV_NV_MATH
+__device__ float __nv_powf(float, float);
+__device__ double __nv_pow(double, double);
+__device__ float __nv_atan2f(float, float);
+__device__ double __nv_atan2(double, double);
+__device__ float __nv_hypotf(float, float);
+__device__ double __nv_hypot(double, double);
+__device__ float __nv_fast_expf(float);
+__device__ float __nv_fast_exp10f(float);
+__device__ float __nv_fast_sinf(float);
+__device__ float __nv_fast_cosf(float);
+__device__ float __nv_fast_logf(float);
+__device__ float __nv_fast_log2f(float);
+__device__ float __nv_fdividef(float, float);
+}
+#define KV_MATH1(name, nv)                                                     \
+  KV_DEV float name##f(float x) { return __nv_##nv##f(x); }                    \
+  KV_DEV double name(double x) { return __nv_##nv(x); }
+KV_MATH1(exp, exp)
+KV_MATH1(exp2, exp2)
+KV_MATH1(exp10, exp10)
+KV_MATH1(expm1, expm1)
+KV_MATH1(log, log)
+KV_MATH1(log2, log2)
+KV_MATH1(log10, log10)
+KV_MATH1(log1p, log1p)
+KV_MATH1(sin, sin)
+KV_MATH1(cos, cos)
+KV_MATH1(tan, tan)
+KV_MATH1(rsqrt, rsqrt)
+KV_MATH1(cbrt, cbrt)
+KV_MATH1(atan, atan)
+KV_MATH1(asin, asin)
+KV_MATH1(acos, acos)
+KV_MATH1(sinh, sinh)
+KV_MATH1(cosh, cosh)
+KV_MATH1(tanh, tanh)
+KV_MATH1(erf, erf)
+#undef KV_MATH1
+KV_DEV float powf(float x, float y) { return __nv_powf(x, y); }
+KV_DEV double pow(double x, double y) { return __nv_pow(x, y); }
+KV_DEV float atan2f(float y, float x) { return __nv_atan2f(y, x); }
+KV_DEV double atan2(double y, double x) { return __nv_atan2(y, x); }
+KV_DEV float hypotf(float x, float y) { return __nv_hypotf(x, y); }
+KV_DEV double hypot(double x, double y) { return __nv_hypot(x, y); }
+KV_DEV float __expf(float x) { return __nv_fast_expf(x); }
+KV_DEV float __exp10f(float x) { return __nv_fast_exp10f(x); }
+KV_DEV float __sinf(float x) { return __nv_fast_sinf(x); }
+KV_DEV float __cosf(float x) { return __nv_fast_cosf(x); }
+KV_DEV float __logf(float x) { return __nv_fast_logf(x); }
+KV_DEV float __log2f(float x) { return __nv_fast_log2f(x); }
+KV_DEV float __fdividef(float x, float y) { return __nv_fdividef(x, y); }
+#define KV_EXACT1(name)                                                        \
+  KV_DEV float name##f(float x) { return __builtin_##name##f(x); }             \
+  KV_DEV double name(double x) { return __builtin_##name(x); }
+KV_EXACT1(sqrt)
+KV_EXACT1(fabs)
+KV_EXACT1(floor)
+KV_EXACT1(ceil)
+KV_EXACT1(trunc)
+KV_EXACT1(round)
+#undef KV_EXACT1
+KV_DEV float fminf(float x, float y) { return __builtin_fminf(x, y); }
+KV_DEV double fmin(double x, double y) { return __builtin_fmin(x, y); }
+KV_DEV float fmaxf(float x, float y) { return __builtin_fmaxf(x, y); }
+KV_DEV double fmax(double x, double y) { return __builtin_fmax(x, y); }
+KV_DEV float fmaf(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
+KV_DEV double fma(double x, double y, double z) {
+  return __builtin_fma(x, y, z);
+}
 // Assertions and traps end the kernel: kvalidate takes the conditions that
 // reach them as the kernel's preconditions.
 extern "C" __device__ void __assertfail(const char *, const char *, unsigned,

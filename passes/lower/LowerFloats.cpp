@@ -17,7 +17,6 @@
 #include "llvm/IR/Module.h"
 
 namespace kv {
-namespace lowering {
 
 // Approximations, and the _ftz forms, keep their names.
 llvm::StringRef exactNvvmName(llvm::StringRef name) {
@@ -47,6 +46,8 @@ llvm::StringRef exactNvvmName(llvm::StringRef name) {
   auto it = exact.find(name);
   return it == exact.end() ? name : it->second;
 }
+
+namespace lowering {
 
 bool Lowerer::pureInlineAsm(const llvm::CallBase &call) {
   const auto *asmOp = dyn_cast<llvm::InlineAsm>(call.getCalledOperand());
@@ -106,7 +107,9 @@ bool Lowerer::followLibdevice(const llvm::Function &fn) {
   return libdeviceFollowed[&fn] = true;
 }
 
-int64_t Lowerer::nvvmReflect(llvm::StringRef what, const llvm::Function &fn) {
+} // namespace lowering
+
+int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn) {
   // As LLVM's NVVMReflect pass: module flags, the target's SM version, 0
   // for anything else.
   auto flag = [&](llvm::StringRef name) -> int64_t {
@@ -128,6 +131,8 @@ int64_t Lowerer::nvvmReflect(llvm::StringRef what, const llvm::Function &fn) {
   }
   return 0;
 }
+
+namespace lowering {
 
 Value Lowerer::floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops,
                        Type result) {

@@ -303,6 +303,14 @@ inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
 /// kvalidate models exactly.
 bool isWideMadInlinePtx(const llvm::CallBase &call);
 
+/// The LLVM (or model) operation NVPTX's instcombine makes of an exact PTX
+/// one (`llvm.nvvm.fma.rn.f` is `llvm.fma.f32`), else \p name.
+llvm::StringRef exactNvvmName(llvm::StringRef name);
+
+/// What `__nvvm_reflect(what)` in \p fn answers, as LLVM's NVVMReflect
+/// pass does: the module's flags, the target's SM version, else 0.
+int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn);
+
 /// Inline PTX of one integer instruction that kvalidate models exactly
 /// (libdevice's __nv_ffs is `bfind.shiftamt.u32 $0, $1;`): its opcode with
 /// suffixes ("bfind.shiftamt.u32", "popc.b32", "clz.b32", "brev.b32"), or

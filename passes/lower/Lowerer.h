@@ -730,7 +730,6 @@ private:
   /// An inline PTX instruction that is a function of its scalar operands.
   bool pureInlineAsm(const llvm::CallBase &call);
   llvm::DenseMap<const llvm::Function *, bool> libdeviceFollowed;
-  int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn);
   llvm::PostDominatorTree &pdt(const llvm::Function &fn) {
     auto &p = pdts[&fn];
     if (!p)
@@ -751,10 +750,6 @@ private:
     return l->li;
   }
 };
-
-/// The LLVM (or model) operation NVPTX's instcombine makes of an exact PTX
-/// one (`llvm.nvvm.fma.rn.f` is `llvm.fma.f32`), else \p name.
-llvm::StringRef exactNvvmName(llvm::StringRef name);
 
 } // namespace lowering
 } // namespace kv

@@ -11,6 +11,10 @@
 // PROOF: verdict: not-equivalent
 // PROOF: counterexample (replayed):
 // RUN: %expect-exit 0 %kvalidate %s:maybe_unset %s:always_set | FileCheck %s --check-prefix=EQ
+// So on one-dimensional launches, where the runs of both kernels' IR check
+// themselves free of races: the before kernel's run reads the unset
+// variable (as 0), which is no counterexample.
+// RUN: %expect-exit 0 %kvalidate --assume='%{1D}' %s:maybe_unset %s:always_set | FileCheck %s --check-prefix=EQ
 //
 // Stored on every path that reads it (the read under the same condition as
 // the store): equivalent.

@@ -2,8 +2,9 @@
 // arithmetic opcode, no special register, no memory, no side effects) is
 // one operation named by its text: the same instruction in both kernels is
 // the same value, so a rewrite around it is proved, and another
-// instruction is not (its value is the GPU's: unknown, not a
-// counterexample). Reads of the lane registers (%laneid, %lanemask_*, as
+// instruction is not. A run bounds PTX's `.approx` instructions by their
+// stated error (rcp.approx against sqrt.approx: a counterexample where the
+// bounds are disjoint). Reads of the lane registers (%laneid, %lanemask_*, as
 // cooperative groups make them) are exact. Other inline assembly without
 // effects is an unknown value: where a result depends on it the pair is
 // unsupported, named with the asm's line and the line that uses it; a
@@ -11,9 +12,9 @@
 //
 // RUN: %expect-exit 0 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:approx_reordered | FileCheck %s --check-prefix=EQ
 // EQ: verdict: equivalent
-// RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:approx_other | FileCheck %s --check-prefix=OTHER
-// OTHER: verdict: unknown
-// OTHER-NOT: counterexample (replayed)
+// RUN: %expect-exit 1 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:approx_other | FileCheck %s --check-prefix=OTHER
+// OTHER: verdict: not-equivalent
+// OTHER: replayed on: the LLVM IR of both kernels
 // RUN: %expect-exit 2 %kvalidate --cuda-path= --assume='%{1D}' %s:approx %s:shuffled | FileCheck %s --check-prefix=SHFL
 // SHFL: verdict: unsupported
 // SHFL-NEXT: reason: after kernel: {{.*}}inline-ptx.cu:[[@LINE+43]]:{{[0-9]+}}: inline assembly at {{.*}}inline-ptx.cu:[[@LINE+41]]:{{[0-9]+}}, whose value the model does not know, used

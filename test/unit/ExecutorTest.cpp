@@ -667,6 +667,39 @@ TEST(NativeApply, ConversionsAndExactMath) {
   // The GPU's approximate exp is not the host's: no value.
   EXPECT_EQ(native("llvm.exp.f32", {f32(1.0f)}, 32), std::nullopt);
   EXPECT_EQ(native("__nv_expf", {f32(1.0f)}, 32), std::nullopt);
+  // Directed roundings and saturation (libdevice's expf): exact.
+  EXPECT_EQ(
+      native("llvm.nvvm.fma.rm.f", {f32(1.0f), f32(1.0f), f32(0x1p-30f)}, 32),
+      bitsOf(1.0f));
+  EXPECT_EQ(
+      native("llvm.nvvm.fma.rp.f", {f32(1.0f), f32(1.0f), f32(0x1p-30f)}, 32),
+      bitsOf(std::nextafter(1.0f, 2.0f)));
+  EXPECT_EQ(native("llvm.nvvm.saturate.f", {f32(1.5f)}, 32), bitsOf(1.0f));
+  EXPECT_EQ(native("llvm.nvvm.saturate.f", {f32(NAN)}, 32), bitsOf(0.0f));
+}
+
+// Cells known within bounds differ only where the bounds are disjoint.
+TEST(NativeApply, CertainlyDiffer) {
+  kv::ExecResult a, b;
+  APInt one = f32(1.0f), two = f32(2.0f);
+  // Exact cells: any difference of bits (two NaNs are one output).
+  EXPECT_TRUE(kv::executor::certainlyDiffer(a, b, 0, 0, one, two, true));
+  EXPECT_FALSE(kv::executor::certainlyDiffer(a, b, 0, 0, f32(NAN),
+                                             APInt(32, 0xffc00001u), true));
+  // A range that holds the other value, or overlaps the other range.
+  a.ranges[0][0] = {0.5, 1.5};
+  EXPECT_FALSE(kv::executor::certainlyDiffer(a, b, 0, 0, one, one, true));
+  EXPECT_FALSE(
+      kv::executor::certainlyDiffer(a, b, 0, 0, one, f32(1.25f), true));
+  b.ranges[0][0] = {1.4, 3.0};
+  EXPECT_FALSE(kv::executor::certainlyDiffer(a, b, 0, 0, one, two, true));
+  // Disjoint: a difference on every GPU; so is a NaN against a range.
+  b.ranges[0][0] = {1.6, 3.0};
+  EXPECT_TRUE(kv::executor::certainlyDiffer(a, b, 0, 0, one, two, true));
+  b.ranges.clear();
+  EXPECT_TRUE(kv::executor::certainlyDiffer(a, b, 0, 0, one, f32(NAN), true));
+  // Another cell is exact.
+  EXPECT_TRUE(kv::executor::certainlyDiffer(a, b, 0, 1, one, f32(1.25f), true));
 }
 
 } // namespace
