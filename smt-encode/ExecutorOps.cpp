@@ -631,6 +631,13 @@ bool Executor::apply(const Instr &i) {
       return true;
     }
   }
+  // Inline assembly by its instruction, not its whole text and
+  // constraints.
+  if (llvm::StringRef text = fn; text.consume_front("asm:"))
+    return fail("cannot replay inline assembly '" +
+                text.ltrim().take_until(
+                    [](char c) { return c == ' ' || c == '\t' || c == ';'; }) +
+                "'");
   return fail("cannot replay uninterpreted operation '" + fn + "'");
 }
 

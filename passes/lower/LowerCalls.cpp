@@ -79,6 +79,32 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
     return;
   }
   if (!callee && call.isInlineAsm()) {
+    const auto *text = cast<llvm::InlineAsm>(call.getCalledOperand());
+    std::string name =
+        ("asm:" + text->getAsmString() + ":" + text->getConstraintString())
+            .str();
+    // A texture fetch: each result an uninterpreted function of the
+    // texture and the coordinates (one texture, one point: one texel,
+    // filtered as the texture says).
+    if (isTextureFetchAsm(call)) {
+      llvm::SmallVector<Value> ops;
+      for (const llvm::Use &a : call.args())
+        ops.push_back(evalScalar(a.get(), s));
+      if (failed)
+        return;
+      auto *st = dyn_cast<llvm::StructType>(call.getType());
+      if (!st) {
+        s.vals[&call] = scalar(floatOp(name, ops, typeFor(call.getType())));
+        return;
+      }
+      SymVal r;
+      r.kind = SymVal::Aggregate;
+      for (unsigned i = 0; i < st->getNumElements(); ++i)
+        r.parts.push_back(scalar(floatOp(name + "#" + std::to_string(i), ops,
+                                         typeFor(st->getElementType(i)))));
+      s.vals[&call] = r;
+      return;
+    }
     // One PTX instruction of its operands alone (libdevice's
     // `rcp.approx.ftz.f32 $0,$1;`): uninterpreted, named by its text, so
     // that the same instruction in both kernels is the same term.
@@ -103,11 +129,7 @@ void Lowerer::execCall(const llvm::CallBase &call, State &s) {
       ops.push_back(evalScalar(a.get(), s));
     if (failed)
       return;
-    const auto *asmOp = cast<llvm::InlineAsm>(call.getCalledOperand());
-    s.vals[&call] = scalar(floatOp(
-        ("asm:" + asmOp->getAsmString() + ":" + asmOp->getConstraintString())
-            .str(),
-        ops, typeFor(call.getType())));
+    s.vals[&call] = scalar(floatOp(name, ops, typeFor(call.getType())));
     return;
   }
   // Inline assembly returned above: no callee is a call through a pointer.

@@ -47,6 +47,26 @@ llvm::StringRef exactNvvmName(llvm::StringRef name) {
   return it == exact.end() ? name : it->second;
 }
 
+bool isTextureFetchAsm(const llvm::CallBase &call) {
+  const auto *asmOp = llvm::dyn_cast<llvm::InlineAsm>(call.getCalledOperand());
+  if (!asmOp || asmOp->hasSideEffects() || !call.doesNotAccessMemory() ||
+      asmOp->getConstraintString().contains("memory") ||
+      asmOp->getConstraintString().contains('*'))
+    return false;
+  llvm::StringRef text = asmOp->getAsmString().trim();
+  if (!(text.starts_with("tex.") || text.starts_with("tld4.")) ||
+      text.contains("%%") || text.rtrim(';').contains(';'))
+    return false;
+  auto scalar = [](llvm::Type *t) {
+    return t->isIntegerTy() || t->isFloatingPointTy();
+  };
+  auto *st = llvm::dyn_cast<llvm::StructType>(call.getType());
+  if (st ? !llvm::all_of(st->elements(), scalar) : !scalar(call.getType()))
+    return false;
+  return llvm::all_of(call.args(),
+                      [&](const llvm::Use &a) { return scalar(a->getType()); });
+}
+
 namespace lowering {
 
 bool Lowerer::pureInlineAsm(const llvm::CallBase &call) {

@@ -303,6 +303,12 @@ inline uint32_t laneRegisterValue(LaneRegister r, uint32_t lane) {
 /// kvalidate models exactly.
 bool isWideMadInlinePtx(const llvm::CallBase &call);
 
+/// Inline PTX of one texture fetch (`tex.2d.v4.f32.f32 {$0, $1, $2, $3},
+/// [$4, {$5, $6}];`, as clang's texture headers write it; `tld4.*`) that
+/// LLVM takes as a pure function of its operands (no side effects, no
+/// memory access): a texture is read-only while a kernel runs.
+bool isTextureFetchAsm(const llvm::CallBase &call);
+
 /// The LLVM (or model) operation NVPTX's instcombine makes of an exact PTX
 /// one (`llvm.nvvm.fma.rn.f` is `llvm.fma.f32`), else \p name.
 llvm::StringRef exactNvvmName(llvm::StringRef name);
