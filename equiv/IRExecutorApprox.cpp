@@ -6,13 +6,14 @@
 // Programming Guide state. A run cannot compute them, but it can bound
 // them: such a result is a range that holds every value a conforming GPU
 // may return, and what is computed from it is the range of every result
-// (interval arithmetic: each operation is monotone in each operand over a
-// box, so its extremes are at the corners; rounding to nearest is
-// monotone too, so corners computed in the operation's own precision bound
-// it exactly). A branch or a conversion the range does not decide ends the
-// run. Two final cells then differ for certain only where their ranges are
-// disjoint (executor::certainlyDiffer): a counterexample that holds on
-// every GPU, not on one guess of its math.
+// (interval arithmetic: +, -, *, / away from a zero divisor, fma, min and
+// max take their extremes over a box of operands at its corners, and the
+// functions taken are monotone; rounding to nearest is monotone too, so
+// corners computed in the operation's own precision bound it exactly). A branch
+// or a conversion the range does not decide ends the run. Two final cells then
+// differ for certain only where their ranges are disjoint
+// (executor::certainlyDiffer): a counterexample that holds on every GPU, not on
+// one guess of its math.
 //
 // The bounds below are at least the documented maximum errors (wider is
 // sound: it only confirms fewer differences).
@@ -87,6 +88,8 @@ struct ApproxFn {
   bool positive = false, divisorInRange = false;
   /// __expf: 2 + floor(|1.173 x|) ulp (the Programming Guide).
   bool fastExp = false;
+  /// Flushes a subnormal operand to 0 (rcp of one is then infinite).
+  bool ftz = false;
 };
 
 double rcp(double x) { return 1 / x; }
@@ -117,7 +120,7 @@ std::optional<ApproxFn> ptxApprox(StringRef op) {
     f.f32 = false, f.rel = kPtx64, f.abs = 0x1p-1020;
   else
     return std::nullopt;
-  op.consume_back(".ftz");
+  f.ftz = op.consume_back(".ftz");
   if (!op.consume_back(".approx"))
     return std::nullopt;
   if (op == "ex2")
@@ -125,8 +128,9 @@ std::optional<ApproxFn> ptxApprox(StringRef op) {
   else if (op == "lg2")
     f.host = std::log2, f.monotone = 1, f.positive = true, f.abs = kPtx;
   else if (op == "sin" || op == "cos")
+    // Stated for [-pi, pi] (as __sinf's); only [-1, 1] is taken outside.
     f.host = op == "sin" ? sinD : cosD, f.abs = 0x1p-19, f.rel = 0,
-    f.sinCosRange = 100 * M_PI;
+    f.sinCosRange = M_PI;
   else if (op == "rcp")
     f.host = rcp, f.monotone = -1;
   else if (op == "rsqrt")
@@ -241,6 +245,13 @@ std::optional<ApproxFn> asmApprox(const CallBase &c) {
 std::optional<Range> atPoint(const ApproxFn &fn, double x, double y = 0) {
   if (std::isnan(x) || std::isnan(y))
     return std::nullopt; // a NaN result: the caller's exact NaN
+  // A subnormal operand flushed to 0 is another operand (1/0 = inf): not
+  // bounded here. (A range's inner values lie between its ends' results
+  // for the monotone functions taken, flushed or not.)
+  double smallest = fn.f32 ? 0x1p-126 : 0x1p-1022;
+  if (fn.ftz && ((x != 0 && std::fabs(x) < smallest) ||
+                 (y != 0 && std::fabs(y) < smallest)))
+    return std::nullopt;
   double rel = fn.rel, abs = fn.abs;
   if (fn.fastExp)
     rel = (2 + std::floor(std::fabs(1.173 * x)) + 1) * 0x1p-23;
