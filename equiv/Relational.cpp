@@ -257,8 +257,10 @@ bool Product::explore() {
       if (st[s])
         for (const z3::expr &l : st[s]->lemmas)
           hypBase = hypBase && l;
-    if (st[1])
+    if (st[1]) {
       afterUB.push_back({id, hypBase && st[1]->ub});
+      afterUBSites.push_back({hypBase, st[1]->ubSites});
+    }
     // Each combination of the stepping kernels' exits.
     std::vector<const Exit *> eb{nullptr}, ea{nullptr};
     if (st[0]) {
@@ -458,16 +460,30 @@ bool Product::obligations() {
             Side::where(*nodes[id].cut[1]->getFirstNonPHIIt()) + ")";
       return false;
     }
-  for (auto &[id, ub] : afterUB)
+  for (auto [k, entry] : llvm::enumerate(afterUB)) {
+    auto &[id, ub] = entry;
     if (!definedAhead(id, ub) &&
         decide(id, nullptr, ub, {}, nullptr) != z3::unsat) {
-      if (debugEnabled("relational"))
+      if (debugEnabled("relational")) {
         errs() << "[kv] relational: " << name(id)
                << ": the after kernel's step may be undefined\n";
+        auto &[hyp, sites] = afterUBSites[k];
+        for (auto &[inst, c] : sites)
+          if (z3::check_result r = decide(id, nullptr, hyp && c, {}, nullptr);
+              r != z3::unsat) {
+            errs() << "[kv] relational:   ("
+                   << (r == z3::sat ? "sat" : "unknown") << ") at "
+                   << (inst ? Side::where(*inst) : std::string("?")) << ":";
+            if (inst)
+              errs() << *inst;
+            errs() << "\n";
+          }
+      }
       why = "could not show the optimized kernel free of undefined behaviour "
             "(poison, a division by zero, a trap) where the source is";
       return false;
     }
+  }
   // The after kernel alone must not cycle: its steps are then bounded by
   // the before kernel's.
   std::vector<int> color(nodes.size(), 0);

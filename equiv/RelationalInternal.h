@@ -107,6 +107,8 @@ struct Step {
   /// unreachable, a false llvm.assume): the before kernel is assumed free
   /// of it, the after kernel must be shown free of it.
   z3::expr ub;
+  /// The terms of `ub` and the instructions they come from (debugging).
+  std::vector<std::pair<const llvm::Instruction *, z3::expr>> ubSites;
   /// Facts that hold in every execution of the step: an extension to 64
   /// bits equals its distribution over the arithmetic under it, unless an
   /// operation it relied on wraps. With them the solver matches the two

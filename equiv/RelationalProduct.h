@@ -124,6 +124,11 @@ private:
   std::map<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, unsigned> index;
   /// Per node, the after kernel's undefined behaviour in its step.
   std::vector<std::pair<unsigned, z3::expr>> afterUB;
+  /// Per entry of afterUB: the source's hypotheses and the after kernel's
+  /// sites of undefined behaviour (for --kv-debug=relational).
+  std::vector<std::pair<
+      z3::expr, std::vector<std::pair<const llvm::Instruction *, z3::expr>>>>
+      afterUBSites;
   std::optional<z3::expr> background;
   /// The model of the last satisfiable query.
   std::optional<z3::model> lastModel;

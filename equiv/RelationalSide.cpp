@@ -586,6 +586,7 @@ std::optional<Step> Stepper::run(BasicBlock *start, const State &in) {
     }
   }
   out.ub = ub;
+  out.ubSites = std::move(ubSites);
   out.lemmas = std::move(lemmas);
   out.forms = std::move(forms);
   out.addrs = std::move(addrs);
@@ -623,6 +624,8 @@ std::optional<Step> Side::steps(BasicBlock *cut, const State &in, unsigned u) {
       if (!s)
         return std::nullopt;
       total.ub = total.ub || (pc && s->ub);
+      for (auto &[inst, c] : s->ubSites)
+        total.ubSites.push_back({inst, pc && c});
       total.lemmas.insert(total.lemmas.end(), s->lemmas.begin(),
                           s->lemmas.end());
       total.forms.insert(total.forms.end(), s->forms.begin(), s->forms.end());

@@ -98,7 +98,13 @@ private:
   std::unordered_map<const llvm::Value *, z3::expr> overflows;
   bool exec(llvm::Instruction &i);
   bool call(llvm::CallBase &c);
-  void undefined(const z3::expr &c) { ub = ub || (*cond && c); }
+  void undefined(const z3::expr &c) {
+    ub = ub || (*cond && c);
+    ubSites.push_back({current, *cond && c});
+  }
+  /// Each instruction that may make the step undefined, and where: the
+  /// terms of `ub`, for --kv-debug=relational.
+  std::vector<std::pair<const llvm::Instruction *, z3::expr>> ubSites;
   z3::expr bit(const z3::expr &b) {
     return z3::ite(b, ctx.bv_val(1, 1), ctx.bv_val(0, 1));
   }
