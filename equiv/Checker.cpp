@@ -181,7 +181,8 @@ CheckResult checkEquivalence(KernelOp before, KernelOp after,
               [&] { return pc.remainingMs(); }, result,
               /*loopsOnly=*/opts.assumeSafe || opts.modelConditionsOnly,
               SolverSettings{opts.solver, opts.seed},
-              /*quiet=*/opts.modelConditionsOnly))
+              /*quiet=*/opts.modelConditionsOnly,
+              /*boundsAssumed=*/opts.assumeSafe))
         continue;
       // A defect fails a build: it must show on the kernel's own run.
       confirmDefect(k, k == before ? opts.beforeIR : opts.afterIR, opts.bits,

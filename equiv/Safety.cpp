@@ -428,6 +428,11 @@ void SafetyCheck::listProperties() {
         std::string("the ") + label + " kernel has " +
         llvm::join(assumed, ", ") +
         " (assumed: not proved within the solver's budget)");
+  if (!impliedByBounds.empty())
+    result.assumptions.push_back(
+        std::string("the ") + label + " kernel has " +
+        llvm::join(impliedByBounds, ", ") +
+        " (as it has no out-of-bounds shared access, assumed)");
 }
 
 } // namespace safety
@@ -436,10 +441,11 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
                  CheckResult &result, bool loopsOnly,
-                 const SolverSettings &solver, bool quiet) {
+                 const SolverSettings &solver, bool quiet, bool boundsAssumed) {
   safety::SafetyCheck sc{k,           paramSource, label,     bits,  facts,
                          remainingMs, result,      loopsOnly, solver};
   sc.quiet = quiet;
+  sc.boundsAssumed = boundsAssumed;
   // Each step below starts with work that does not look at the clock (a
   // walk over every access of a kernel unrolled into thousands): none
   // starts once the budget is spent (1 ms left; 0 is no budget at all).

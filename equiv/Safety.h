@@ -44,7 +44,8 @@ bool checkSafety(KernelOp k, KernelOp paramSource, const char *label,
                  unsigned bits, const FactsFn &facts,
                  const std::function<unsigned()> &remainingMs,
                  CheckResult &result, bool loopsOnly = false,
-                 const SolverSettings &solver = {}, bool quiet = false);
+                 const SolverSettings &solver = {}, bool quiet = false,
+                 bool boundsAssumed = false);
 
 } // namespace kv
 

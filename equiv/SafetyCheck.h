@@ -157,11 +157,17 @@ struct SafetyCheck {
   /// Only whether the kernel passes matters (the driver's bound probes): a
   /// condition that fails is not located and no launch made readable.
   bool quiet = false;
+  /// The kernels are assumed free of out-of-bounds shared accesses: a
+  /// model condition that says no more (kProveInBoundsAttr) is assumed.
+  bool boundsAssumed = false;
   /// A shorter budget for each query, where undecided costs little.
   unsigned capMs = 0;
   // A check the solver cannot decide within its budget leaves its property
   // as a stated assumption; a construct without an encoding stops.
   std::vector<std::string> proved, assumed;
+  /// Model conditions that the assumed absence of out-of-bounds shared
+  /// accesses implies (boundsAssumed).
+  std::vector<std::string> impliedByBounds;
   std::vector<Access> accesses;
   std::vector<BarrierOp> guardedBarriers;
   /// The warp barriers (__syncwarp) in program order.

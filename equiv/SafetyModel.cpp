@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "equiv/SafetyCheck.h"
+#include "passes/lower/LowerToKV.h"
 #include "smt-encode/Encoder.h"
 
 #include "llvm/ADT/APInt.h"
@@ -185,7 +186,7 @@ bool SafetyCheck::checkLoops() {
 bool SafetyCheck::checkModelConditions() {
   // One entry per condition, with its distinct source locations.
   using Sites = std::vector<std::pair<std::string, std::vector<std::string>>>;
-  Sites provedAt, assumedAt;
+  Sites provedAt, assumedAt, boundedAt;
   auto note = [](Sites &to, std::string what, const std::string &where) {
     auto it = llvm::find_if(to, [&](auto &e) { return e.first == what; });
     if (it == to.end())
@@ -198,9 +199,18 @@ bool SafetyCheck::checkModelConditions() {
     return !(c.is_bool() ? c : c == q.ctx.bv_val(1, 1));
   };
   std::vector<Operation *> proves;
-  for (Operation &o : k.getBlock())
-    if (isa<ProveOp>(o))
-      proves.push_back(&o);
+  for (Operation &o : k.getBlock()) {
+    if (!isa<ProveOp>(o))
+      continue;
+    // A shared access within its array: the assumption that neither
+    // kernel accesses shared memory out of bounds covers it.
+    if (boundsAssumed && o.hasAttr(kProveInBoundsAttr)) {
+      note(boundedAt, cast<ProveOp>(o).getWhat().str(),
+           locationOf(cast<ProveOp>(o)));
+      continue;
+    }
+    proves.push_back(&o);
+  }
   z3::check_result r0 = allHold(
       [&](Query &q, Operation *op) { return broken(q, cast<ProveOp>(op)); },
       proves);
@@ -226,6 +236,22 @@ bool SafetyCheck::checkModelConditions() {
     if (r == z3::unsat)
       note(provedAt, pr.getWhat().str(), locationOf(pr));
     if (r == z3::sat) {
+      // A shared access outside its array: a defect of the kernel, which a
+      // run of its code is to confirm, not a limit of the model.
+      if (auto arg = pr->getAttrOfType<IntegerAttr>(kProveInBoundsAttr);
+          arg && arg.getInt() >= 0) {
+        Defect d;
+        d.kind = "out-of-bounds access of a staged shared array";
+        d.array = k.getArgName(arg.getInt()).str();
+        // The index: the condition is `!guard || index < cells`.
+        if (auto any = pr.getCond().getDefiningOp<arith::OrIOp>())
+          for (Value v : any->getOperands())
+            if (auto lt = v.getDefiningOp<arith::CmpIOp>())
+              d.index = evalS(*q.model, q.index(lt.getLhs(), t));
+        d.sites.push_back(q.site(t, pr, "accesses it"));
+        return report(q, Verdict::OutOfBounds, std::move(d),
+                      /*dataDependent=*/false);
+      }
       Defect d;
       d.kernel = label;
       q.fillLaunch(d);
@@ -236,8 +262,9 @@ bool SafetyCheck::checkModelConditions() {
       return false;
     }
   }
-  for (auto [from, to] :
-       {std::pair{&provedAt, &proved}, {&assumedAt, &assumed}})
+  for (auto [from, to] : {std::pair{&provedAt, &proved},
+                          {&assumedAt, &assumed},
+                          {&boundedAt, &impliedByBounds}})
     for (auto &[what, locs] : *from) {
       llvm::erase_if(locs, [](const std::string &l) { return l.empty(); });
       to->push_back(locs.empty() ? what

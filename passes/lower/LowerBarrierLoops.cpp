@@ -98,6 +98,11 @@ bool Lowerer::dependsOnRead(Value v) {
   return sliceHas(v, [](Operation *d) { return isa<ReadOp>(d); });
 }
 
+IntegerAttr Lowerer::arrayArg(Value a) {
+  auto arg = dyn_cast<BlockArgument>(a);
+  return b.getI64IntegerAttr(arg ? (int64_t)arg.getArgNumber() : -1);
+}
+
 int64_t Lowerer::sharedCells(Value a) {
   for (auto &[base, arr] : argArrays) {
     auto *gv = dyn_cast<llvm::GlobalVariable>(base);
@@ -318,14 +323,16 @@ Value Lowerer::forwardStaged(SymLoop &l, Value array, Value index, Value guard,
   ProveOp::create(b, loc, b.createOrFold<arith::OrIOp>(loc, notI1(guard), any),
                   b.getStringAttr("a thread of the block wrote the staged "
                                   "shared cell in this iteration"));
-  if (int64_t size = sharedCells(array))
-    ProveOp::create(
+  if (int64_t size = sharedCells(array)) {
+    auto pr = ProveOp::create(
         b, loc,
         b.createOrFold<arith::OrIOp>(
             loc, notI1(guard),
             b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index,
                                           cst(i64, size))),
         b.getStringAttr("staged shared-array read in bounds"));
+    pr->setAttr(kProveInBoundsAttr, arrayArg(array));
+  }
   return v;
 }
 
@@ -398,13 +405,15 @@ void Lowerer::expandStagedWrites(LoopModel &lm) {
           b.createOrFold<arith::MulIOp>(loc, lm.k, cst(i64, int64_t(1) << 32)),
           w.getIndex());
       int64_t size = cells > 0 ? cells : int64_t(1) << 32;
-      ProveOp::create(
+      auto pr = ProveOp::create(
           b, w.getLoc(),
           b.createOrFold<arith::OrIOp>(
               loc, notI1(w.getGuard()),
               b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                             w.getIndex(), cst(i64, size))),
           b.getStringAttr("staged shared-array write in bounds"));
+      if (cells > 0)
+        pr->setAttr(kProveInBoundsAttr, arrayArg(a));
       w.getArrayMutable().assign(ex);
       w.getIndexMutable().assign(at);
     }

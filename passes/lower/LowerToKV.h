@@ -95,6 +95,12 @@ struct LowerOptions {
 inline constexpr llvm::StringLiteral kConstantLoopsUnrolledAttr =
     "kv.constant_loops_unrolled";
 
+/// Set on a kv.prove that only says a shared access is within its array
+/// (the array's argument number, -1 if unknown): where the kernels are
+/// assumed free of out-of-bounds shared accesses (the plugin), it holds by
+/// that assumption; elsewhere it failing is such an access.
+inline constexpr llvm::StringLiteral kProveInBoundsAttr = "kv.in_bounds";
+
 /// Why a kernel could not be lowered: the construct and where it is.
 struct Unsupported {
   std::string construct;

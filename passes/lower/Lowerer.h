@@ -604,6 +604,8 @@ private:
   Value stagedArray(Value a);
   /// The cells of shared array \p a (0: extern, or not known yet).
   int64_t sharedCells(Value a);
+  /// \p a's argument number (-1: not an argument), as an attribute.
+  IntegerAttr arrayArg(Value a);
   /// \p v as constant + sum of coefficient * 64-bit atom, through adds,
   /// subtractions, multiplications and shifts by constants, extensions and
   /// truncations (a guide only: what it yields is checked by kv.prove).
