@@ -229,8 +229,10 @@ std::optional<ApproxFn> asmApprox(const CallBase &c) {
   if (!asmOp || asmOp->hasSideEffects() || c.arg_size() != 1)
     return std::nullopt;
   StringRef text = asmOp->getAsmString().trim();
-  auto [op, rest] = text.split(' ');
-  rest = rest.trim();
+  size_t blank = text.find_first_of(" \t");
+  if (blank == StringRef::npos)
+    return std::nullopt;
+  StringRef op = text.take_front(blank), rest = text.drop_front(blank).trim();
   if (!rest.consume_back(";"))
     return std::nullopt;
   SmallVector<StringRef, 2> operands;
@@ -269,7 +271,10 @@ std::optional<Range> atPoint(const ApproxFn &fn, double x, double y = 0) {
   // pole (1/0, log 0). Two-operand functions have too many to list.
   if (fn.host2 && (std::isinf(x) || std::isinf(y)))
     return std::nullopt;
-  if (std::isinf(x) || (x == 0 && std::isinf(r)))
+  // (Of an infinite operand, only the results C fixes: 0, 1, infinity;
+  // atan(inf) is pi/2 within the bound.)
+  if ((std::isinf(x) && (r == 0 || std::fabs(r) == 1 || std::isinf(r))) ||
+      (x == 0 && std::isinf(r)))
     return Range{r, r, fn.f32};
   Range out = around(r, rel, abs, fn.f32);
   if (fn.sinCosRange) {
