@@ -12,7 +12,10 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Stats.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 
 #include <chrono>
 
@@ -39,6 +42,36 @@ uint64_t threadsOf(const Defect &d) {
 std::string coordsOf(const uint64_t v[3]) {
   return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
          std::to_string(v[2]) + ")";
+}
+
+/// Whether \p f, or what it calls, can find its input outside its own
+/// assumptions (an llvm.assume, a trap, a failed assert, unreachable code).
+bool checksAssumptions(const llvm::Function &f,
+                       llvm::SmallPtrSetImpl<const llvm::Function *> &seen) {
+  if (!seen.insert(&f).second)
+    return false;
+  for (const llvm::BasicBlock &bb : f)
+    for (const llvm::Instruction &i : bb) {
+      if (llvm::isa<llvm::UnreachableInst>(i))
+        return true;
+      const auto *c = llvm::dyn_cast<llvm::CallBase>(&i);
+      const llvm::Function *g = c ? c->getCalledFunction() : nullptr;
+      if (c && !g && !c->isInlineAsm())
+        return true; // through a pointer: not followed here
+      if (!g)
+        continue;
+      if (g->getIntrinsicID() == llvm::Intrinsic::assume ||
+          g->getIntrinsicID() == llvm::Intrinsic::trap ||
+          g->getName() == "__assertfail" ||
+          (!g->isDeclaration() && checksAssumptions(*g, seen)))
+        return true;
+    }
+  return false;
+}
+
+bool checksAssumptions(const llvm::Function &f) {
+  llvm::SmallPtrSet<const llvm::Function *, 8> seen;
+  return checksAssumptions(f, seen);
 }
 
 /// Whether run defect \p r shows static defect \p d (verdict \p v) of
@@ -234,8 +267,14 @@ void confirmDefect(KernelOp k, const llvm::Function *ir, unsigned bits,
     in.sharedInitial = [&](unsigned a, const uint64_t *, uint64_t) {
       return llvm::APInt(widthOf(a), 0);
     };
-    ExecResult r =
-        executeIR(*ir, cfg, irInputsFor(k, *ir, in), maxThreads, maxSteps);
+    IRInputs irIn = irInputsFor(k, *ir, in);
+    // The run may stop at the defect unless the rest of it could still
+    // show the input outside the kernel's own assumptions.
+    if (!checksAssumptions(*ir))
+      irIn.stopAt = [&](const RunDefect &x) {
+        return shows(k, result.verdict, d, x);
+      };
+    ExecResult r = executeIR(*ir, cfg, irIn, maxThreads, maxSteps);
     // An input the kernel's own assumptions exclude shows nothing.
     if (r.ok && r.assumeViolated) {
       why = "the inputs tried violate the kernel's own assumptions";

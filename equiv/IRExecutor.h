@@ -62,6 +62,9 @@ struct IRInputs {
   /// The kv array kNullParams, if the model has one: pointer parameter #i
   /// is null where its cell i is not 0.
   std::optional<unsigned> nullParams;
+  /// Stop the run at the first defect this accepts (a run made to confirm
+  /// one: the rest of a long launch would not change the answer).
+  std::function<bool(const RunDefect &)> stopAt;
 };
 
 /// Execute \p kernel on \p cfg. `written` holds, per kv array, the final

@@ -256,6 +256,8 @@ RunDefect::Site IRRunner::siteOf(int64_t blk, int64_t tid,
 }
 
 void IRRunner::noteDefect(RunDefect d) {
+  if (in.stopAt && in.stopAt(d))
+    fail("stopped at the defect it was run to show");
   // One per kind and array; a race of different values replaces one of
   // equal values (which the static check tolerates).
   for (RunDefect &x : defects)
