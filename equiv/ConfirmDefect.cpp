@@ -45,7 +45,8 @@ std::string coordsOf(const uint64_t v[3]) {
 }
 
 /// Whether \p f, or what it calls, can find its input outside its own
-/// assumptions (an llvm.assume, a trap, a failed assert, unreachable code).
+/// assumptions (an llvm.assume, a trap, a failed assert, unreachable code),
+/// or calls through a pointer (not followed: taken as one that can).
 bool checksAssumptions(const llvm::Function &f,
                        llvm::SmallPtrSetImpl<const llvm::Function *> &seen) {
   if (!seen.insert(&f).second)
