@@ -366,9 +366,7 @@ bool IRRunner::usesOpaque(ThreadState &t, const Instruction &inst) {
     // Moving it: as a stored value (store() refuses non-pointer types), a
     // select's arm, a call's argument, a return value, part of an
     // aggregate.
-    if ((isa<StoreInst>(inst) && i == 0) || (isa<SelectInst>(inst) && i) ||
-        isa<ReturnInst, FreezeInst, PHINode, InsertValueInst, ExtractValueInst>(
-            inst) ||
+    if (movesOperand(inst, i) ||
         (call && call->isArgOperand(&u) && call->getCalledFunction() &&
          !call->getCalledFunction()->isIntrinsic()) ||
         (call && gridSyncOf.count(inst.getParent())))

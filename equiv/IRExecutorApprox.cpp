@@ -243,6 +243,14 @@ std::optional<ApproxFn> asmApprox(const CallBase &c) {
   return ptxApprox(op);
 }
 
+/// IEEE \p opc (FAdd .. FDiv) of two floats (\p f32) or doubles, as the
+/// GPU computes it.
+double arith(unsigned opc, bool f32, double x, double y) {
+  return floatValue(executor::floatArith(opc, floatBits(x, f32),
+                                         floatBits(y, f32), f32 ? 32 : 64),
+                    f32);
+}
+
 /// The range of \p fn on point operands \p x (and \p y).
 std::optional<Range> atPoint(const ApproxFn &fn, double x, double y = 0) {
   if (std::isnan(x) || std::isnan(y))
@@ -300,8 +308,7 @@ uint64_t IRRunner::keyOf(ThreadState &t, StringRef what,
 Val IRRunner::rangeVal(Range r) {
   r.key = rangeKey;
   if (r.lo == r.hi && !(r.lo == 0 && std::signbit(r.lo) != std::signbit(r.hi)))
-    return Val{r.f32 ? (uint64_t)bit_cast<uint32_t>((float)r.lo)
-                     : bit_cast<uint64_t>(r.lo)};
+    return Val{floatBits(r.lo, r.f32)};
   approxSeen = true;
   ranges.push_back(r);
   return Val{ranges.size() - 1, Val::Approx};
@@ -310,8 +317,7 @@ Val IRRunner::rangeVal(Range r) {
 std::optional<Range> IRRunner::rangeOf(ThreadState &, Val v, Type *ty) {
   if (v.obj == Val::Approx)
     return ranges[v.bits];
-  double x = ty->isFloatTy() ? (double)bit_cast<float>((uint32_t)v.bits)
-                             : bit_cast<double>(v.bits);
+  double x = floatValue(v.bits, ty->isFloatTy());
   if (std::isnan(x))
     return std::nullopt;
   return Range{x, x, ty->isFloatTy()};
@@ -350,6 +356,11 @@ bool IRRunner::approxCall(ThreadState &t, const CallBase &c, Val &out,
                : cast<InlineAsm>(c.getCalledOperand())->getAsmString().str();
     rangeKey = keyOf(t, what, ops);
   }
+  // The canonical NaN, as the GPU's operations give it.
+  auto nanResult = [&] {
+    out = Val{ty->isFloatTy() ? 0x7fffffffull : 0x7fffffffffffffffull};
+    return true;
+  };
   SmallVector<Range, 2> xs;
   for (const Use &a : c.args()) {
     Val v = get(t, a.get());
@@ -360,15 +371,10 @@ bool IRRunner::approxCall(ThreadState &t, const CallBase &c, Val &out,
       if (fn->host2)
         return fail("'" + (callee ? callee->getName() : StringRef("")) +
                     "' of a NaN");
-      out = Val{ty->isFloatTy() ? 0x7fffffffull : 0x7fffffffffffffffull};
-      return true;
+      return nanResult();
     }
     xs.push_back(*r);
   }
-  auto nanResult = [&] {
-    out = Val{ty->isFloatTy() ? 0x7fffffffull : 0x7fffffffffffffffull};
-    return true;
-  };
   auto undecided = [&] {
     return fail("'" +
                 (callee ? callee->getName() : StringRef("inline assembly")) +
@@ -416,13 +422,9 @@ bool IRRunner::approxStep(ThreadState &t, const Instruction &inst, Val &out,
     if (!isa<Instruction, Argument>(u.get()) ||
         get(t, u.get()).obj != Val::Approx)
       continue;
-    unsigned i = u.getOperandNo();
-    // Moved, not computed with: a stored value (store() keeps it), a
-    // select's arm, a call's argument where the callee's body runs, a
-    // returned or aggregated value.
-    if ((isa<StoreInst>(inst) && i == 0) || (isa<SelectInst>(inst) && i) ||
-        isa<ReturnInst, FreezeInst, PHINode, InsertValueInst, ExtractValueInst>(
-            inst))
+    // Moved, not computed with (store() keeps it; a call's argument is
+    // judged below).
+    if (movesOperand(inst, u.getOperandNo()))
       continue;
     any = true;
   }
@@ -480,17 +482,8 @@ bool IRRunner::approxStep(ThreadState &t, const Instruction &inst, Val &out,
       if (opc != Instruction::FAdd && opc != Instruction::FSub &&
           opc != Instruction::FMul && opc != Instruction::FDiv)
         return why(Twine("'") + inst.getOpcodeName() + "'");
-      return corners({*a, *b}, [&](ArrayRef<double> p) -> double {
-        switch (opc) {
-        case Instruction::FAdd:
-          return f ? (double)((float)p[0] + (float)p[1]) : p[0] + p[1];
-        case Instruction::FSub:
-          return f ? (double)((float)p[0] - (float)p[1]) : p[0] - p[1];
-        case Instruction::FMul:
-          return f ? (double)((float)p[0] * (float)p[1]) : p[0] * p[1];
-        default:
-          return f ? (double)((float)p[0] / (float)p[1]) : p[0] / p[1];
-        }
+      return corners({*a, *b}, [&](ArrayRef<double> p) {
+        return arith(opc, f, p[0], p[1]);
       });
     }
     if (isa<UnaryOperator>(inst) && inst.getOpcode() == Instruction::FNeg) {
@@ -590,12 +583,9 @@ bool IRRunner::approxStep(ThreadState &t, const Instruction &inst, Val &out,
         // Exact where both ends convert to one integer.
         Type *from = cast->getSrcTy();
         Val lo, hi;
-        auto bitsOf = [&](double x) {
-          return Val{from->isFloatTy() ? (uint64_t)bit_cast<uint32_t>((float)x)
-                                       : bit_cast<uint64_t>(x)};
-        };
-        if (!convert(opc, from, ty, bitsOf(a->lo), lo) ||
-            !convert(opc, from, ty, bitsOf(a->hi), hi))
+        bool f32 = from->isFloatTy();
+        if (!convert(opc, from, ty, Val{floatBits(a->lo, f32)}, lo) ||
+            !convert(opc, from, ty, Val{floatBits(a->hi, f32)}, hi))
           return false;
         if (lo.bits != hi.bits)
           return why("a conversion to an integer its bounds do not decide");
@@ -675,9 +665,8 @@ bool IRRunner::approxStep(ThreadState &t, const Instruction &inst, Val &out,
                      [](ArrayRef<double> p) { return std::max(p[0], p[1]); });
     if (xs.size() == 2 && (name == "fadd" || name == "fmul"))
       return corners(xs, [&](ArrayRef<double> p) {
-        return name == "fadd"
-                   ? (f ? (double)((float)p[0] + (float)p[1]) : p[0] + p[1])
-                   : (f ? (double)((float)p[0] * (float)p[1]) : p[0] * p[1]);
+        return arith(name == "fadd" ? Instruction::FAdd : Instruction::FMul, f,
+                     p[0], p[1]);
       });
   }
   // Warp shuffles move a lane's value to another.
@@ -725,8 +714,7 @@ bool IRRunner::cellMayHold(const Obj::Cell &c, unsigned elem, Range r) {
   if (c.range >= 0) {
     held = ranges[c.range];
   } else {
-    double x = elem == 4 ? (double)bit_cast<float>((uint32_t)c.v)
-                         : bit_cast<double>(c.v);
+    double x = floatValue(c.v, elem == 4);
     held = Range{x, x, elem == 4};
   }
   return !(held.hi < r.lo || r.hi < held.lo);
@@ -739,8 +727,7 @@ bool IRRunner::storeRange(Val p, uint64_t n, Val v) {
   const Range &r = ranges[v.bits];
   // The cell's bits: the middle of the range (what a report shows).
   double mid = r.lo / 2 + r.hi / 2;
-  uint64_t bits = r.f32 ? (uint64_t)bit_cast<uint32_t>((float)mid)
-                        : bit_cast<uint64_t>(mid);
+  uint64_t bits = floatBits(mid, r.f32);
   int64_t off = (int64_t)p.bits;
   if (o.readOnly)
     return fail("store to a constant");

@@ -14,6 +14,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Instructions.h"
@@ -100,6 +101,23 @@ struct Obj {
 /// A float (f32) or double known to lie in [lo, hi] (neither NaN): the
 /// result of an approximate operation, within the error bound PTX or the
 /// CUDA math library documents for it, and what is computed from it.
+/// A float's (\p f32) or double's value from its bits, and back.
+inline double floatValue(uint64_t bits, bool f32) {
+  return f32 ? (double)bit_cast<float>((uint32_t)bits) : bit_cast<double>(bits);
+}
+inline uint64_t floatBits(double v, bool f32) {
+  return f32 ? (uint64_t)bit_cast<uint32_t>((float)v) : bit_cast<uint64_t>(v);
+}
+
+/// Whether operand \p i of \p inst is moved rather than computed with: a
+/// stored value, a select's arm, a returned, frozen, merged or aggregated
+/// value (a call's argument is the caller's to judge).
+inline bool movesOperand(const Instruction &inst, unsigned i) {
+  return (isa<StoreInst>(inst) && i == 0) || (isa<SelectInst>(inst) && i) ||
+         isa<ReturnInst, FreezeInst, PHINode, InsertValueInst,
+             ExtractValueInst>(inst);
+}
+
 struct Range {
   double lo = 0, hi = 0;
   bool f32 = true;

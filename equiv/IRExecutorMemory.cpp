@@ -408,8 +408,7 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
     bool same = c.written && c.v == v && c.range < 0;
     if (c.written && c.range >= 0 && (o.elem == 4 || o.elem == 8)) {
       // Over an approximate value: the same where it may be (storeRange).
-      double x = o.elem == 4 ? (double)bit_cast<float>((uint32_t)v)
-                             : bit_cast<double>(v);
+      double x = floatValue(v, o.elem == 4);
       same = !std::isnan(x) && cellMayHold(c, o.elem, Range{x, x, o.elem == 4});
       if (same)
         notClean("two writes of a cell, one approximate, that may be equal");
