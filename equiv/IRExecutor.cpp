@@ -674,6 +674,7 @@ ExecResult IRRunner::run(uint64_t maxThreads) {
   r.ok = true;
   r.assumeViolated = assumeViolated;
   r.unchecked = unchecked;
+  r.uncheckedOtherThanRaces = uncheckedOtherThanRaces;
   r.readUnset = readUnset;
   return r;
 }

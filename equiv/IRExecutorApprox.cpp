@@ -742,7 +742,8 @@ bool IRRunner::storeRange(Val p, uint64_t n, Val v) {
     bool same = c.written && c.range >= 0 && ranges[c.range].key == r.key;
     bool maybeSame = same || (c.written && cellMayHold(c, o.elem, r));
     if (maybeSame && !same)
-      notClean("two writes of a cell, one approximate, that may be equal");
+      notClean("two writes of a cell, one approximate, that may be equal",
+               /*race=*/true);
     access(o, e, c, /*write=*/true, maybeSame);
     c.v = bits;
     c.written = true;

@@ -343,7 +343,12 @@ private:
   uint64_t gridEpoch = 1;
   int64_t curThread = 0, curBlock = 0;
   std::string unchecked;
-  void notClean(const Twine &why) {
+  /// Some reason is not two threads (or blocks) touching one cell.
+  bool uncheckedOtherThanRaces = false;
+  /// \p race: the reason is two accesses of one cell, which the static
+  /// race check rules out or reports.
+  void notClean(const Twine &why, bool race = false) {
+    uncheckedOtherThanRaces |= !race;
     if (unchecked.empty()) {
       unchecked = why.str();
       if (cur)

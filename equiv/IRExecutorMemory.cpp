@@ -341,7 +341,8 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
   // static check, which tolerates them, decides such runs.
   if (other(c.writer, curThread) || (write && other(c.reader, curThread))) {
     notClean("two threads of a barrier interval access one cell, one of "
-             "them writing");
+             "them writing",
+             /*race=*/true);
     // The first accessor's site, where that is another thread (with
     // several, the one that is this thread does not count).
     bool byWriter = other(c.writer, curThread);
@@ -359,7 +360,8 @@ void IRRunner::access(Obj &o, int64_t e, Obj::Cell &c, bool write, bool same) {
     return;
   if (other(c.blockWriter, curBlock) ||
       (write && other(c.blockReader, curBlock))) {
-    notClean("two blocks access one cell, one of them writing");
+    notClean("two blocks access one cell, one of them writing",
+             /*race=*/true);
     bool byWriter = other(c.blockWriter, curBlock);
     int64_t blk = byWriter ? c.blockWriterBlk : c.blockReaderBlk;
     if (blk != curBlock)
@@ -411,7 +413,8 @@ bool IRRunner::writeBytes(Val p, uint64_t n, const uint8_t *src) {
       double x = floatValue(v, o.elem == 4);
       same = !std::isnan(x) && cellMayHold(c, o.elem, Range{x, x, o.elem == 4});
       if (same)
-        notClean("two writes of a cell, one approximate, that may be equal");
+        notClean("two writes of a cell, one approximate, that may be equal",
+                 /*race=*/true);
     }
     access(o, e, c, /*write=*/true, same);
     c.v = v;

@@ -141,13 +141,8 @@ ExecResult runKernel(KernelOp k, const llvm::Function *ir, bool irOnly,
 void ranOnIR(Counterexample &cex, const ExecResult &rb, const ExecResult &ra) {
   cex.replayedOn = "the LLVM IR of both kernels";
   cex.runsChecked = rb.unchecked.empty() && ra.unchecked.empty();
-  // The race check's reasons all start "two threads ...", "two blocks
-  // ...", "two writes ...".
-  auto racesOnly = [](llvm::StringRef why) {
-    return why.empty() || why.starts_with("two ");
-  };
   cex.uncheckedForRacesOnly =
-      racesOnly(rb.unchecked) && racesOnly(ra.unchecked);
+      !rb.uncheckedOtherThanRaces && !ra.uncheckedOtherThanRaces;
 }
 
 static std::string approximateNote(const ExecResult &rb, const ExecResult &ra,

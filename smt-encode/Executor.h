@@ -105,6 +105,9 @@ struct ExecResult {
   /// Such a run is the kernel's only result on its launch and inputs,
   /// whatever the schedule.
   std::string unchecked = "not checked for races";
+  /// LLVM IR runs only: some reason for `unchecked` is not two threads or
+  /// blocks accessing one cell (what the static race check decides).
+  bool uncheckedOtherThanRaces = true;
   /// LLVM IR runs only: the defects the run showed (the first few, one per
   /// kind and array), whether the run then completed or not.
   std::vector<RunDefect> defects;
