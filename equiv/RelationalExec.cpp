@@ -201,6 +201,11 @@ bool Stepper::exec(Instruction &i) {
       r = ctx.bool_val(true);
       break;
     default: {
+      if (std::optional<z3::expr> c = exactFloatCompare(
+              floatCompareName(*llvm::cast<FCmpInst>(cmp)), *a, *b)) {
+        set(i, *c);
+        return true;
+      }
       auto [p, swap] = canonical(cmp->getPredicate());
       z3::expr x = swap ? *b : *a, y = swap ? *a : *b;
       std::string name = "fcmp." + CmpInst::getPredicateName(p).str();

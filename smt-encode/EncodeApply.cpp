@@ -54,6 +54,61 @@ static std::optional<z3::expr> exactReal(z3::context &ctx, uint64_t bits,
   return ctx.real_val(text.c_str());
 }
 
+std::optional<z3::expr> exactFloatCompare(llvm::StringRef fn, const z3::expr &a,
+                                          const z3::expr &b) {
+  if (!fn.consume_front("fcmp.") || !a.is_bv() || !b.is_bv())
+    return std::nullopt;
+  bool ftz = fn.consume_front("ftz.");
+  unsigned w = a.get_sort().bv_size();
+  if ((w != 32 && w != 64) || b.get_sort().bv_size() != w)
+    return std::nullopt;
+  z3::context &ctx = a.ctx();
+  uint64_t signBit = uint64_t(1) << (w - 1);
+  uint64_t inf = w == 32 ? 0x7f800000ull : 0x7ff0000000000000ull;
+  uint64_t minNormal = uint64_t(1) << (w == 32 ? 23 : 52);
+  z3::expr zero = ctx.bv_val(0, w);
+  auto magnitude = [&](const z3::expr &x) {
+    return x & ctx.bv_val(signBit - 1, w);
+  };
+  auto isNaN = [&](const z3::expr &x) {
+    return z3::ugt(magnitude(x), ctx.bv_val(inf, w));
+  };
+  // Sign and magnitude as one signed number: the order of non-NaN values,
+  // both zeros 0.
+  auto key = [&](const z3::expr &x) {
+    z3::expr m = magnitude(x);
+    if (ftz)
+      m = z3::ite(z3::ult(m, ctx.bv_val(minNormal, w)), zero, m);
+    return z3::ite((x & ctx.bv_val(signBit, w)) != zero, zero - m, m);
+  };
+  z3::expr un = isNaN(a) || isNaN(b);
+  z3::expr ka = key(a), kb = key(b);
+  z3::expr lt = ka<kb, gt = ka> kb, eq = ka == kb;
+  if (fn == "false")
+    return ctx.bool_val(false);
+  if (fn == "true")
+    return ctx.bool_val(true);
+  if (fn == "ord")
+    return !un;
+  if (fn == "uno")
+    return un;
+  std::optional<z3::expr> ordered =
+      fn.ends_with("eq")   ? std::optional<z3::expr>(eq)
+      : fn.ends_with("ne") ? std::optional<z3::expr>(!eq)
+      : fn.ends_with("gt") ? std::optional<z3::expr>(gt)
+      : fn.ends_with("ge") ? std::optional<z3::expr>(gt || eq)
+      : fn.ends_with("lt") ? std::optional<z3::expr>(lt)
+      : fn.ends_with("le") ? std::optional<z3::expr>(lt || eq)
+                           : std::nullopt;
+  if (!ordered || fn.size() != 3)
+    return std::nullopt;
+  if (fn[0] == 'o')
+    return !un && *ordered;
+  if (fn[0] == 'u')
+    return un || *ordered;
+  return std::nullopt;
+}
+
 void Encoder::realFacts(llvm::StringRef fn, const std::vector<z3::expr> &ops,
                         const z3::expr &result) {
   unsigned w = result.get_sort().bv_size();
@@ -115,6 +170,18 @@ std::string Encoder::canonicalApply(std::string fn,
   // By value, not by term: two kernels' operands may be equal values
   // written as different terms, and congruence must still apply.
   if (symmetric.count(fn) && !z3::eq(ops[0], ops[1])) {
+    // The order a pair was first formed in, so that x * y and y * x from
+    // two kernels are the same terms (the solver does not see
+    // ite(a < b, a, b) and ite(b < a, b, a) as one). Not a canonical order
+    // of terms: two kernels' equal values may be different terms, and
+    // their operand order is then the better guide.
+    unsigned i0 = Z3_get_ast_id(ctx, ops[0]), i1 = Z3_get_ast_id(ctx, ops[1]);
+    if (commutedPairs.count({fn, i1, i0})) {
+      std::swap(ops[0], ops[1]);
+    } else if (commutedPairs.insert({fn, i0, i1}).second) {
+      commutedTerms.push_back(ops[0]);
+      commutedTerms.push_back(ops[1]);
+    }
     z3::expr lt = z3::ult(ops[0], ops[1]);
     z3::expr lo = z3::ite(lt, ops[0], ops[1]);
     z3::expr hi = z3::ite(lt, ops[1], ops[0]);
@@ -174,6 +241,9 @@ z3::expr Encoder::encodeApply(KernelModel &k, ApplyOp a, const Thread &t) {
                          apply(("sitofp." + fn.drop_front(7)).str(), ops));
     return isBool ? bvToBool(r) : r;
   }
+  if (ops.size() == 2)
+    if (std::optional<z3::expr> c = exactFloatCompare(fn, ops[0], ops[1]))
+      return isBool ? *c : boolToBv(*c);
   z3::expr r = apply(fn.str(), ops);
   return isBool ? bvToBool(r) : r;
 }

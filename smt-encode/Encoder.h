@@ -33,6 +33,13 @@ namespace kv {
 /// bvsmul_noovfl alone, which is wrong on negative constants).
 z3::expr signedMulFits(const z3::expr &l, const z3::expr &r);
 
+/// kv.apply "fcmp.PRED" (or "fcmp.ftz.PRED", subnormal operands compared
+/// as zeros, as `setp.ftz` does) of two floats or doubles, exactly: IEEE
+/// fixes a comparison bit for bit, and -O2 rewrites comparisons freely
+/// (`!(|x| <= inf)` into `x uno 0`). None for other operations and widths.
+std::optional<z3::expr> exactFloatCompare(llvm::StringRef fn, const z3::expr &a,
+                                          const z3::expr &b);
+
 class Encoder {
 public:
   /// Where regroupSums keeps what it proved (else its own cache).
@@ -167,6 +174,10 @@ public:
   /// The name and operand order under which kv.apply \p fn of \p ops is
   /// encoded (commutative float operations sorted, comparisons mirrored).
   std::string canonicalApply(std::string fn, std::vector<z3::expr> &ops);
+  /// The operand pairs of commutative applications formed so far (by term
+  /// ids, with the terms kept alive so that the ids stay theirs).
+  std::set<std::tuple<std::string, unsigned, unsigned>> commutedPairs;
+  std::vector<z3::expr> commutedTerms;
   /// Thread t's iteration number in loop \p it.
   z3::expr iterVar(IterOp it, const Thread &t);
   /// Iteration t.iters[it] of loop \p it runs for thread t.

@@ -9,8 +9,10 @@
 
 #include "passes/lower/Lowerer.h"
 
+#include "llvm/ADT/FloatingPointMode.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
@@ -129,6 +131,16 @@ bool Lowerer::followLibdevice(const llvm::Function &fn) {
 
 } // namespace lowering
 
+std::string floatCompareName(const llvm::FCmpInst &cmp) {
+  llvm::StringRef pred = llvm::CmpInst::getPredicateName(cmp.getPredicate());
+  llvm::Type *t = cmp.getOperand(0)->getType()->getScalarType();
+  const llvm::Function *fn = cmp.getFunction();
+  bool ftz = fn && t->isFloatingPointTy() &&
+             fn->getDenormalMode(t->getFltSemantics()).Input !=
+                 llvm::DenormalMode::IEEE;
+  return ((ftz ? "fcmp.ftz." : "fcmp.") + pred).str();
+}
+
 int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn) {
   // As LLVM's NVVMReflect pass: module flags, the target's SM version, 0
   // for anything else.
@@ -154,46 +166,165 @@ int64_t nvvmReflect(llvm::StringRef what, const llvm::Function &fn) {
 
 namespace lowering {
 
+/// \p fn on float constants \p x, as the GPU computes it, where that is
+/// exact and does not depend on the kernel's modes: none for a NaN result
+/// (its payload is the GPU's choice, not APFloat's) or a subnormal operand
+/// or result (the denormal mode decides).
+static std::optional<llvm::APInt> foldFloat(llvm::StringRef fn,
+                                            llvm::ArrayRef<llvm::APFloat> x) {
+  for (const llvm::APFloat &a : x)
+    if (a.isDenormal())
+      return std::nullopt;
+  auto rm = llvm::APFloat::rmNearestTiesToEven;
+  if (fn.consume_front("fcmp.") && x.size() == 2) {
+    fn.consume_front("ftz.");
+    llvm::APFloat::cmpResult c = x[0].compare(x[1]);
+    bool lt = c == llvm::APFloat::cmpLessThan,
+         gt = c == llvm::APFloat::cmpGreaterThan,
+         eq = c == llvm::APFloat::cmpEqual,
+         un = c == llvm::APFloat::cmpUnordered;
+    std::optional<bool> r = llvm::StringSwitch<std::optional<bool>>(fn)
+                                .Case("false", false)
+                                .Case("oeq", eq)
+                                .Case("ogt", gt)
+                                .Case("oge", gt || eq)
+                                .Case("olt", lt)
+                                .Case("ole", lt || eq)
+                                .Case("one", lt || gt)
+                                .Case("ord", !un)
+                                .Case("ueq", un || eq)
+                                .Case("ugt", un || gt)
+                                .Case("uge", un || gt || eq)
+                                .Case("ult", un || lt)
+                                .Case("ule", un || lt || eq)
+                                .Case("une", !eq)
+                                .Case("uno", un)
+                                .Case("true", true)
+                                .Default(std::nullopt);
+    if (!r)
+      return std::nullopt;
+    return llvm::APInt(1, *r);
+  }
+  std::optional<llvm::APFloat> r;
+  if (fn == "fneg" && x.size() == 1) {
+    r = -x[0];
+  } else if (x.size() == 2 &&
+             (fn == "fadd" || fn == "fsub" || fn == "fmul" || fn == "fdiv")) {
+    r = x[0];
+    if (fn == "fadd")
+      r->add(x[1], rm);
+    else if (fn == "fsub")
+      r->subtract(x[1], rm);
+    else if (fn == "fmul")
+      r->multiply(x[1], rm);
+    else
+      r->divide(x[1], rm);
+  } else if (x.size() == 3 && fn.starts_with("llvm.fma.f")) {
+    r = x[0];
+    r->fusedMultiplyAdd(x[1], x[2], rm);
+  } else if (x.size() == 1 && fn.consume_front("llvm.")) {
+    // The exact one-operand intrinsics (libdevice's powf tests its
+    // exponent with trunc, floor and fabs: a constant exponent folds).
+    std::optional<llvm::RoundingMode> mode =
+        llvm::StringSwitch<std::optional<llvm::RoundingMode>>(
+            fn.take_until([](char c) { return c == '.'; }))
+            .Case("trunc", llvm::RoundingMode::TowardZero)
+            .Case("floor", llvm::RoundingMode::TowardNegative)
+            .Case("ceil", llvm::RoundingMode::TowardPositive)
+            .Case("round", llvm::RoundingMode::NearestTiesToAway)
+            .Case("roundeven", llvm::RoundingMode::NearestTiesToEven)
+            .Case("rint", llvm::RoundingMode::NearestTiesToEven)
+            .Case("nearbyint", llvm::RoundingMode::NearestTiesToEven)
+            .Default(std::nullopt);
+    r = x[0];
+    if (mode)
+      r->roundToIntegral(*mode);
+    else if (fn.starts_with("fabs."))
+      r->clearSign();
+    else
+      r.reset();
+  } else if (x.size() == 2 && fn.consume_front("llvm.")) {
+    // min/max of two zeros may give either sign: not folded.
+    if (fn.starts_with("copysign.")) {
+      r = x[0];
+      r->copySign(x[1]);
+    } else if (!(x[0].isZero() && x[1].isZero()) &&
+               (fn.starts_with("minnum.") || fn.starts_with("maxnum."))) {
+      r = fn.starts_with("minnum.") ? llvm::minnum(x[0], x[1])
+                                    : llvm::maxnum(x[0], x[1]);
+    }
+  }
+  if (!r || r->isNaN() || r->isDenormal())
+    return std::nullopt;
+  return r->bitcastToAPInt();
+}
+
 Value Lowerer::floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops,
                        Type result) {
   unsigned w = result.getIntOrFloatBitWidth();
+  // The operands' width: a comparison's result is an i1.
+  unsigned ow = ops.empty() ? 0 : ops[0].getType().getIntOrFloatBitWidth();
   const llvm::fltSemantics *sem = w == 32   ? &llvm::APFloat::IEEEsingle()
                                   : w == 64 ? &llvm::APFloat::IEEEdouble()
                                             : nullptr;
+  const llvm::fltSemantics *osem = ow == 32   ? &llvm::APFloat::IEEEsingle()
+                                   : ow == 64 ? &llvm::APFloat::IEEEdouble()
+                                              : nullptr;
+  bool cmp = fn.starts_with("fcmp.") && w == 1;
   llvm::SmallVector<llvm::APFloat, 3> x;
   for (Value v : ops) {
     llvm::APInt c;
-    if (!sem || !matchPattern(v, m_ConstantInt(&c)) || c.getBitWidth() != w)
+    if (!osem || (!sem && !cmp) || !matchPattern(v, m_ConstantInt(&c)) ||
+        c.getBitWidth() != ow)
       break;
-    x.push_back(llvm::APFloat(*sem, c));
+    x.push_back(llvm::APFloat(*osem, c));
   }
-  if (sem && !ops.empty() && x.size() == ops.size()) {
-    std::optional<llvm::APFloat> r;
-    auto rm = llvm::APFloat::rmNearestTiesToEven;
-    if (fn == "fneg" && x.size() == 1)
-      r = -x[0];
-    else if (x.size() == 2 &&
-             (fn == "fadd" || fn == "fsub" || fn == "fmul" || fn == "fdiv")) {
-      r = x[0];
-      if (fn == "fadd")
-        r->add(x[1], rm);
-      else if (fn == "fsub")
-        r->subtract(x[1], rm);
-      else if (fn == "fmul")
-        r->multiply(x[1], rm);
-      else
-        r->divide(x[1], rm);
-    } else if (x.size() == 3 && fn.starts_with("llvm.fma.f")) {
-      r = x[0];
-      r->fusedMultiplyAdd(x[1], x[2], rm);
+  if (!ops.empty() && x.size() == ops.size() && (cmp || ow == w))
+    if (std::optional<llvm::APInt> r = foldFloat(fn, x))
+      return cst(result, cmp ? (int64_t)r->getZExtValue() : r->getSExtValue());
+  // |x| clears the sign bit (LLVM defines it so, even for a NaN): as an
+  // integer mask it is the term -O2's `bitcast(x) & 0x7fffffff` is.
+  if ((fn == "llvm.fabs.f32" || fn == "llvm.fabs.f64") && ops.size() == 1 &&
+      ow == w)
+    return b.createOrFold<arith::AndIOp>(
+        loc, ops[0],
+        cst(result, (int64_t)llvm::APInt::getSignedMaxValue(w).getZExtValue()));
+  // An operation of constants and one select with a constant arm is the
+  // select of the operation on each arm, one of them folded: -O2 folds
+  // `0.30103 * (p ? -inf : y)` (log10f's body) into `p ? -inf : 0.30103 * y`,
+  // which uninterpreted operations would not see as equal.
+  if ((sem || cmp) && osem && ops.size() <= 3) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      auto sel = ops[i].getDefiningOp<arith::SelectOp>();
+      if (!sel)
+        continue;
+      // The operation on the select's constant arm, folded; the other arm
+      // built only then.
+      auto onArm = [&](Value arm) {
+        llvm::SmallVector<llvm::APFloat, 3> cs;
+        for (size_t j = 0; j < ops.size(); ++j) {
+          llvm::APInt c;
+          if (!matchPattern(j == i ? arm : ops[j], m_ConstantInt(&c)) ||
+              c.getBitWidth() != ow)
+            return std::optional<llvm::APInt>();
+          cs.push_back(llvm::APFloat(*osem, c));
+        }
+        return foldFloat(fn, cs);
+      };
+      std::optional<llvm::APInt> t = onArm(sel.getTrueValue());
+      std::optional<llvm::APInt> e =
+          t ? std::nullopt : onArm(sel.getFalseValue());
+      if (!t && !e)
+        break;
+      llvm::SmallVector<Value, 3> other(ops.begin(), ops.end());
+      other[i] = t ? sel.getFalseValue() : sel.getTrueValue();
+      auto folded = [&](const llvm::APInt &c) {
+        return cst(result, cmp ? (int64_t)c.getZExtValue() : c.getSExtValue());
+      };
+      Value rest = floatOp(fn, other, result);
+      return t ? select(sel.getCondition(), folded(*t), rest)
+               : select(sel.getCondition(), rest, folded(*e));
     }
-    // A NaN's payload is the GPU's choice, not APFloat's; a subnormal
-    // depends on the kernel's denormal mode.
-    bool subnormal = r && r->isDenormal();
-    for (const llvm::APFloat &a : x)
-      subnormal |= a.isDenormal();
-    if (r && !r->isNaN() && !subnormal)
-      return cst(result, r->bitcastToAPInt().getSExtValue());
   }
   // The forms -O2 gives a subtraction, as one term: `x - c` is `x + -c`
   // bit for bit; `-0.0 - x` is `-x` but for a NaN's payload, which LLVM
@@ -231,6 +362,19 @@ Value Lowerer::floatOp(llvm::StringRef fn, llvm::ArrayRef<Value> ops,
       return floatOp(fn, folded, result);
     }
   }
+  // A fused product by 1 or -1 is exact: fma(a, 1, c) is a + c and
+  // fma(a, -1, c) is c - a (one rounding either way), as -O2 folds them.
+  if (sem && ops.size() == 3 && fn.starts_with("llvm.fma.f"))
+    for (int i = 0; i < 2; ++i) {
+      llvm::APInt c;
+      if (!matchPattern(ops[i], m_ConstantInt(&c)) || c.getBitWidth() != w)
+        continue;
+      llvm::APFloat one(*sem, c);
+      if (one.isExactlyValue(1.0))
+        return floatOp("fadd", {ops[1 - i], ops[2]}, result);
+      if (one.isExactlyValue(-1.0))
+        return floatOp("fsub", {ops[2], ops[1 - i]}, result);
+    }
   // A fused product commutes exactly: a constant factor second, as -O2
   // puts it.
   if (ops.size() == 3 && fn.starts_with("llvm.fma.f") &&

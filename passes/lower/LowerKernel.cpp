@@ -91,9 +91,7 @@ void Lowerer::exec(const llvm::Instruction &inst, State &s) {
   if (auto *fc = dyn_cast<llvm::FCmpInst>(&inst)) {
     Value l = evalScalar(fc->getOperand(0), s);
     Value r = evalScalar(fc->getOperand(1), s);
-    std::string fn =
-        ("fcmp." + llvm::CmpInst::getPredicateName(fc->getPredicate())).str();
-    return setS(floatOp(fn, {l, r}, b.getI1Type()));
+    return setS(floatOp(floatCompareName(*fc), {l, r}, b.getI1Type()));
   }
   if (auto *sel = dyn_cast<llvm::SelectInst>(&inst)) {
     Value c = evalScalar(sel->getCondition(), s);

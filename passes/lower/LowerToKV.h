@@ -27,6 +27,7 @@
 namespace llvm {
 class BasicBlock;
 class BranchInst;
+class FCmpInst;
 } // namespace llvm
 
 namespace kv {
@@ -318,6 +319,10 @@ bool isTextureFetchAsm(const llvm::CallBase &call);
 /// The LLVM (or model) operation NVPTX's instcombine makes of an exact PTX
 /// one (`llvm.nvvm.fma.rn.f` is `llvm.fma.f32`), else \p name.
 llvm::StringRef exactNvvmName(llvm::StringRef name);
+
+/// The model's name of \p cmp: "fcmp.PRED", or "fcmp.ftz.PRED" where \p cmp's
+/// function flushes subnormal float inputs (`setp.ftz`).
+std::string floatCompareName(const llvm::FCmpInst &cmp);
 
 /// What `__nvvm_reflect(what)` in \p fn answers, as LLVM's NVVMReflect
 /// pass does: the module's flags, the target's SM version, else 0.

@@ -173,8 +173,14 @@ void Lowerer::execBinary(const llvm::BinaryOperator *bo, State &s) {
   switch (bo->getOpcode()) {
   case O::Add:
     return setS(b.createOrFold<arith::AddIOp>(loc, l, r));
-  case O::Sub:
+  case O::Sub: {
+    // x - c is x + -c, the form -O2 gives it: one term for both kernels.
+    llvm::APInt c;
+    if (matchPattern(r, m_ConstantInt(&c)) && !c.isZero())
+      return setS(b.createOrFold<arith::AddIOp>(
+          loc, l, cst(l.getType(), (-c).getSExtValue())));
     return setS(b.createOrFold<arith::SubIOp>(loc, l, r));
+  }
   case O::Mul:
     return setS(b.createOrFold<arith::MulIOp>(loc, l, r));
   case O::UDiv:
