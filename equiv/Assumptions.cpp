@@ -192,6 +192,11 @@ private:
           return markUnsigned(enc.bdim[i]);
         if (id == "gridDim" + ax)
           return markUnsigned(enc.gdim[i]);
+        // The after kernel's own launch (--launch-after).
+        if (id == "after.blockDim" + ax)
+          return markUnsigned(enc.bdimOf(1)[i]);
+        if (id == "after.gridDim" + ax)
+          return markUnsigned(enc.gdimOf(1)[i]);
       }
       for (unsigned i = 0; i < enc.paramNames.size(); ++i)
         if (enc.paramNames[i] == id && enc.params[i] &&

@@ -34,6 +34,10 @@ static std::optional<z3::expr> termFor(Encoder &enc, const std::string &name,
       return enc.bdim[i];
     if (name == "gridDim" + ax)
       return enc.gdim[i];
+    if (name == "after.blockDim" + ax)
+      return enc.bdimOf(1)[i];
+    if (name == "after.gridDim" + ax)
+      return enc.gdimOf(1)[i];
   }
   for (unsigned i = 0; i < enc.paramNames.size(); ++i)
     if (enc.paramNames[i] == name && enc.params[i] && enc.params[i]->is_bv()) {

@@ -46,6 +46,10 @@ int exitCode(Verdict v);
 
 struct Counterexample {
   uint64_t gridDim[3] = {1, 1, 1}, blockDim[3] = {1, 1, 1};
+  /// The after kernel's own launch (--launch-after), where it has one:
+  /// gridDim and blockDim are then the before kernel's.
+  bool ownAfterLaunch = false;
+  uint64_t afterGridDim[3] = {1, 1, 1}, afterBlockDim[3] = {1, 1, 1};
   /// Set by confirmOnIR where a kernel's LLVM IR did not run: the
   /// difference is only the models', no counterexample.
   bool onlyModels = false;

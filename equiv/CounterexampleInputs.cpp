@@ -11,6 +11,8 @@
 #include "equiv/Driver.h"
 #include "equiv/IRExecutor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace kv {
@@ -44,12 +46,18 @@ void Driver::completeCounterexample(Counterexample &cex) {
         return c->second;
     return 0;
   };
-  LaunchConfig cfg;
+  // Each kernel's launch (the after kernel's own, where it has one).
+  LaunchConfig cfgs[2];
   uint64_t threads = 1;
-  for (int d = 0; d < 3; ++d) {
-    cfg.grid[d] = cex.gridDim[d];
-    cfg.block[d] = cex.blockDim[d];
-    threads *= cfg.grid[d] * cfg.block[d];
+  for (int s = 0; s < 2; ++s) {
+    bool own = s == 1 && cex.ownAfterLaunch;
+    uint64_t n = 1;
+    for (int d = 0; d < 3; ++d) {
+      cfgs[s].grid[d] = own ? cex.afterGridDim[d] : cex.gridDim[d];
+      cfgs[s].block[d] = own ? cex.afterBlockDim[d] : cex.blockDim[d];
+      n *= cfgs[s].grid[d] * cfgs[s].block[d];
+    }
+    threads = std::max(threads, n);
   }
   // As the replay of a model's counterexample, but a traced run costs some
   // ten times a plain one: at most about a second per kernel (the cells
@@ -72,7 +80,7 @@ void Driver::completeCounterexample(Counterexample &cex) {
         });
     IRInputs irIn = irInputsFor(sig.k[s], *fns[s], in);
     for (auto cell :
-         inputSources(*fns[s], cfg, irIn, *arg, (uint64_t)cex.mismatchIndex,
+         inputSources(*fns[s], cfgs[s], irIn, *arg, (uint64_t)cex.mismatchIndex,
                       maxThreads, maxSteps))
       sources.insert(cell);
   }

@@ -110,6 +110,11 @@ Driver::Driver(KernelInput before, KernelInput after, mlir::ModuleOp scratch,
         d.first = what;
         d.second |= in == &this->before ? 1 : 2;
       }
+  // With launches of their own, the user's launches are the kernels'.
+  if (ownLaunches())
+    declared.clear();
+  if (!addLaunchAssumptions(launchError))
+    declared.clear();
   for (auto &[a, d] : declared) {
     if (llvm::is_contained(this->opts.assumptions, a))
       continue;
@@ -369,12 +374,22 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
     // A counterexample as small as still shows the difference: a launch of
     // 65475 x 65531 cells is replayed but nobody can look at it.
     if (v.result.verdict == Verdict::NotEquivalent && v.result.counterexample &&
-        !launch)
+        !launch && !ownLaunches())
       shrink(v);
     v.result.timeMs =
         std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     return v;
   };
+  if (!launchError.empty() || (launch && ownLaunches())) {
+    Validation v;
+    v.result.verdict = Verdict::Error;
+    v.result.reason = !launchError.empty()
+                          ? launchError
+                          : "--launch-before/--launch-after and the "
+                            "baseline's launch (--threads, --block, --grid) "
+                            "are alternatives";
+    return total(std::move(v));
+  }
   if (std::optional<Validation> v = checkFrontDoorMarks())
     return total(std::move(*v));
   CheckOptions co = checkOptionsFor(opts);
@@ -428,7 +443,7 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
     if (std::optional<Validation> found =
             runIRFirst(co, /*tiers=*/2, "before any solver query", launch))
       return total(std::move(*found));
-  if (!launch && !co.realFloats && opts.runFirst &&
+  if (!launch && !co.realFloats && opts.runFirst && !ownLaunches() &&
       !debugEnabled("relational-only"))
     if (std::optional<Validation> found =
             runFirst(co, lowerWith(opts.unroll), check, opts.runFirstTiers))
@@ -576,15 +591,15 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // they run now, with the safety checks and model conditions that make a
   // difference of the models the kernels' own (an uncounted loop's model
   // is not the loop).
-  if (!launch && v.result.verdict == Verdict::Unsupported && opts.runFirst &&
-      opts.runFirstTiers < 2 && budgetLeft && !co.realFloats)
+  if (!launch && !ownLaunches() && v.result.verdict == Verdict::Unsupported &&
+      opts.runFirst && opts.runFirstTiers < 2 && budgetLeft && !co.realFloats)
     if (std::optional<Validation> found =
             runFirst(co, lowerWith(opts.unroll), check, /*tiers=*/2,
                      "after the proof ended unsupported: " + v.result.reason))
       if (found->result.verdict != Verdict::Unknown)
         return total(std::move(*found));
-  if (!launch && v.result.verdict == Verdict::Unknown && budgetLeft &&
-      !co.realFloats) {
+  if (!launch && !ownLaunches() && v.result.verdict == Verdict::Unknown &&
+      budgetLeft && !co.realFloats) {
     std::vector<std::string> splitOn;
     KernelOp signature;
     CheckResult failure;

@@ -157,6 +157,19 @@ private:
   Validation mergeHunt(CheckResult proof, CheckResult hunt, unsigned bound,
                        const std::vector<std::string> &domains);
   std::string translateName(const std::string &name, bool toAfter) const;
+  Case pinsOf(const Case &pins, bool isBefore) const;
+  /// Whether each kernel has a launch of its own (--launch-before and
+  /// --launch-after): the after kernel's dimensions are then
+  /// after.blockDim.x, ... (kAfterLaunchAttr).
+  bool ownLaunches() const { return !opts.launchAfter.empty(); }
+  static bool isLaunchDimension(llvm::StringRef name) {
+    return name.starts_with("blockDim.") || name.starts_with("gridDim.");
+  }
+  /// Parses --launch-before/--launch-after into assumptions on each
+  /// kernel's dimensions; false with \p err set if one is malformed.
+  bool addLaunchAssumptions(std::string &err);
+  /// A malformed --launch-before/--launch-after.
+  std::string launchError;
   /// The MLIR front door's marks on either kernel (HostLaunches.cpp): an
   /// unsupported kernel, a host function's launches with a defect.
   std::optional<Validation> checkFrontDoorMarks();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "equiv/Driver.h"
 #include "passes/lower/LowerToKV.h"
+#include "smt-encode/KernelModel.h"
 #include "smt-encode/Stats.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -188,6 +189,24 @@ static void alignGlobalArrays(KernelOp before, unsigned nb, KernelOp after,
   placeGlobalArrays(after, na, order);
 }
 
+/// The pins of one kernel's lowering, in its own names. Where the after
+/// kernel has a launch of its own, its dimensions are after.blockDim.x, ...
+/// to the cases and blockDim.x, ... to its lowering.
+Case Driver::pinsOf(const Case &pins, bool isBefore) const {
+  Case mine;
+  for (auto &[name, value] : pins) {
+    bool dim = isLaunchDimension(name),
+         afterDim = StringRef(name).starts_with("after.");
+    if (ownLaunches() && (isBefore ? afterDim : dim))
+      continue;
+    mine.push_back({isBefore   ? name
+                    : afterDim ? name.substr(6)
+                               : translateName(name, true),
+                    value});
+  }
+  return mine;
+}
+
 std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
                                              bool reportSplit,
                                              std::vector<std::string> &splitOn,
@@ -209,9 +228,7 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
       uniquifySymbol(slot, scratch);
       continue;
     }
-    Case myPins;
-    for (auto &[name, value] : pins)
-      myPins.push_back({isBefore ? name : translateName(name, true), value});
+    Case myPins = pinsOf(pins, isBefore);
     Unsupported split;
     std::string why;
     // The after kernel's arrays take the before kernel's element types
@@ -246,7 +263,8 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
       Unsupported split2;
       std::string why2;
       mlir::FailureOr<KernelOp> kb = lowerFunction(
-          *before.function, scratch, before.isSource, unroll, pins,
+          *before.function, scratch, before.isSource, unroll,
+          pinsOf(pins, true),
           /*reportSplit=*/false, split2, why2, exact, bw,
           opts.testBreakLowering, !noBreakLoops, modelConstantLoops);
       if (mlir::succeeded(kb)) {
@@ -261,7 +279,10 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
       std::vector<std::string> names;
       names.reserve(split.splitOn.size());
       for (const std::string &n : split.splitOn)
-        names.push_back(isBefore ? n : translateName(n, false));
+        names.push_back(isBefore ? n
+                        : ownLaunches() && isLaunchDimension(n)
+                            ? "after." + n
+                            : translateName(n, false));
       requestSplit(names, split.signature, out, splitOn, signature);
       return std::nullopt;
     }
@@ -291,6 +312,9 @@ std::optional<LoweredPair> Driver::lowerPair(const Case &pins, unsigned unroll,
     guardNullAccesses(out.before, nb, /*trusted=*/true, nullable);
     guardNullAccesses(out.after, na, /*trusted=*/false, nullable);
   }
+  if (ownLaunches())
+    out.after->setAttr(kAfterLaunchAttr,
+                       mlir::UnitAttr::get(out.after->getContext()));
   return out;
 }
 

@@ -55,8 +55,10 @@ static bool hasLoopOrBarrier(const llvm::Function &f) {
 bool Driver::relationalApplies(const CheckOptions &co) const {
   // Its integers are the kernels' own: not under --bits; nor over the
   // reals.
-  return opts.relational && before.function && after.function &&
-         !co.realFloats && co.bits == 32 && hasLoopOrBarrier(*after.function) &&
+  // It follows one thread through both kernels: one launch for both.
+  return opts.relational && !ownLaunches() && before.function &&
+         after.function && !co.realFloats && co.bits == 32 &&
+         hasLoopOrBarrier(*after.function) &&
          (co.assumeSafe || debugEnabled("relational-only"));
 }
 

@@ -118,11 +118,13 @@ defectOfRun(KernelOp k, const std::string &kernel, const LaunchConfig &cfg,
 /// read (\p inB, \p inA), and compares every cell. Sets cex.replayedOn.
 /// Returns the disagreement, if the IR computes another value than the kv
 /// model of the same kernel anywhere (then the counterexample is not one).
+/// The after kernel runs on \p afterCfg where it has a launch of its own.
 std::optional<std::string>
 confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
             const LaunchConfig &cfg, const ExecInputs &inB,
             const ExecInputs &inA, ExecResult &rb, ExecResult &ra,
-            Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps = 0);
+            Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps = 0,
+            const LaunchConfig *afterCfg = nullptr);
 
 } // namespace kv
 

@@ -210,9 +210,10 @@ IRInputs irInputsFor(KernelOp op, const llvm::Function &ir,
 
 std::optional<std::string>
 confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
-            const LaunchConfig &cfg, const ExecInputs &inB,
+            const LaunchConfig &beforeCfg, const ExecInputs &inB,
             const ExecInputs &inA, ExecResult &rb, ExecResult &ra,
-            Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps) {
+            Counterexample &cex, uint64_t maxThreads, uint64_t maxSteps,
+            const LaunchConfig *afterCfg) {
   stats::Scoped timer("replay");
   if (!opts.beforeIR && !opts.afterIR) {
     cex.replayedOn = "the kv models (no LLVM IR for either kernel)";
@@ -229,15 +230,18 @@ confirmOnIR(const CheckOptions &opts, KernelOp before, KernelOp after,
     const ExecInputs &in;
     ExecResult &kvRun;
     const char *label;
+    const LaunchConfig &cfg;
   };
-  Side sides[] = {{opts.beforeIR, before, inB, rb, "before"},
-                  {opts.afterIR, after, inA, ra, "after"}};
+  Side sides[] = {{opts.beforeIR, before, inB, rb, "before", beforeCfg},
+                  {opts.afterIR, after, inA, ra, "after",
+                   afterCfg ? *afterCfg : beforeCfg}};
   std::string notRun;
   bool clean = true;
   for (Side &s : sides) {
     if (!s.ir)
       continue;
     IRInputs in = irInputsFor(s.op, *s.ir, s.in);
+    const LaunchConfig &cfg = s.cfg;
     ExecResult ir = executeIR(*s.ir, cfg, in, maxThreads, maxSteps);
     if (!ir.ok) {
       if (notRun.empty())
@@ -354,21 +358,35 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
     why = "the model's launch or scalars break the assumptions";
     return false;
   }
-  LaunchConfig cfg;
+  // Each kernel's launch: the after kernel's its own where it has one.
+  LaunchConfig cfg, cfgT;
   unsigned w32 = modelWidth(32, enc.bits);
+  auto launchOf = [&](unsigned l) {
+    LaunchConfig c;
+    for (int i = 0; i < 3; ++i) {
+      c.grid[i] = numeralOf(m.eval(enc.gdimOf(l)[i], true), w32).getZExtValue();
+      c.block[i] =
+          numeralOf(m.eval(enc.bdimOf(l)[i], true), w32).getZExtValue();
+    }
+    return c;
+  };
+  cfg = launchOf(ks.launch);
+  cfgT = launchOf(kt.launch);
+  cex.ownAfterLaunch = kt.launch != ks.launch;
   for (int i = 0; i < 3; ++i) {
-    cfg.grid[i] = numeralOf(m.eval(enc.gdim[i], true), w32).getZExtValue();
-    cfg.block[i] = numeralOf(m.eval(enc.bdim[i], true), w32).getZExtValue();
     cex.gridDim[i] = cfg.grid[i];
     cex.blockDim[i] = cfg.block[i];
+    cex.afterGridDim[i] = cfgT.grid[i];
+    cex.afterBlockDim[i] = cfgT.block[i];
   }
   // The work a replay does hardly depends on the input cells: a launch
   // and scalars that ran into the work limit are not run again with other
   // inputs.
   std::string workKey;
-  for (int i = 0; i < 3; ++i)
-    workKey +=
-        std::to_string(cfg.grid[i]) + "," + std::to_string(cfg.block[i]) + ",";
+  for (const LaunchConfig *c : {&cfg, &cfgT})
+    for (int i = 0; i < 3; ++i)
+      workKey +=
+          std::to_string(c->grid[i]) + "," + std::to_string(c->block[i]) + ",";
   for (auto &prm : enc.params)
     if (prm && !prm->is_array())
       workKey += m.eval(*prm, true).to_string() + ",";
@@ -463,7 +481,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
       bool wasShadow = enc.shadow;
       enc.shadow = true;
       llvm::scope_exit restore([&] { enc.shadow = wasShadow; });
-      Thread &th = enc.makeThread(t, b, 2);
+      Thread &th = enc.makeThread(t, b, 2, km->launch);
       z3::expr v = enc.arrayValue(*km, a, -1,
                                   ctx.bv_val(idx, Encoder::indexBits), th, 2);
       Type et = getArrayElementType(km->op.getBlock().getArgument(a).getType());
@@ -490,7 +508,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
   ExecInputs inS = inputsFor(ks), inT = inputsFor(kt);
   ExecResult rs = execute(ks.op, cfg, inS, replayThreads, maxReplaySteps);
   ExecResult rt = rs.ok
-                      ? execute(kt.op, cfg, inT, replayThreads, maxReplaySteps)
+                      ? execute(kt.op, cfgT, inT, replayThreads, maxReplaySteps)
                       : ExecResult();
   if (debugEnabled("checker"))
     dumpReplay(enc, m, cfg, k, rs, rt, arg);
@@ -512,7 +530,7 @@ bool PairCheck::replay(Encoder &enc, KernelModel &ks, KernelModel &kt,
                     ks.hasApply || kt.hasApply)) {
     if (std::optional<std::string> d =
             confirmOnIR(opts, ks.op, kt.op, cfg, inS, inT, rs, rt, cex,
-                        replayThreads, maxReplaySteps)) {
+                        replayThreads, maxReplaySteps, &cfgT)) {
       why = *d;
       if (irDisagreement.empty())
         irDisagreement = *d;

@@ -29,6 +29,10 @@ struct Options {
   /// Where assumptions that no option stated come from: the kernels'
   /// declared launch (their __launch_bounds__), by assumption text.
   std::map<std::string, std::string> assumptionSources;
+  /// Each kernel's own launch (the command line's --launch-before and
+  /// --launch-after): "grid=(E, E, E) block=(E, E, E)" over the kernel's
+  /// scalar parameters; empty: the two kernels share every launch.
+  std::string launchBefore, launchAfter;
 };
 
 /// How deeply an assumption may nest parentheses and unary operators: the

@@ -36,11 +36,11 @@ bool PairCheck::proveByThread(Encoder &enc, const z3::expr_vector &all,
                               const z3::expr_vector &lemmas, const Thread &w) {
   z3::context &ctx = enc.ctx;
   uint64_t dims[3];
+  const std::vector<z3::expr> &bdim = enc.bdimOf(w.launch);
   for (int i = 0; i < 3; ++i) {
-    if (!enc.bdim[i].is_numeral() || !w.tid[i].is_const() ||
-        w.tid[i].is_numeral())
+    if (!bdim[i].is_numeral() || !w.tid[i].is_const() || w.tid[i].is_numeral())
       return false;
-    dims[i] = enc.bdim[i].get_numeral_uint64();
+    dims[i] = bdim[i].get_numeral_uint64();
   }
   if (dims[0] * dims[1] * dims[2] > 1024)
     return false;
@@ -383,8 +383,8 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
   }
   if (mode == Mode::AllCells) {
     // The writers of out[k] in both kernels anchor the candidate search.
-    Thread &ws = enc.freshThread(nullptr, 0);
-    Thread &wt = enc.freshThread(nullptr, 0);
+    Thread &ws = enc.freshThread(nullptr, 0, ks.launch);
+    Thread &wt = enc.freshThread(nullptr, 0, kt.launch);
     enc.anchors = {&ws, &wt};
     enc.radixPair[0] = &ks;
     enc.radixPair[1] = &kt;
@@ -398,7 +398,7 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
     bool afterWrites = mode == Mode::AfterWrites;
     KernelModel &km = afterWrites ? kt : ks, &other = afterWrites ? ks : kt;
     unsigned iv = km.writes[arg].begin()->first;
-    Thread &w = enc.freshThread(nullptr, 0);
+    Thread &w = enc.freshThread(nullptr, 0, km.launch);
     enc.anchors = {&w};
     enc.radixPair[0] = &ks;
     enc.radixPair[1] = &kt;
@@ -434,13 +434,18 @@ void PairCheck::encodeValues(Encoder &enc, KernelModel &ks, KernelModel &kt,
 }
 
 uint64_t PairCheck::launchThreads(Encoder &enc, const z3::model &m) {
-  uint64_t total = 1;
-  bool overflow = false;
-  for (int i = 0; i < 3; ++i)
-    for (const z3::expr &d : {enc.gdim[i], enc.bdim[i]})
-      total = llvm::SaturatingMultiply<uint64_t>(
-          total, m.eval(d, true).get_numeral_uint64(), &overflow);
-  return total;
+  // The larger launch, where each kernel has its own.
+  uint64_t most = 0;
+  for (unsigned l = 0; l < (enc.separateLaunches() ? 2u : 1u); ++l) {
+    uint64_t total = 1;
+    bool overflow = false;
+    for (int i = 0; i < 3; ++i)
+      for (const z3::expr &d : {enc.gdimOf(l)[i], enc.bdimOf(l)[i]})
+        total = llvm::SaturatingMultiply<uint64_t>(
+            total, m.eval(d, true).get_numeral_uint64(), &overflow);
+    most = std::max(most, total);
+  }
+  return most;
 }
 
 // Launches of at most lim blocks and 4 * lim threads per x and y (2 in z):
@@ -448,24 +453,28 @@ uint64_t PairCheck::launchThreads(Encoder &enc, const z3::model &m) {
 void PairCheck::limitLaunch(Encoder &enc, Portfolio &s, uint64_t lim) {
   z3::context &ctx = enc.ctx;
   unsigned w = modelWidth(32, opts.bits);
-  if (!lim) {
-    // The product in 64 bits: six dimensions of at most 32 bits each could
-    // wrap around, so each is bounded first.
-    z3::expr total = ctx.bv_val(1, 64);
-    uint64_t dimMax = w >= 32
-                          ? maxReplayThreads
-                          : std::min(maxReplayThreads, (uint64_t(1) << w) - 1);
-    for (int i = 0; i < 3; ++i)
-      for (const z3::expr &d : {enc.gdim[i], enc.bdim[i]}) {
-        s.add(z3::ule(d, ctx.bv_val(dimMax, w)));
-        total = total * z3::zext(d, 64 - w);
-      }
-    s.add(z3::ule(total, ctx.bv_val(maxReplayThreads, 64)));
-    return;
-  }
-  for (int i = 0; i < 3; ++i) {
-    s.add(z3::ule(enc.gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
-    s.add(z3::ule(enc.bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
+  // Each kernel's launch, where each has its own.
+  for (unsigned l = 0; l < (enc.separateLaunches() ? 2u : 1u); ++l) {
+    const std::vector<z3::expr> &gdim = enc.gdimOf(l), &bdim = enc.bdimOf(l);
+    if (!lim) {
+      // The product in 64 bits: six dimensions of at most 32 bits each
+      // could wrap around, so each is bounded first.
+      z3::expr total = ctx.bv_val(1, 64);
+      uint64_t dimMax =
+          w >= 32 ? maxReplayThreads
+                  : std::min(maxReplayThreads, (uint64_t(1) << w) - 1);
+      for (int i = 0; i < 3; ++i)
+        for (const z3::expr &d : {gdim[i], bdim[i]}) {
+          s.add(z3::ule(d, ctx.bv_val(dimMax, w)));
+          total = total * z3::zext(d, 64 - w);
+        }
+      s.add(z3::ule(total, ctx.bv_val(maxReplayThreads, 64)));
+      continue;
+    }
+    for (int i = 0; i < 3; ++i) {
+      s.add(z3::ule(gdim[i], ctx.bv_val(i == 2 ? 2 : lim, w)));
+      s.add(z3::ule(bdim[i], ctx.bv_val(i == 2 ? 2 : 4 * lim, w)));
+    }
   }
 }
 

@@ -35,10 +35,18 @@ static void printCounterexample(raw_ostream &os, const Counterexample &cex) {
   auto dims = [&](const uint64_t d[3]) {
     os << "(" << d[0] << ", " << d[1] << ", " << d[2] << ")\n";
   };
-  os << "    gridDim  = ";
+  // Each kernel's launch where each has its own.
+  const char *who = cex.ownAfterLaunch ? "before " : "";
+  os << "    " << who << "gridDim  = ";
   dims(cex.gridDim);
-  os << "    blockDim = ";
+  os << "    " << who << "blockDim = ";
   dims(cex.blockDim);
+  if (cex.ownAfterLaunch) {
+    os << "    after gridDim   = ";
+    dims(cex.afterGridDim);
+    os << "    after blockDim  = ";
+    dims(cex.afterBlockDim);
+  }
   if (!cex.scalars.empty()) {
     os << "    scalars: ";
     ListSeparator sep;
@@ -156,6 +164,10 @@ static json::Value counterexampleJSON(const Counterexample &cex) {
                                              {"after", cex.after}}},
                    {"replayed", cex.replayed},
                    {"replayed_on", cex.replayedOn}};
+  if (cex.ownAfterLaunch) {
+    obj["after_gridDim"] = dimsJSON(cex.afterGridDim);
+    obj["after_blockDim"] = dimsJSON(cex.afterBlockDim);
+  }
   if (!cex.approximate.empty())
     obj["approximate"] = cex.approximate;
   if (!cex.sources.empty()) {

@@ -115,7 +115,9 @@ z3::check_result Query::solve(const z3::expr &cond,
     std::vector<Encoder::LaunchVar> launch = enc.launchVars();
     s->push();
     for (unsigned i = 0; i < vars.size(); ++i)
-      if (!launchOnly || launch[i].dim >= 0)
+      if (!launchOnly || llvm::none_of(launch, [&](const auto &x) {
+            return x.dim < 0 && z3::eq(x.sym, vars[i]);
+          }))
         s->add(vars[i] == vals[i]);
     s->setRemaining(Portfolio::capped(remainingMs, cap));
     bool sat = s->checkRefined(enc.abstracted) == z3::sat;
@@ -171,11 +173,13 @@ void Query::makeReadable(const z3::expr &focus) {
   madeReadable = true;
   // A small grid (and block) makes a readable report. Only the tiers below
   // the one the model is in already can make it smaller.
-  unsigned w = enc.gdim[0].get_sort().bv_size();
+  const std::vector<z3::expr> &gdim = enc.gdimOf(km.launch),
+                              &bdim = enc.bdimOf(km.launch);
+  unsigned w = gdim[0].get_sort().bv_size();
   auto within = [&](uint64_t lim) {
     for (int i = 0; i < 3; ++i)
-      if (evalU(*model, enc.gdim[i]) > lim ||
-          evalU(*model, enc.bdim[i]) > (i == 0 ? 1024 : lim))
+      if (evalU(*model, gdim[i]) > lim ||
+          evalU(*model, bdim[i]) > (i == 0 ? 1024 : lim))
         return false;
     return true;
   };
@@ -185,8 +189,8 @@ void Query::makeReadable(const z3::expr &focus) {
     last->push();
     last->add(focus);
     for (int i = 0; i < 3; ++i) {
-      last->add(z3::ule(enc.gdim[i], ctx.bv_val(lim, w)));
-      last->add(z3::ule(enc.bdim[i], ctx.bv_val(i == 0 ? 1024 : lim, w)));
+      last->add(z3::ule(gdim[i], ctx.bv_val(lim, w)));
+      last->add(z3::ule(bdim[i], ctx.bv_val(i == 0 ? 1024 : lim, w)));
     }
     bool found = last->checkRefined(enc.abstracted) == z3::sat;
     if (found)
@@ -199,8 +203,9 @@ void Query::makeReadable(const z3::expr &focus) {
 
 void Query::fillLaunch(Defect &d) {
   for (int i = 0; i < 3; ++i) {
-    d.gridDim[i] = evalU(*model, enc.gdim[i]);
-    d.blockDim[i] = evalU(*model, enc.bdim[i]);
+    // The defective kernel's launch (its own, where it has one).
+    d.gridDim[i] = evalU(*model, enc.gdimOf(km.launch)[i]);
+    d.blockDim[i] = evalU(*model, enc.bdimOf(km.launch)[i]);
   }
   for (unsigned i = 0; i < enc.params.size(); ++i)
     if (enc.params[i] && !enc.params[i]->is_array()) {

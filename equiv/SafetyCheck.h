@@ -83,6 +83,8 @@ struct Query {
     // launch, valid for the after kernel's threads too.
     enc.trusted = &before;
     enc.bounded = &km;
+    // The kernel's threads are of its launch (its own, with --launch-after).
+    enc.threadLaunch = km.launch;
     // Products as uninterpreted functions with index lemmas, refined where
     // a model needs them: `unsat` stays a proof, a model is exact.
     enc.abstractNonlinear = true;

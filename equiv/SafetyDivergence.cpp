@@ -121,7 +121,8 @@ bool SafetyCheck::checkShuffles() {
     z3::expr self = enc.linearId(t) & q.ctx.bv_val(31, w);
     Thread &src = enc.laneThread(t, lane);
     z3::expr srcLinear = enc.laneSource(t, lane);
-    z3::expr size = enc.bdim[0] * enc.bdim[1] * enc.bdim[2];
+    const std::vector<z3::expr> &bdim = enc.bdimOf(q.km.launch);
+    z3::expr size = bdim[0] * bdim[1] * bdim[2];
     z3::expr runs = q.guard(sh.getGuard(), t);
     // What can go wrong, in the order it is reported.
     std::vector<std::pair<std::string, z3::expr>> bad;

@@ -133,10 +133,11 @@ z3::expr Encoder::opTotal(KernelModel &k, WriteOp w, unsigned interval,
   // Enumerated: each thread of a fixed, small block.
   uint64_t dims[3];
   bool fixed = true;
+  const std::vector<z3::expr> &bd = bdimOf(k.launch);
   for (int i = 0; i < 3; ++i) {
-    fixed &= bdim[i].is_numeral();
+    fixed &= bd[i].is_numeral();
     if (fixed)
-      dims[i] = bdim[i].get_numeral_uint64();
+      dims[i] = bd[i].get_numeral_uint64();
   }
   if (fixed && loops.empty() && dims[0] * dims[1] * dims[2] <= 1024) {
     std::vector<Thread *> hits;
@@ -261,7 +262,7 @@ std::vector<Thread *> Encoder::updaterCandidates(KernelModel &k, WriteOp w,
   const std::vector<Operation *> &loops = k.itersOf(w);
   std::vector<Thread *> cands;
   auto make = [&](std::vector<z3::expr> tid) -> Thread & {
-    Thread &t = makeThread(std::move(tid), fw.bid, fw.depth);
+    Thread &t = makeThread(std::move(tid), fw.bid, fw.depth, fw.launch);
     for (Operation *l : loops)
       t.iters.emplace(l, iterVar(cast<IterOp>(l), fw));
     return t;
@@ -306,7 +307,8 @@ std::vector<Thread *> Encoder::updaterCandidates(KernelModel &k, WriteOp w,
     unsigned tw = fw.tid[c].get_sort().bv_size();
     if (sw < tw || sw > 64)
       continue;
-    z3::expr d = sw > tw ? z3::zext(bdim[c], sw - tw) : bdim[c];
+    const z3::expr &bc = bdimOf(fw.launch)[c];
+    z3::expr d = sw > tw ? z3::zext(bc, sw - tw) : bc;
     auto [q, r] = quotient(*sol, d);
     std::vector<z3::expr> tid = fw.tid;
     tid[c] = r.extract(tw - 1, 0);
@@ -325,8 +327,8 @@ bool Encoder::oneUpdaterPerBlock(KernelModel &k, WriteOp w) {
   std::vector<z3::expr> tid1, bid, tid2, unused;
   namedIds("unique", tid1, bid);
   namedIds("unique", tid2, unused);
-  Thread &t1 = makeThread(tid1, bid, 1);
-  Thread &t2 = makeThread(tid2, bid, 1);
+  Thread &t1 = makeThread(tid1, bid, 1, k.launch);
+  Thread &t2 = makeThread(tid2, bid, 1, k.launch);
   z3::expr j = ctx.bv_const(("unique" + std::to_string(fresh++) + ".j").c_str(),
                             indexBits);
   auto hit = [&](const Thread &t) { return hits(k, w, j, t); };
@@ -356,7 +358,7 @@ std::string Encoder::totalClass(KernelModel &k, WriteOp w) {
     SideProof p = beginSideProof();
     std::vector<z3::expr> tid, bid;
     namedIds("summand", tid, bid);
-    Thread &t = makeThread(tid, bid, 1);
+    Thread &t = makeThread(tid, bid, 1, k.launch);
     z3::expr j = ctx.bv_const(
         ("summand" + std::to_string(fresh++) + ".j").c_str(), indexBits);
     z3::expr differ = updateOf(*c.kernel, c.op, j, t) != updateOf(k, w, j, t);

@@ -93,7 +93,7 @@ Thread &Encoder::threadAtIter(IterOp it, const Thread &t, const z3::expr &x) {
   auto key = std::make_tuple(t.id, it.getOperation(), x.id(), shadow);
   if (auto m = iterThreads.find(key); m != iterThreads.end())
     return *m->second;
-  Thread &tn = makeThread(t.tid, t.bid, t.depth);
+  Thread &tn = makeThread(t.tid, t.bid, t.depth, t.launch);
   inheritPins(t, tn);
   iterThreads[key] = &tn;
   for (auto &[o, v] : t.iters)
@@ -214,7 +214,7 @@ z3::expr Encoder::lastValue(KernelModel &k, LastOp l, const Thread &t) {
 
 void Encoder::alignBreakLoops() {
   KernelModel *ks[2] = {trusted, bounded};
-  if (!ks[0] || !ks[1] || ks[0] == ks[1])
+  if (!ks[0] || !ks[1] || ks[0] == ks[1] || ks[0]->launch != ks[1]->launch)
     return;
   std::vector<IterOp> loops[2];
   for (int i = 0; i < 2; ++i)
@@ -323,7 +323,7 @@ bool Encoder::proveBreakAlignment(KernelModel &k1, IterOp f,
   namedIds("brk", tid, bid);
   z3::expr_vector q(ctx);
   BreakProof proof = beginBreakProof();
-  Thread &t = makeThread(tid, bid, 1);
+  Thread &t = makeThread(tid, bid, 1, k1.launch);
   std::vector<Operation *> o1 = outerItersOf(k1, f), o2 = outerItersOf(k2, x);
   for (size_t i = 0; i < o1.size(); ++i) {
     z3::expr o =
@@ -374,7 +374,7 @@ bool Encoder::proveRotation(KernelModel &k1, IterOp f, std::vector<FoldOp> ff,
   namedIds("rot", tid, bid);
   z3::expr_vector q(ctx);
   BreakProof proof = beginBreakProof();
-  Thread &t = makeThread(tid, bid, 1);
+  Thread &t = makeThread(tid, bid, 1, k1.launch);
   z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
   Thread &tf0 = threadAtIter(f, t, ctx.bv_val(0, 64));
   z3::expr h0 = breakGroup(k1, f, tf0, /*selected=*/true, mode);
@@ -465,7 +465,7 @@ bool Encoder::proveMapped(KernelModel &k1, IterOp f, FoldOp ff, KernelModel &k2,
   std::vector<z3::expr> tid, bid;
   namedIds("map", tid, bid);
   BreakProof proof = beginBreakProof();
-  Thread &t = makeThread(tid, bid, 1);
+  Thread &t = makeThread(tid, bid, 1, k1.launch);
   z3::expr gF = guardOf(k1, f, t), gX = guardOf(k2, x, t);
   Thread &tx0 = threadAtIter(x, t, ctx.bv_val(0, 64));
   z3::expr differ = gF != gX || (gF && value(k1, ff.getCarry().getInit(), t) !=

@@ -34,7 +34,8 @@ llvm::APInt numeralOf(const z3::expr &e, unsigned width) {
 }
 
 KernelModel::KernelModel(KernelOp k, std::string label)
-    : op(k), label(std::move(label)) {
+    : op(k), label(std::move(label)),
+      launch(k->hasAttr(kAfterLaunchAttr) ? 1 : 0) {
   unsigned interval = 0;
   for (Operation &o : k.getBlock()) {
     intervalOf[&o] = interval;
@@ -131,22 +132,40 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
   paramSymbols = params;
 }
 
+void Encoder::makeAfterLaunch() {
+  if (!afterBdim.empty())
+    return;
+  unsigned w = modelWidth(32, bits);
+  for (int i = 0; i < 3; ++i) {
+    afterBdim.push_back(
+        ctx.bv_const((std::string("after.blockDim.") + axes[i]).c_str(), w));
+    afterGdim.push_back(
+        ctx.bv_const((std::string("after.gridDim.") + axes[i]).c_str(), w));
+  }
+  afterBdimSymbols = afterBdim;
+  afterGdimSymbols = afterGdim;
+}
+
 unsigned Encoder::widthOf(Type t) {
   return modelWidth(t.getIntOrFloatBitWidth(), bits);
 }
 
 Thread &Encoder::makeThread(std::vector<z3::expr> tid,
-                            std::vector<z3::expr> bid, unsigned depth) {
+                            std::vector<z3::expr> bid, unsigned depth,
+                            int launch) {
+  unsigned l = launch < 0 ? threadLaunch : (unsigned)launch;
   // Ids key the memo tables: a shadow thread's never collide.
   if (shadow) {
     shadowThreads.push_back(Thread{(1u << 24) + (unsigned)shadowThreads.size(),
                                    std::move(tid), std::move(bid), depth});
+    shadowThreads.back().launch = l;
     return shadowThreads.back();
   }
   if (threads.size() >= maxThreads)
     throw EncodeTimeout{/*tooLarge=*/true};
   threads.push_back(
       Thread{(unsigned)threads.size(), std::move(tid), std::move(bid), depth});
+  threads.back().launch = l;
   return threads.back();
 }
 
@@ -157,7 +176,8 @@ void Encoder::inheritPins(const Thread &from, Thread &to) {
   }
 }
 
-Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
+Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth,
+                             int launch) {
   unsigned w = modelWidth(32, bits);
   unsigned n = fresh++;
   std::vector<z3::expr> tid, bid;
@@ -170,15 +190,17 @@ Thread &Encoder::freshThread(const Thread *blockOf, unsigned depth) {
             : ctx.bv_const(
                   ("t" + std::to_string(n) + ".bid." + axes[i]).c_str(), w));
   }
-  Thread &t = makeThread(tid, bid, depth);
+  Thread &t =
+      makeThread(tid, bid, depth, blockOf ? (int)blockOf->launch : launch);
   side.push_back(inRange(t));
   return t;
 }
 
 z3::expr Encoder::inRange(const Thread &t) {
   z3::expr c = ctx.bool_val(true);
+  const std::vector<z3::expr> &bd = bdimOf(t.launch), &gd = gdimOf(t.launch);
   for (int i = 0; i < 3; ++i)
-    c = c && z3::ult(t.tid[i], bdim[i]) && z3::ult(t.bid[i], gdim[i]);
+    c = c && z3::ult(t.tid[i], bd[i]) && z3::ult(t.bid[i], gd[i]);
   return c;
 }
 
@@ -264,15 +286,22 @@ z3::expr Encoder::encodeOp(KernelModel &k, Operation *op, const Thread &t) {
     return iterVar(it, t);
   if (auto s = dyn_cast<SRegOp>(op)) {
     unsigned axis = s.getAxis();
+    // A thread's ids mean something only in its own launch: a proof that
+    // read a kernel's ids at a thread of the other's launch would range
+    // over the wrong threads.
+    if ((s.getGroup() == SRegGroup::Tid || s.getGroup() == SRegGroup::Bid) &&
+        t.launch != k.launch)
+      return fail("a thread of one kernel's launch in the other's code (the "
+                  "kernels have launches of their own)");
     switch (s.getGroup()) {
     case SRegGroup::Tid:
       return t.tid[axis];
     case SRegGroup::Bid:
       return t.bid[axis];
     case SRegGroup::BDim:
-      return bdim[axis];
+      return bdimOf(k.launch)[axis];
     case SRegGroup::GDim:
-      return gdim[axis];
+      return gdimOf(k.launch)[axis];
     }
     llvm_unreachable("special register group");
   }
@@ -417,8 +446,8 @@ z3::expr Encoder::encodeCmp(KernelModel &k, arith::CmpIOp cmp,
     if (!c.is_numeral() || !id.is_const() || c.get_sort().bv_size() > 64)
       return false;
     for (int i = 0; i < 3; ++i)
-      for (const auto &[x, bound] :
-           {std::pair{t.tid[i], bdim[i]}, std::pair{t.bid[i], gdim[i]}})
+      for (const auto &[x, bound] : {std::pair{t.tid[i], bdimOf(t.launch)[i]},
+                                     std::pair{t.bid[i], gdimOf(t.launch)[i]}})
         if (z3::eq(id, x) && bound.is_numeral() &&
             c.get_numeral_uint64() >= bound.get_numeral_uint64())
           return true;

@@ -52,7 +52,32 @@ public:
   unsigned bits;
   /// Array indices (element numbers) are exact 64-bit values at any --bits.
   static constexpr unsigned indexBits = 64;
+  /// The launch dimensions: both kernels', or where the after kernel has
+  /// a launch of its own (KernelModel::launch), the before kernel's.
   std::vector<z3::expr> bdim, gdim;
+  /// The after kernel's own launch dimensions (after.blockDim.x, ...):
+  /// made on first use, empty while the kernels share one launch.
+  std::vector<z3::expr> afterBdim, afterGdim;
+  std::vector<z3::expr> afterBdimSymbols, afterGdimSymbols;
+  bool separateLaunches() const { return !afterBdim.empty(); }
+  void makeAfterLaunch();
+  /// The dimensions of launch \p launch (Thread::launch).
+  std::vector<z3::expr> &bdimOf(unsigned launch) {
+    if (launch)
+      makeAfterLaunch();
+    return launch ? afterBdim : bdim;
+  }
+  std::vector<z3::expr> &gdimOf(unsigned launch) {
+    if (launch)
+      makeAfterLaunch();
+    return launch ? afterGdim : gdim;
+  }
+  /// Threads of another launch as launch L's thread of the same
+  /// coordinates, by (thread id, L): candidates(), across launches.
+  std::map<std::pair<unsigned, unsigned>, Thread *> relaunched;
+  /// The launch of the threads made without one given: the kernel's, in
+  /// an encoder of one kernel that runs in the after kernel's launch.
+  unsigned threadLaunch = 0;
   /// Scalars and initial global arrays, by parameter position (shared by the
   /// two kernels).
   std::vector<std::optional<z3::expr>> params;
@@ -110,9 +135,10 @@ public:
   /// \p m: its negation steers a solver to another launch.
   z3::expr sameLaunchAs(const z3::model &m) {
     z3::expr same = ctx.bool_val(true);
-    for (int i = 0; i < 3; ++i)
-      same = same && gdim[i] == m.eval(gdim[i], true) &&
-             bdim[i] == m.eval(bdim[i], true);
+    for (unsigned l = 0; l < (separateLaunches() ? 2u : 1u); ++l)
+      for (int i = 0; i < 3; ++i)
+        same = same && gdimOf(l)[i] == m.eval(gdimOf(l)[i], true) &&
+               bdimOf(l)[i] == m.eval(bdimOf(l)[i], true);
     for (auto &prm : params)
       if (prm && !prm->is_array())
         same = same && *prm == m.eval(*prm, true);
@@ -138,11 +164,13 @@ public:
   /// its operands' (none for other operations).
   void realFacts(llvm::StringRef fn, const std::vector<z3::expr> &ops,
                  const z3::expr &result);
-  /// A fresh thread in range; in the block of `sameBlock` if given.
-  Thread &freshThread(const Thread *sameBlock, unsigned depth);
-  /// A thread with given coordinates (range constraints not added).
+  /// A fresh thread in range; in the block of `sameBlock` if given (and
+  /// then of its launch), else of launch \p launch (-1: threadLaunch).
+  Thread &freshThread(const Thread *sameBlock, unsigned depth, int launch = -1);
+  /// A thread with given coordinates (range constraints not added), of
+  /// launch \p launch (-1: threadLaunch).
   Thread &makeThread(std::vector<z3::expr> tid, std::vector<z3::expr> bid,
-                     unsigned depth);
+                     unsigned depth, int launch = -1);
   z3::expr inRange(const Thread &t);
   // Warps (Warps.cpp).
   /// tid.x + bdim.x * (tid.y + bdim.y * tid.z).
@@ -462,6 +490,10 @@ public:
       bool block = false;
       std::vector<std::string> range; // factor atoms
       int64_t rangeConst = 1;
+      /// A part of an id digit (coordinateDigits only): its quotient by
+      /// subBy (`threadIdx.x / 16`), or with subRem its remainder.
+      int64_t subBy = 0;
+      bool subRem = false;
     };
     /// Least significant first.
     std::vector<Digit> digits;
@@ -507,8 +539,24 @@ private:
   /// A factor atom's value in 64 bits: pN (parameter N, signed), bdim.x
   /// ... gdim.z.
   z3::expr atomValue(const std::string &atom);
+  /// The launch dimension of an atom (bdim.x, gdimA.y: launchAtom).
+  z3::expr dimOfAtom(const std::string &atom);
   z3::expr digitValue(const IndexMap::Digit &d, const Thread &t);
   z3::expr rangeValue(const IndexMap::Digit &d);
+  /// Matches kernel \p k's index \p a (at its thread \p ta) with kernel
+  /// \p o's \p b (at \p tb) operation by operation: the parts of \p a
+  /// that ids compute, each equal to its counterpart's value, in \p eqs;
+  /// false where a part computed from neither differs.
+  bool matchIndices(KernelModel &k, mlir::Value a, const Thread &ta,
+                    KernelModel &o, mlir::Value b, const Thread &tb,
+                    std::vector<std::pair<mlir::Value, z3::expr>> &eqs,
+                    unsigned depth);
+  /// Sets \p tid, \p bid and \p iters from the \p digits of a
+  /// coordinate (coordinateDigits); whether they make it exactly.
+  bool
+  putDigits(const std::vector<std::pair<IndexMap::Digit, z3::expr>> &digits,
+            std::vector<z3::expr> &tid, std::vector<z3::expr> &bid,
+            std::map<mlir::Operation *, z3::expr> &iters);
   /// The digits of a thread whose coordinate \p coord (a part of a write
   /// index computed from one axis's ids and loop iterations, launch
   /// dimensions and constants) is \p x: the coordinate as a mixed-radix

@@ -25,12 +25,12 @@ z3::expr Encoder::launchConstraints(bool products) {
   };
   z3::expr c = ctx.bool_val(true);
   uint64_t bmax[3] = {1024, 1024, 64}, gmax[3] = {2147483647, 65535, 65535};
-  for (int i = 0; i < 3; ++i) {
-    c = c && z3::uge(bdim[i], ctx.bv_val(1, w)) &&
-        z3::ule(bdim[i], lim(bmax[i]));
-    c = c && z3::uge(gdim[i], ctx.bv_val(1, w)) &&
-        z3::ule(gdim[i], lim(gmax[i]));
-  }
+  for (unsigned l = 0; l < (separateLaunches() ? 2u : 1u); ++l)
+    for (int i = 0; i < 3; ++i) {
+      const z3::expr &b = bdimOf(l)[i], &g = gdimOf(l)[i];
+      c = c && z3::uge(b, ctx.bv_val(1, w)) && z3::ule(b, lim(bmax[i]));
+      c = c && z3::uge(g, ctx.bv_val(1, w)) && z3::ule(g, lim(gmax[i]));
+    }
   return products ? c && launchProducts() : c;
 }
 
@@ -42,21 +42,24 @@ z3::expr Encoder::launchProducts() {
   auto wide = [&](const z3::expr &e) {
     return w < 32 ? z3::zext(e, 32 - w) : e;
   };
-  c = c && z3::ule(wide(bdim[0]) * wide(bdim[1]) * wide(bdim[2]),
-                   ctx.bv_val(1024, std::max(w, 32u)));
-  // blockIdx.x * blockDim.x + threadIdx.x fits in an int: what every kernel
-  // that computes a global index in 32 bits relies on.
-  // blockDim.d <= 1024 fits in 11 bits, so the product fits in 43: a
-  // narrower multiplier than 64 x 64 bits, which each query would
-  // bit-blast.
-  if (!hugeGrids)
-    for (int i = 0; i < 3; ++i) {
-      z3::expr prod =
-          w == 32 ? z3::zext(gdim[i], 11) * z3::zext(bdim[i].extract(10, 0), 32)
-                  : z3::zext(gdim[i], 64 - w) * z3::zext(bdim[i], 64 - w);
-      c = c && z3::ule(prod, ctx.bv_val((uint64_t)INT32_MAX,
-                                        prod.get_sort().bv_size()));
-    }
+  for (unsigned l = 0; l < (separateLaunches() ? 2u : 1u); ++l) {
+    const std::vector<z3::expr> &bd = bdimOf(l), &gd = gdimOf(l);
+    c = c && z3::ule(wide(bd[0]) * wide(bd[1]) * wide(bd[2]),
+                     ctx.bv_val(1024, std::max(w, 32u)));
+    // blockIdx.x * blockDim.x + threadIdx.x fits in an int: what every
+    // kernel that computes a global index in 32 bits relies on.
+    // blockDim.d <= 1024 fits in 11 bits, so the product fits in 43: a
+    // narrower multiplier than 64 x 64 bits, which each query would
+    // bit-blast.
+    if (!hugeGrids)
+      for (int i = 0; i < 3; ++i) {
+        z3::expr prod =
+            w == 32 ? z3::zext(gd[i], 11) * z3::zext(bd[i].extract(10, 0), 32)
+                    : z3::zext(gd[i], 64 - w) * z3::zext(bd[i], 64 - w);
+        c = c && z3::ule(prod, ctx.bv_val((uint64_t)INT32_MAX,
+                                          prod.get_sort().bv_size()));
+      }
+  }
   return c;
 }
 
@@ -71,16 +74,20 @@ z3::expr Encoder::threadFacts(const Thread &t) {
   // Facts about data (say, no overflow in a sum of array elements) would
   // pull in reads, and with them new threads: only facts about indices,
   // ids and parameters are kept (fewer assumptions, still sound).
-  for (AssumeOp a : trusted->assumes)
-    if (!dependsOn(a.getCond()))
-      f = f &&
-          z3::implies(liveAll(*trusted, a, t), value(*trusted, a.getCond(), t));
-  if (bounded && bounded != trusted)
+  // A kernel's facts hold for the threads of its launch.
+  if (trusted->launch == t.launch)
+    for (AssumeOp a : trusted->assumes)
+      if (!dependsOn(a.getCond()))
+        f = f && z3::implies(liveAll(*trusted, a, t),
+                             value(*trusted, a.getCond(), t));
+  if (bounded && bounded != trusted && bounded->launch == t.launch)
     for (AssumeOp a : bounded->assumes)
       if (a.getBound() && !dependsOn(a.getCond()))
         f = f && z3::implies(liveAll(*bounded, a, t),
                              value(*bounded, a.getCond(), t));
   for (Operation &op : trusted->op.getBlock()) {
+    if (trusted->launch != t.launch)
+      break;
     Value arr, idx, guard;
     if (auto r = dyn_cast<ReadOp>(op)) {
       arr = r.getArray();
@@ -146,7 +153,7 @@ z3::expr_vector Encoder::quantifiedObligations() {
         vars.push_back(bid.back());
       }
     }
-    Thread &q = makeThread(tid, bid, maxCandidateDepth + 1);
+    Thread &q = makeThread(tid, bid, maxCandidateDepth + 1, k.launch);
     z3::expr range = inRange(q);
     int n = 0;
     for (IterOp it : k.iterOps) {
@@ -169,7 +176,7 @@ z3::expr_vector Encoder::quantifiedObligations() {
 
 z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
   z3::expr f = ctx.bool_val(true);
-  if (!trusted)
+  if (!trusted || trusted->launch != t.launch)
     return f;
   // Whether every read \p v depends on is encoded for t already.
   auto encoded = [&](Value v) {
@@ -198,7 +205,7 @@ z3::expr Encoder::dataFacts(const Thread &t, bool onlyEncoded) {
 
 z3::expr Encoder::straightAssumes(const Thread &t) {
   z3::expr f = ctx.bool_val(true);
-  if (!trusted)
+  if (!trusted || trusted->launch != t.launch)
     return f;
   for (AssumeOp a : trusted->assumes)
     if (trusted->itersOf(a).empty() && !dependsOn(a.getCond()))

@@ -169,7 +169,7 @@ z3::expr Encoder::foldApp(KernelModel &k, FoldOp f, const Thread &t,
 Thread &Encoder::foldThreadAt(KernelModel &k, FoldOp f, const Thread &t,
                               const z3::expr &x) {
   IterOp it = loopOf(f);
-  Thread &tn = makeThread(t.tid, t.bid, t.depth);
+  Thread &tn = makeThread(t.tid, t.bid, t.depth, t.launch);
   inheritPins(t, tn);
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())
@@ -222,7 +222,7 @@ z3::expr Encoder::rootCarry(FoldOp f, const Thread &t, const z3::expr &p,
                            theirs = outerIters(*root.kernel, rootOp);
   Thread *trp = const_cast<Thread *>(&t);
   if (!mine.empty() || !theirs.empty()) {
-    trp = &makeThread(t.tid, t.bid, t.depth);
+    trp = &makeThread(t.tid, t.bid, t.depth, t.launch);
     inheritPins(t, *trp);
     for (size_t i = 0; i < mine.size() && i < theirs.size(); ++i)
       trp->iters.emplace(theirs[i], iterVar(cast<IterOp>(mine[i]), t));
@@ -307,6 +307,10 @@ void Encoder::alignFolds() {
   foldsAligned = true;
   std::vector<FoldOp> byKernel[2];
   KernelModel *ks[2] = {trusted, bounded};
+  // An alignment is proved for one thread of both kernels: none where
+  // each kernel has a launch of its own.
+  if (ks[0] && ks[1] && ks[0]->launch != ks[1]->launch)
+    return;
   for (int i = 0; i < 2; ++i) {
     if (!ks[i] || (i == 1 && ks[1] == ks[0]))
       continue;
@@ -385,7 +389,7 @@ bool Encoder::proveSegment(KernelModel &k1, FoldOp f, KernelModel &k2, FoldOp x,
   shadow = proofOnly = true;
   proofFacts.clear();
   unsigned sideBefore = side.size();
-  Thread &t = makeThread(tid, bid, 1);
+  Thread &t = makeThread(tid, bid, 1, k1.launch);
   // The loops around the folds at the same iterations, by position.
   std::vector<Operation *> o1 = outerIters(k1, f), o2 = outerIters(k2, x);
   for (size_t i = 0; i < o1.size(); ++i) {

@@ -140,7 +140,7 @@ z3::expr Encoder::hitValue(KernelModel &k, WriteOp w, const z3::expr &index,
     z3::expr mine = value(k, from, t).simplify();
     cell = cell.simplify();
     if (found && !mine.is_numeral() && !z3::eq(mine, cell)) {
-      Thread &c = makeThread(t.tid, t.bid, t.depth);
+      Thread &c = makeThread(t.tid, t.bid, t.depth, t.launch);
       c.iters = t.iters;
       inheritPins(t, c);
       c.pinned.emplace_back(from.getAsOpaquePointer(), cell);

@@ -89,16 +89,24 @@ bool subSum(const Poly &part, const Poly &whole) {
 /// gridDim * blockDim, blockIdx * blockDim, blockIdx * blockDim + threadIdx
 /// along one axis.
 bool launchIndexTerm(const Poly &p) {
-  for (char a : {'x', 'y', 'z'}) {
-    std::string s(1, a);
-    Poly total{{{"bdim." + s, "gdim." + s}, 1}};
-    Poly base{{{"bdim." + s, "bid." + s}, 1}};
-    Poly global = base;
-    global[{"tid." + s}] = 1;
-    if (p == total || p == base || p == global)
-      return true;
-  }
+  // In either launch (launchAtom).
+  for (const char *l : {".", "A."})
+    for (char a : {'x', 'y', 'z'}) {
+      std::string s(1, a);
+      Poly total{{{"bdim" + (l + s), "gdim" + (l + s)}, 1}};
+      Poly base{{{"bdim" + (l + s), "bid." + s}, 1}};
+      Poly global = base;
+      global[{"tid." + s}] = 1;
+      if (p == total || p == base || p == global)
+        return true;
+    }
   return false;
+}
+
+/// The atom of launch dimension \p group ("bdim" or "gdim") along \p axis
+/// in launch \p launch: "bdim.x", or "bdimA.x" in the after kernel's own.
+std::string launchAtom(const char *group, unsigned launch, unsigned axis) {
+  return std::string(group) + (launch ? "A." : ".") + "xyz"[axis];
 }
 
 } // namespace
@@ -106,9 +114,14 @@ bool launchIndexTerm(const Poly &p) {
 namespace {
 
 struct PolyWalk {
-  PolyWalk(KernelModel &k, bool hugeGrids) : k(k), hugeGrids(hugeGrids) {}
+  PolyWalk(KernelModel &k, bool hugeGrids, bool subDigits = false)
+      : k(k), hugeGrids(hugeGrids), subDigits(subDigits) {}
   KernelModel &k;
   bool hugeGrids;
+  /// Also an id's quotient or remainder by a constant as a digit of its
+  /// own (Digit::subBy): for coordinateDigits, whose caller puts the id
+  /// back together; never in an index map.
+  bool subDigits;
   std::map<std::string, Encoder::IndexMap::Digit> digits;
   /// Partial sums that change width, with the narrower width.
   std::vector<std::pair<Poly, unsigned>> narrowed;
@@ -188,20 +201,49 @@ struct PolyWalk {
         dg.name = name;
         dg.axis = ax;
         dg.block = block;
-        dg.range = {(block ? "gdim." : "bdim.") + std::string(axis[ax])};
+        dg.range = {launchAtom(block ? "gdim" : "bdim", k.launch, ax)};
         digits[name] = dg;
         return atom(name);
       }
       case SRegGroup::BDim:
       case SRegGroup::GDim: {
-        return atom((s.getGroup() == SRegGroup::BDim ? "bdim." : "gdim.") +
-                    std::string(axis[ax]));
+        return atom(launchAtom(
+            s.getGroup() == SRegGroup::BDim ? "bdim" : "gdim", k.launch, ax));
       }
       }
       return std::nullopt;
     }
     if (auto it = dyn_cast<IterOp>(d))
       return iterDigit(it);
+    // A 2-D tile numbered in one dimension: threadIdx.x / 16 and
+    // threadIdx.x % 16, each a digit (the quotient below the id's range).
+    if (subDigits &&
+        isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp>(
+            d)) {
+      auto s = d->getOperand(0).getDefiningOp<SRegOp>();
+      llvm::APInt by;
+      if (!s ||
+          (s.getGroup() != SRegGroup::Tid && s.getGroup() != SRegGroup::Bid) ||
+          !matchPattern(d->getOperand(1), m_ConstantInt(&by)) ||
+          by.isNegative() || by.isZero() || by.getActiveBits() > 30)
+        return std::nullopt;
+      bool block = s.getGroup() == SRegGroup::Bid,
+           rem = isa<arith::RemUIOp, arith::RemSIOp>(d);
+      unsigned ax = s.getAxis();
+      Encoder::IndexMap::Digit dg;
+      dg.name = std::string(block ? "bid." : "tid.") + "xyz"[ax] +
+                (rem ? "%" : "/") + std::to_string(by.getZExtValue());
+      dg.axis = ax;
+      dg.block = block;
+      dg.subBy = by.getZExtValue();
+      dg.subRem = rem;
+      if (rem)
+        dg.rangeConst = dg.subBy;
+      else
+        dg.range = {launchAtom(block ? "gdim" : "bdim", k.launch, ax)};
+      digits[dg.name] = dg;
+      return atom(dg.name);
+    }
     if (isa<arith::AddIOp, arith::MulIOp, arith::ShLIOp>(d)) {
       std::optional<Poly> l = walk(d->getOperand(0));
       std::optional<Poly> r;
@@ -406,8 +448,12 @@ z3::expr Encoder::atomValue(const std::string &a) {
   // pN: parameter N (signed); bdim.x ... gdim.z: launch dimensions.
   if (a[0] == 'p')
     return resize(*params[std::stoul(a.substr(1))], 64, /*isSigned=*/true);
-  unsigned axis = a.back() - 'x';
-  return resize((a[0] == 'b' ? bdim : gdim)[axis], 64, /*isSigned=*/false);
+  return resize(dimOfAtom(a), 64, /*isSigned=*/false);
+}
+
+z3::expr Encoder::dimOfAtom(const std::string &a) {
+  unsigned axis = a.back() - 'x', launch = a[4] == 'A';
+  return (a[0] == 'b' ? bdimOf(launch) : gdimOf(launch))[axis];
 }
 
 z3::expr Encoder::digitValue(const IndexMap::Digit &d, const Thread &t) {
@@ -430,13 +476,11 @@ Encoder::coordinateDigits(KernelModel &k, Value coord, const z3::expr &x) {
   unsigned w = x.get_sort().bv_size();
   if (modelWidth(32, bits) != 32 || w != 32)
     return std::nullopt;
-  PolyWalk pw(k, hugeGrids);
+  PolyWalk pw(k, hugeGrids, /*subDigits=*/true);
   std::optional<Poly> p = pw.walk(coord);
   if (!p)
     return std::nullopt;
-  auto dim = [&](const std::string &a) {
-    return (a[0] == 'b' ? bdim : gdim)[a.back() - 'x'];
-  };
+  auto dim = [&](const std::string &a) { return dimOfAtom(a); };
   // A product of atoms at the coordinate's width.
   auto product = [&](const std::vector<std::string> &atoms, int64_t c) {
     std::optional<z3::expr> v;
@@ -594,9 +638,11 @@ void Encoder::radixLemmas(const z3::expr &cell) {
             b.product, ctx.bv_val(uint64_t(1) << (m->narrowWidth - 1), 64));
         // image: the writers the query is about write below P.
         for (const Thread *a : anchors)
-          fact(z3::implies(b.positive && b.exact && small &&
-                               digitsInRange(*m, *a) && hits(*km, w, cell, *a),
-                           z3::ult(cell, b.product)));
+          if (a->launch == km->launch)
+            fact(z3::implies(b.positive && b.exact && small &&
+                                 digitsInRange(*m, *a) &&
+                                 hits(*km, w, cell, *a),
+                             z3::ult(cell, b.product)));
         // bounded: the trusted kernel's last thread does not overflow.
         if (km == trusted && m->noWrap && m->narrowWhole) {
           unsigned wd = modelWidth(32, bits);
@@ -605,8 +651,10 @@ void Encoder::radixLemmas(const z3::expr &cell) {
           for (const IndexMap::Digit &d : m->digits)
             if (!d.loop)
               (d.block ? bid : tid)[d.axis] =
-                  (d.block ? gdim : bdim)[d.axis] - ctx.bv_val(1, wd);
-          Thread &last = makeThread(tid, bid, maxCandidateDepth + 1);
+                  (d.block ? gdimOf(km->launch) : bdimOf(km->launch))[d.axis] -
+                  ctx.bv_val(1, wd);
+          Thread &last =
+              makeThread(tid, bid, maxCandidateDepth + 1, km->launch);
           for (const IndexMap::Digit &d : m->digits)
             if (d.loop)
               last.iters.emplace(d.loop, rangeValue(d) - ctx.bv_val(1, 64));
@@ -635,8 +683,8 @@ Thread *Encoder::radixWriter(KernelModel &k, WriteOp w, const z3::expr &cell,
   z3::expr exists =
       b.positive && b.exact && z3::ult(cell, b.product) && z3::ule(cell, limit);
   // Out of range where no thread writes the cell: never a valid candidate.
-  tid[0] = z3::ite(exists, tid[0], bdim[0]);
-  Thread &t = makeThread(tid, bid, depth + 1);
+  tid[0] = z3::ite(exists, tid[0], bdimOf(k.launch)[0]);
+  Thread &t = makeThread(tid, bid, depth + 1, k.launch);
   for (const IndexMap::Digit &d : m->digits)
     if (d.loop)
       t.iters.emplace(

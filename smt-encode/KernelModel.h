@@ -49,7 +49,16 @@ struct Thread {
   /// hits, Encoder::hitValue), kept by the copies that encode a loop's
   /// body for it.
   std::vector<std::pair<void *, z3::expr>> pinned;
+  /// Whose launch the thread is of: 0 the before kernel's (and the after
+  /// kernel's where the two share one), 1 the after kernel's own
+  /// (--launch-after). A thread's ids mean something only in its launch.
+  unsigned launch = 0;
 };
+
+/// The unit attribute of a kernel (kv.kernel) that runs in the after
+/// kernel's own launch (--launch-after): its launch dimensions are the
+/// encoder's afterBdim and afterGdim, its threads those of launch 1.
+constexpr llvm::StringLiteral kAfterLaunchAttr = "kv.after_launch";
 
 /// What the encoder knows of one kernel: its writes by array and interval.
 struct KernelModel {
@@ -73,6 +82,9 @@ struct KernelModel {
   /// Whether the kernel makes atomic updates (kv.write atomic): their
   /// cells' values are followed interval by interval only.
   bool hasAtomics = false;
+  /// The launch the kernel runs in (Thread::launch): 1 where the driver
+  /// gave the kernel a launch of its own (kAfterLaunchAttr).
+  unsigned launch = 0;
   explicit KernelModel(KernelOp k, std::string label);
 };
 

@@ -132,6 +132,11 @@ void Encoder::pinDetermined() {
     vars.push_back(&bdim[i]);
     vars.push_back(&gdim[i]);
   }
+  // The after kernel's own launch, if it has one.
+  for (unsigned i = 0; i < afterBdim.size(); ++i) {
+    vars.push_back(&afterBdim[i]);
+    vars.push_back(&afterGdim[i]);
+  }
   for (auto &prm : params)
     if (prm && !prm->is_array() && prm->is_bv())
       vars.push_back(&*prm);
@@ -158,7 +163,7 @@ void Encoder::pinDetermined() {
       from.push_back(*v);
     z3::expr exact = preciseFacts();
     std::vector<uint64_t> base(vars.size(), 0);
-    for (size_t i = 0; i < 6; ++i)
+    for (size_t i = 0; i < 6 + 2 * afterBdim.size(); ++i)
       base[i] = 1;
     auto holds = [&](const std::vector<uint64_t> &vals) {
       z3::expr_vector to(ctx);
@@ -371,6 +376,8 @@ z3::expr Encoder::globalIndexFacts(const Thread &t) {
   // blockDim <= INT_MAX (launchConstraints): neither the product nor the sum
   // wraps.
   z3::expr intMax = ctx.bv_val((uint64_t)INT32_MAX, w);
+  const std::vector<z3::expr> &bdim = bdimOf(t.launch),
+                              &gdim = gdimOf(t.launch);
   for (int i = 0; i < 3; ++i) {
     f = f && z3::ule(productApp(t.bid[i], bdim[i]), intMax - t.tid[i]);
     // The product does not wrap either: said abstractly, so that index
@@ -579,10 +586,11 @@ z3::expr_vector Encoder::indexLemmas(const z3::expr_vector &assertions,
   // where one side is a launch dimension or a scalar parameter (a bound),
   // not for the quadratically many pairs of threads.
   std::set<unsigned> bounds;
-  for (int i = 0; i < 3; ++i) {
-    bounds.insert(bdim[i].id());
-    bounds.insert(gdim[i].id());
-  }
+  for (unsigned l = 0; l < (separateLaunches() ? 2u : 1u); ++l)
+    for (int i = 0; i < 3; ++i) {
+      bounds.insert(bdimOf(l)[i].id());
+      bounds.insert(gdimOf(l)[i].id());
+    }
   for (auto &prm : params)
     if (prm && prm->is_bv())
       bounds.insert(prm->id());

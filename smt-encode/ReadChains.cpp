@@ -208,7 +208,8 @@ z3::expr Encoder::arrayValue(KernelModel &k, unsigned arg, int interval,
   z3::expr prev = arrayValue(k, arg, interval - 1, index, reader, depth,
                              nullptr, readGuard);
   const Thread &w =
-      writer ? *writer : freshThread(shared ? &reader : nullptr, depth);
+      writer ? *writer
+             : freshThread(shared ? &reader : nullptr, depth, (int)k.launch);
   z3::expr anyHit = hitAny(k, arg, interval, index, w);
   z3::expr chain = writeChain(k, arg, interval, index, w, prev);
   obligations.push_back(Obligation{&k, arg, (unsigned)interval, index, &reader,
@@ -230,10 +231,11 @@ const std::vector<Encoder::Tid> *
 Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
                       const z3::expr &index, const Thread &reader) {
   uint64_t dims[3];
+  const std::vector<z3::expr> &bd = bdimOf(k.launch);
   for (int i = 0; i < 3; ++i) {
-    if (!bdim[i].is_numeral())
+    if (!bd[i].is_numeral())
       return nullptr;
-    dims[i] = bdim[i].get_numeral_uint64();
+    dims[i] = bd[i].get_numeral_uint64();
   }
   if (dims[0] * dims[1] * dims[2] > 1024)
     return nullptr;
@@ -284,10 +286,11 @@ Encoder::blockWriters(KernelModel &k, unsigned arg, unsigned interval,
 std::optional<z3::expr> Encoder::perThreadValue(KernelModel &k, ReadOp r,
                                                 const Thread &t) {
   uint64_t dims[3];
+  const std::vector<z3::expr> &bd = bdimOf(k.launch);
   for (int i = 0; i < 3; ++i) {
-    if (!bdim[i].is_numeral())
+    if (!bd[i].is_numeral())
       return std::nullopt;
-    dims[i] = bdim[i].get_numeral_uint64();
+    dims[i] = bd[i].get_numeral_uint64();
   }
   if (dims[0] * dims[1] * dims[2] > 1024 || !k.itersOf(r).empty())
     return std::nullopt;
@@ -320,7 +323,7 @@ Thread &Encoder::blockThread(const Thread &blockOf, const Tid &tid,
     unsigned w = modelWidth(32, bits);
     t = &makeThread(
         {ctx.bv_val(tid[0], w), ctx.bv_val(tid[1], w), ctx.bv_val(tid[2], w)},
-        blockOf.bid, depth);
+        blockOf.bid, depth, blockOf.launch);
   }
   return *t;
 }
@@ -395,6 +398,85 @@ static void axisCoordinates(Value v, int c, std::vector<Value> &out,
     axisCoordinates(o, c, out, depth + 1);
 }
 
+/// Whether \p v depends on thread or block ids, loop iterations or data.
+static bool idDependent(Value v, unsigned depth = 0) {
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return false;
+  if (depth > 16)
+    return true;
+  if (auto s = dyn_cast<SRegOp>(d))
+    return s.getGroup() == SRegGroup::Tid || s.getGroup() == SRegGroup::Bid;
+  if (isa<IterOp, ReadOp>(d))
+    return true;
+  return llvm::any_of(d->getOperands(),
+                      [&](Value o) { return idDependent(o, depth + 1); });
+}
+
+bool Encoder::matchIndices(KernelModel &k, Value a, const Thread &ta,
+                           KernelModel &o, Value b, const Thread &tb,
+                           std::vector<std::pair<Value, z3::expr>> &eqs,
+                           unsigned depth) {
+  if (depth > 8 || a.getType() != b.getType())
+    return false;
+  if (!idDependent(a)) {
+    z3::expr va = value(k, a, ta).simplify(), vb = value(o, b, tb).simplify();
+    return z3::eq(va, vb);
+  }
+  Operation *da = a.getDefiningOp(), *db = b.getDefiningOp();
+  if (da && db && da->getName() == db->getName() &&
+      isa<arith::AddIOp, arith::MulIOp, arith::ExtSIOp, arith::ExtUIOp>(da)) {
+    size_t mark = eqs.size();
+    unsigned n = da->getNumOperands();
+    for (bool swap : {false, true}) {
+      if (swap && n != 2)
+        break;
+      bool all = true;
+      for (unsigned i = 0; i < n && all; ++i)
+        all = matchIndices(k, da->getOperand(i), ta, o,
+                           db->getOperand(swap ? n - 1 - i : i), tb, eqs,
+                           depth + 1);
+      if (all)
+        return true;
+      eqs.erase(eqs.begin() + mark, eqs.end());
+    }
+  }
+  // A part of k's index its ids compute: equal to the other's part.
+  eqs.push_back({a, value(o, b, tb)});
+  return true;
+}
+
+bool Encoder::putDigits(
+    const std::vector<std::pair<IndexMap::Digit, z3::expr>> &digits,
+    std::vector<z3::expr> &tid, std::vector<z3::expr> &bid,
+    std::map<Operation *, z3::expr> &iters) {
+  // An id's quotient and remainder by a constant, where given: the id is
+  // q * c + r, a part not given kept from the id there.
+  std::map<std::pair<bool, int>,
+           std::pair<int64_t, std::array<std::optional<z3::expr>, 2>>>
+      parts;
+  for (auto &[d, v] : digits) {
+    if (d.loop)
+      iters.emplace(d.loop, resize(v, 64, false));
+    else if (!d.subBy)
+      (d.block ? bid : tid)[d.axis] = resize(v, 32, false);
+    else {
+      auto &p = parts[{d.block, d.axis}];
+      p.first = d.subBy;
+      p.second[d.subRem] = resize(v, 32, false);
+    }
+  }
+  for (auto &[key, p] : parts) {
+    z3::expr &id = (key.first ? bid : tid)[key.second];
+    z3::expr c = ctx.bv_val(p.first, 32);
+    z3::expr q = p.second[0] ? *p.second[0] : z3::udiv(id, c);
+    z3::expr r = p.second[1] ? *p.second[1] : z3::urem(id, c);
+    id = (q * c + r).simplify();
+  }
+  // Put together, a quotient past 2^32 / c wraps: not exact.
+  return parts.empty();
+}
+
 std::vector<Thread *>
 Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
                     const z3::expr &index, const Thread &reader,
@@ -426,7 +508,8 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
     std::string key = keyOf(tid, bid);
     if (loops.empty()) {
       if (seen.insert(key).second)
-        out.push_back(&makeThread(std::move(tid), std::move(bid), depth + 1));
+        out.push_back(
+            &makeThread(std::move(tid), std::move(bid), depth + 1, k.launch));
       return;
     }
     if (seen.insert(key + "k0").second) {
@@ -456,7 +539,7 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
         variant += std::to_string(iterBase->iters.at(op).id()) + ",";
       if (!seen.insert(variant).second)
         continue;
-      Thread &t = makeThread(tid, bid, depth + 1);
+      Thread &t = makeThread(tid, bid, depth + 1, k.launch);
       for (size_t i = 0; i < loops.size(); ++i)
         t.iters.emplace(loops[i], iterBase->iters.at(ops[i]));
       out.push_back(&t);
@@ -471,6 +554,19 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
     bases = anchors;
   else
     bases = {&reader};
+  std::vector<const Thread *> ownBases = bases;
+  // A base of the other kernel's launch: k's thread of the same
+  // coordinates, whose values propose candidates (each then checked in
+  // k's launch).
+  for (const Thread *&b : bases)
+    if (b->launch != k.launch) {
+      Thread *&c = relaunched[{b->id, k.launch}];
+      if (!c) {
+        c = &makeThread(b->tid, b->bid, b->depth, k.launch);
+        c->iters = b->iters;
+      }
+      b = c;
+    }
   for (const Thread *a : bases) {
     add(a->tid, a->bid, a);
     add({a->tid[1], a->tid[0], a->tid[2]}, a->bid);
@@ -541,12 +637,7 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
             continue;
           std::vector<z3::expr> tid = b->tid, bid = b->bid;
           std::map<Operation *, z3::expr> iters;
-          for (auto &[d, v] : *digits) {
-            if (d.loop)
-              iters.emplace(d.loop, resize(v, 64, false));
-            else
-              (d.block ? bid : tid)[d.axis] = resize(v, 32, false);
-          }
+          bool exact = putDigits(*digits, tid, bid, iters);
           if (shared)
             bid = reader.bid;
           std::string key = keyOf(tid, bid) + "coord";
@@ -554,15 +645,68 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
             key += v.simplify().to_string() + ",";
           if (!seen.insert(key).second)
             continue;
-          Thread &t = makeThread(std::move(tid), std::move(bid), depth + 1);
+          Thread &t =
+              makeThread(std::move(tid), std::move(bid), depth + 1, k.launch);
           t.iters = std::move(iters);
           for (Operation *it : loops)
             t.iters.emplace(it, ctx.bv_val(0, 64));
           out.push_back(&t);
           // The digits make x exactly: stated so, the encoding does not
           // multiply them out again.
-          memo.emplace(std::make_pair(coord.getAsOpaquePointer(), t.id), *x);
+          if (exact)
+            memo.emplace(std::make_pair(coord.getAsOpaquePointer(), t.id), *x);
         }
+  // Across launches the other kernel's writer numbers the cell with other
+  // ids (a 2-D block against one of 256 threads): k's write index matched
+  // with the other kernel's operation by operation, each part of k's that
+  // ids compute equated with the other's part at its writer, and each such
+  // coordinate taken apart into k's ids.
+  KernelModel *other = radixPair[0] == &k ? radixPair[1] : radixPair[0];
+  if (forHost && other && other->launch != k.launch)
+    for (size_t i = 0; i < ownBases.size(); ++i) {
+      const Thread *ob = ownBases[i];
+      if (ob->launch != other->launch)
+        continue;
+      for (auto &[oiv, ows] : other->writes[arg])
+        for (WriteOp wo : ows)
+          for (WriteOp wr : k.writes[arg][interval]) {
+            std::vector<std::pair<Value, z3::expr>> eqs;
+            if (!matchIndices(k, wr.getIndex(), *bases[i], *other,
+                              wo.getIndex(), *ob, eqs, 0))
+              continue;
+            if (debugEnabled("candidates"))
+              for (auto &[coord, x] : eqs)
+                llvm::errs()
+                    << "candidates: " << k.label << " coordinate " << coord
+                    << " = " << x.simplify().to_string()
+                    << (coordinateDigits(k, coord, x) ? "" : " (no digits)")
+                    << "\n";
+            std::vector<z3::expr> tid = ob->tid, bid = ob->bid;
+            std::map<Operation *, z3::expr> iters;
+            bool made = true;
+            for (auto &[coord, x] : eqs) {
+              auto digits = coordinateDigits(k, coord, x);
+              if (!digits) {
+                made = false;
+                break;
+              }
+              putDigits(*digits, tid, bid, iters);
+            }
+            if (!made)
+              continue;
+            std::string key = keyOf(tid, bid) + "match";
+            for (auto &[l, v] : iters)
+              key += v.simplify().to_string() + ",";
+            if (!seen.insert(key).second)
+              continue;
+            Thread &t =
+                makeThread(std::move(tid), std::move(bid), depth + 1, k.launch);
+            t.iters = std::move(iters);
+            for (Operation *it : loops)
+              t.iters.emplace(it, ctx.bv_val(0, 64));
+            out.push_back(&t);
+          }
+    }
   // Solve each write's index for the iteration of its loop, the base's ids
   // kept: a row loop's column (`out[r * w + c]`) against the other kernel's,
   // unrolled at run time (`out[r * w + 4 * k + 1]`) or rotated.
@@ -583,7 +727,7 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
                         sol->simplify().to_string();
       if (!seen.insert(key).second)
         continue;
-      Thread &t = makeThread(b->tid, bid, depth + 1);
+      Thread &t = makeThread(b->tid, bid, depth + 1, k.launch);
       t.iters.emplace(loop, *sol);
       for (Operation *it : loops)
         t.iters.emplace(it, ctx.bv_val(0, 64));

@@ -154,6 +154,10 @@ std::vector<Encoder::LaunchVar> Encoder::launchVars() {
   for (int i = 0; i < 6; ++i)
     vars.push_back({i < 3 ? bdimSymbols[i] : gdimSymbols[i - 3],
                     i < 3 ? bdim[i] : gdim[i - 3], i});
+  // The after kernel's own launch (6-8 its blockDim, 9-11 its gridDim).
+  for (int i = 0; i < 2 * (int)afterBdim.size(); ++i)
+    vars.push_back({i < 3 ? afterBdimSymbols[i] : afterGdimSymbols[i - 3],
+                    i < 3 ? afterBdim[i] : afterGdim[i - 3], 6 + i});
   for (size_t j = 0; j < params.size(); ++j)
     if (params[j] && params[j]->is_bv())
       vars.push_back({*paramSymbols[j], *params[j], -1});
@@ -209,7 +213,35 @@ const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
                                 {32, 8, 1}, {64, 1, 1},  {256, 1, 1}};
   const unsigned grids[][3] = {{2, 2, 2}, {2, 2, 1}, {2, 1, 1}};
   const unsigned values[] = {16, 8, 64, 32, 256, 2};
-  unsigned numScalars = vars.size() - 6;
+  unsigned numScalars =
+      llvm::count_if(vars, [](const LaunchVar &x) { return x.dim < 0; });
+  // The after kernel's own launch follows from the rest: each of its
+  // dimensions the number the facts equate it with once the others are
+  // set (--launch-after's expressions).
+  auto ownLaunch = [&](z3::expr f, z3::expr_vector &from, z3::expr_vector &to) {
+    for (const LaunchVar &x : vars) {
+      if (x.dim < 6 || x.now.is_numeral())
+        continue;
+      std::vector<z3::expr> work{f};
+      while (!work.empty()) {
+        z3::expr e = work.back();
+        work.pop_back();
+        if (e.is_and()) {
+          for (unsigned i = 0; i < e.num_args(); ++i)
+            work.push_back(e.arg(i));
+        } else if (e.is_eq()) {
+          for (int side = 0; side < 2; ++side)
+            if (z3::eq(e.arg(side), x.sym) && e.arg(1 - side).is_numeral()) {
+              from.push_back(x.sym);
+              to.push_back(e.arg(1 - side));
+              work.clear();
+              break;
+            }
+        }
+      }
+    }
+    return f.substitute(from, to).simplify();
+  };
   for (const auto &b : blocks)
     for (const auto &g : grids)
       for (unsigned v : values)
@@ -217,6 +249,8 @@ const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
           z3::expr_vector from(ctx), to(ctx);
           unsigned j = 0;
           for (const LaunchVar &x : vars) {
+            if (x.dim >= 6 && !x.now.is_numeral())
+              continue;
             from.push_back(x.sym);
             unsigned n = x.dim >= 3 ? g[x.dim - 3] : x.dim >= 0 ? b[x.dim] : 0;
             if (x.dim < 0) {
@@ -229,7 +263,10 @@ const std::pair<z3::expr_vector, z3::expr_vector> &Encoder::samplePoint() {
                              ? x.now
                              : ctx.bv_val(n, x.sym.get_sort().bv_size()));
           }
-          if (exact.substitute(from, to).simplify().is_true()) {
+          z3::expr at = exact.substitute(from, to).simplify();
+          if (!afterBdim.empty() && !at.is_true() && !at.is_false())
+            at = ownLaunch(at, from, to);
+          if (at.is_true()) {
             sample.emplace(from, to);
             return *sample;
           }

@@ -29,7 +29,7 @@ Encoder::SumRecord Encoder::sumBody(KernelModel &k, SumOp sum,
   for (Operation *o : k.itersOf(sum))
     iterVar(cast<IterOp>(o), t);
   std::vector<z3::expr> tid = t.tid, bid = t.bid;
-  Thread &tk = makeThread(tid, bid, t.depth);
+  Thread &tk = makeThread(tid, bid, t.depth, t.launch);
   inheritPins(t, tk);
   for (auto &[o, v] : t.iters)
     if (o != it.getOperation())
@@ -112,7 +112,8 @@ z3::expr Encoder::termAt(const SumRecord &r, const z3::expr &x64) {
   // straight-line code has, not exact ones.
   auto sum = cast<SumOp>(r.op);
   auto it = sum.getIter().getDefiningOp<IterOp>();
-  Thread &tx = makeThread(r.thread->tid, r.thread->bid, r.thread->depth);
+  Thread &tx = makeThread(r.thread->tid, r.thread->bid, r.thread->depth,
+                          r.thread->launch);
   inheritPins(*r.thread, tx);
   for (auto &[o, v] : r.thread->iters)
     if (o != it.getOperation())
@@ -325,6 +326,10 @@ std::optional<z3::expr> Encoder::tripsOf(KernelModel &k, SumOp sum,
 bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
                            Operation *unrolled, Operation *remainder,
                            bool tail) {
+  // Proved for one thread of both kernels: not where each has a launch of
+  // its own.
+  if (k1.launch != k2.launch)
+    return false;
   // One thread for the three sums, with coordinates of its own: the
   // records' threads may be tied to the query's cell.
   std::string n = std::to_string(fresh++);
@@ -335,7 +340,7 @@ bool Encoder::proveRegroup(KernelModel &k1, Operation *single, KernelModel &k2,
   bool wasShadow = shadow, wasProofOnly = proofOnly;
   shadow = proofOnly = true;
   proofFacts.clear();
-  Thread &t = makeThread(tid, bid, 1);
+  Thread &t = makeThread(tid, bid, 1, k1.launch);
   SumRecord one = sumBody(k1, cast<SumOp>(single), t);
   SumRecord g = sumBody(k2, cast<SumOp>(unrolled), t);
   // The facts of the two sums' bodies, apart from the remainder's.

@@ -15,6 +15,7 @@ namespace kv {
 z3::expr Encoder::linearId(const Thread &t) {
   if (t.linear)
     return *t.linear;
+  const std::vector<z3::expr> &bdim = bdimOf(t.launch);
   return t.tid[0] + mulTerm(bdim[0], t.tid[1] + mulTerm(bdim[1], t.tid[2]));
 }
 
@@ -57,13 +58,14 @@ Thread &Encoder::laneThread(const Thread &t, const z3::expr &lane) {
   // The linear id taken apart (bdim >= 1 in a valid launch). A lane
   // beyond the block gives a thread out of range, whose values mean
   // nothing: the safety check reports a shuffle that reads one.
+  const std::vector<z3::expr> &bdim = bdimOf(t.launch);
   z3::expr x = laneDivRem(true, src, bdim[0]);
   z3::expr rest = laneDivRem(false, src, bdim[0]);
   z3::expr y = laneDivRem(true, rest, bdim[1]);
   z3::expr z = laneDivRem(false, rest, bdim[1]);
   // Not a candidate writer: the same depth as the thread it serves.
-  Thread &s =
-      makeThread({x.simplify(), y.simplify(), z.simplify()}, t.bid, t.depth);
+  Thread &s = makeThread({x.simplify(), y.simplify(), z.simplify()}, t.bid,
+                         t.depth, t.launch);
   s.linear = src;
   laneThreads.emplace(key, &s);
   return s;
@@ -78,6 +80,7 @@ z3::expr Encoder::ballotValue(KernelModel &k, BallotOp op, const Thread &t) {
   unsigned w = t.tid[0].get_sort().bv_size();
   z3::expr mask = value(k, op.getMask(), t);
   bool wholeMask = mask.get_sort().bv_size() >= 32;
+  const std::vector<z3::expr> &bdim = bdimOf(t.launch);
   z3::expr size = bdim[0] * bdim[1] * bdim[2];
   auto asBool = [&](const z3::expr &e) {
     return e.is_bool() ? e : bvToBool(e);

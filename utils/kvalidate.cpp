@@ -17,6 +17,7 @@
 #include "smt-encode/Solver.h"
 #include "smt-encode/Stats.h"
 #include "utils/KernelFiles.h"
+#include "utils/SavedCex.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -134,6 +135,18 @@ static cl::opt<std::string>
     GridDims("grid", cl::desc("Baseline launch: gridDim X[,Y[,Z]] (default 1)"),
              cl::value_desc("X,Y,Z"), cl::cat(KVCategory));
 
+static cl::opt<std::string> LaunchBefore(
+    "launch-before",
+    cl::desc("The before kernel's own launch, 'grid=(X, Y, Z) block=(X, Y, "
+             "Z)', each a C expression of its scalar parameters (with "
+             "--launch-after; the kernels then need not share a launch)"),
+    cl::value_desc("LAUNCH"), cl::cat(KVCategory));
+static cl::opt<std::string>
+    LaunchAfter("launch-after",
+                cl::desc("The after kernel's own launch, in its own "
+                         "parameters' names (with --launch-before)"),
+                cl::value_desc("LAUNCH"), cl::cat(KVCategory));
+
 static cl::opt<unsigned> ReplayEntry(
     "entry",
     cl::desc("kvalidate replay: which counterexample of a report file with "
@@ -149,6 +162,9 @@ static const char *const Overview = R"(prove two CUDA kernels equivalent
   Proves that BEFORE and AFTER write the same values to every global array
   cell for every launch configuration (gridDim, blockDim) and every input,
   under the --assume assumptions. Parameters are matched by position.
+  With --launch-before and --launch-after each kernel has a launch of its
+  own, computed from the scalar parameters: the proof is then for every
+  input and every value of the scalars the assumptions admit.
 
   BEFORE and AFTER are FILE:KERNEL. FILE is a CUDA source (.cu, compiled with
   clang for sm_80), nvptx LLVM IR (.ll, .bc), or an MLIR module (.mlir) of
@@ -172,6 +188,9 @@ EXAMPLES
   kvalidate transpose.cu:transpose_naive transpose.cu:transpose_tiled
   kvalidate --assume='blockDim.x == 32' --assume='n % 32 == 0' \
             old.cu:scale new.cu:scale
+  kvalidate --launch-before='grid=((n+15)/16, (n+15)/16) block=(16, 16)' \
+            --launch-after='grid=((n+15)/16, (n+15)/16) block=256' \
+            mm.cu:naive mm.cu:coalesced
   kvalidate --json --bits=16 -I include -DTILE=16 a.cu:k b.cu:k
   kvalidate --json a.cu:k b.cu:k > cex.json; kvalidate replay cex.json
 
@@ -324,208 +343,6 @@ static int fail(const std::string &msg) {
 }
 
 //===----------------------------------------------------------------------===//
-// kvalidate replay CEX.json
-//===----------------------------------------------------------------------===//
-
-/// The counterexample of a saved --json verdict.
-struct SavedCex {
-  kv::LaunchConfig cfg;
-  std::map<std::string, int64_t> scalars;
-  std::map<std::string, std::map<uint64_t, int64_t>> arrays;
-};
-
-static bool readSavedCex(StringRef path, SavedCex &out, std::string &before,
-                         std::string &after, unsigned &unroll,
-                         std::string &err) {
-  auto buf = MemoryBuffer::getFile(path);
-  if (!buf) {
-    err = "cannot read '" + path.str() + "': " + buf.getError().message();
-    return false;
-  }
-  // One verdict (kvalidate --json), or a report file of one per line: the
-  // --entry=N-th of those with a counterexample.
-  std::vector<json::Value> verdicts;
-  StringRef text = (*buf)->getBuffer();
-  if (Expected<json::Value> whole = json::parse(text)) {
-    verdicts.push_back(std::move(*whole));
-  } else {
-    consumeError(whole.takeError());
-    unsigned lineNo = 0;
-    for (StringRef line : split(text, "\n")) {
-      ++lineNo;
-      if (line.trim().empty())
-        continue;
-      Expected<json::Value> v = json::parse(line);
-      if (!v) {
-        err = path.str() + ":" + std::to_string(lineNo) +
-              ": not JSON: " + toString(v.takeError());
-        return false;
-      }
-      verdicts.push_back(std::move(*v));
-    }
-  }
-  std::vector<const json::Object *> withCex;
-  for (const json::Value &v : verdicts)
-    if (const json::Object *o = v.getAsObject();
-        o && o->getObject("counterexample"))
-      withCex.push_back(o);
-  if (withCex.empty() || ReplayEntry == 0 || ReplayEntry > withCex.size()) {
-    err = path.str() +
-          (withCex.empty()
-               ? ": expected the JSON object of a not-equivalent verdict "
-                 "(kvalidate --json), with before, after and counterexample"
-               : ": --entry=" + std::to_string(ReplayEntry) +
-                     ", but the file has " + std::to_string(withCex.size()) +
-                     " verdict(s) with a counterexample");
-    return false;
-  }
-  if (withCex.size() > 1 && !ReplayEntry.getNumOccurrences())
-    outs() << "replay: note: " << path << " has " << withCex.size()
-           << " verdicts with a counterexample; this is the first "
-              "(--entry=N picks another)\n";
-  const json::Object *o = withCex[ReplayEntry - 1];
-  const json::Object *c = o->getObject("counterexample");
-  if (!o->getString("before") || !o->getString("after")) {
-    err = path.str() + ": the verdict names no before and after kernels "
-                       "(FILE:KERNEL)";
-    return false;
-  }
-  before = o->getString("before")->str();
-  after = o->getString("after")->str();
-  if (std::optional<int64_t> u = o->getInteger("unroll"); u && *u > 0)
-    unroll = (unsigned)*u;
-  for (auto [key, dst] :
-       {std::pair{"gridDim", out.cfg.grid}, {"blockDim", out.cfg.block}}) {
-    const json::Array *a = c->getArray(key);
-    if (!a || a->size() != 3) {
-      err = path.str() + ": counterexample." + key + " must be [x, y, z]";
-      return false;
-    }
-    for (int i = 0; i < 3; ++i)
-      dst[i] = (*a)[i].getAsInteger().value_or(1);
-  }
-  if (const json::Object *sc = c->getObject("scalars"))
-    for (auto &[name, val] : *sc)
-      // An unsigned parameter's value may be past INT64_MAX.
-      out.scalars[name.str()] =
-          val.getAsInteger().value_or((int64_t)val.getAsUINT64().value_or(0));
-  if (const json::Object *ar = c->getObject("arrays"))
-    for (auto &[name, cells] : *ar)
-      if (const json::Object *co = cells.getAsObject())
-        for (auto &[idx, val] : *co) {
-          int64_t i = 0;
-          if (StringRef(idx).getAsInteger(10, i)) {
-            err = path.str() + ": array index '" + idx.str() +
-                  "' is not an integer";
-            return false;
-          }
-          out.arrays[name.str()][(uint64_t)i] = val.getAsInteger().value_or(0);
-        }
-  return true;
-}
-
-/// Run both kernels on the saved launch and inputs (cells not listed and
-/// uninitialized shared memory are 0) and compare every global cell either
-/// writes. Exit 1 when they differ, 0 when they agree. With \p irOnly,
-/// \p before and \p after are the signatures of the LLVM IR, which runs
-/// alone; else the kv models, whose runs the LLVM IR's (where there is
-/// one) must match. With \p orIR, a model that does not run returns -1
-/// (the IR alone is run instead).
-static int replaySaved(kv::KernelOp before, kv::KernelOp after,
-                       const SavedCex &cex, unsigned bits,
-                       const Function *beforeIR, const Function *afterIR,
-                       bool irOnly = false, bool orIR = false) {
-  auto inputsFor = [&](kv::KernelOp k) {
-    return kv::kernelInputs(
-        k, bits,
-        [&](unsigned a) -> int64_t {
-          auto it = cex.scalars.find(before.getArgName(a).str());
-          return it == cex.scalars.end() ? 0 : it->second;
-        },
-        [&](unsigned a, uint64_t idx, unsigned w) {
-          int64_t v = 0;
-          if (auto arr = cex.arrays.find(before.getArgName(a).str());
-              arr != cex.arrays.end())
-            if (auto it = arr->second.find(idx); it != arr->second.end())
-              v = it->second;
-          return APInt(w, (uint64_t)v, /*isSigned=*/true,
-                       /*implicitTrunc=*/true);
-        });
-  };
-  kv::ExecInputs inB = inputsFor(before), inA = inputsFor(after);
-  auto run = [&](kv::KernelOp k, const Function *ir, kv::ExecInputs &in) {
-    if (!irOnly)
-      return kv::execute(k, cex.cfg, in);
-    kv::ExecResult r =
-        kv::executeIR(*ir, cex.cfg, kv::irInputsFor(k, *ir, in), ~uint64_t(0));
-    // The parameters' arrays: __shared__ ones may be laid out differently.
-    for (auto it = r.written.begin(); it != r.written.end();)
-      it = it->first >= kv::kvParamCount(*ir) ? r.written.erase(it)
-                                              : std::next(it);
-    return r;
-  };
-  kv::ExecResult rb = run(before, beforeIR, inB);
-  kv::ExecResult ra = run(after, afterIR, inA);
-  if (orIR && (!rb.ok || !ra.ok))
-    return -1;
-  if (!rb.ok || !ra.ok) {
-    errs() << "kvalidate: error: cannot replay: "
-           << (!rb.ok ? rb.error : ra.error) << "\n";
-    return kv::exitCode(kv::Verdict::Error);
-  }
-  if (rb.assumeViolated)
-    outs() << "replay: note: the input violates a __builtin_assume (or the "
-              "no-overflow precondition, or reaches a "
-              "__builtin_unreachable()) of the before kernel\n";
-  unsigned differ = 0, cells = 0;
-  std::set<std::pair<unsigned, uint64_t>> keys;
-  for (kv::ExecResult *r : {&rb, &ra})
-    for (auto &[arg, m] : r->written)
-      for (auto &[idx, v] : m)
-        keys.insert({arg, idx});
-  for (auto [arg, idx] : keys) {
-    ++cells;
-    // A cell one kernel leaves alone keeps its input: a write of the same
-    // value by the other is no difference.
-    auto get = [&](kv::ExecResult &r, kv::ExecInputs &in) -> std::string {
-      auto it = r.written[arg].find(idx);
-      if (it == r.written[arg].end())
-        return toString(in.initial(arg, idx), 10, true) + " (unchanged)";
-      return toString(it->second, 10, true);
-    };
-    std::string b = get(rb, inB), a = get(ra, inA);
-    if (StringRef(b).take_until([](char c) { return c == ' '; }) ==
-        StringRef(a).take_until([](char c) { return c == ' '; }))
-      continue;
-    if (differ++ < 16)
-      outs() << "replay: " << before.getArgName(arg) << "[" << (int64_t)idx
-             << "]: before = " << b << ", after = " << a << "\n";
-  }
-  outs() << "replay: " << (differ ? "the kernels differ" : "the kernels agree")
-         << " (" << differ << " of " << cells << " written cells differ)\n";
-  if (irOnly) {
-    outs() << "replay: run on the LLVM IR of both kernels\n";
-    return differ ? kv::exitCode(kv::Verdict::NotEquivalent) : 0;
-  }
-  // The same inputs on the kernels' own LLVM IR: every cell as above.
-  kv::CheckOptions co;
-  co.bits = bits;
-  co.beforeIR = beforeIR;
-  co.afterIR = afterIR;
-  kv::Counterexample ran;
-  if (std::optional<std::string> d = kv::confirmOnIR(
-          co, before, after, cex.cfg, inB, inA, rb, ra, ran, ~uint64_t(0))) {
-    // An IR that did not run (within the models' budget): on the IR alone.
-    if (orIR && ran.onlyModels)
-      return -1;
-    errs() << "kvalidate: error: " << *d << "\n";
-    return kv::exitCode(kv::Verdict::Error);
-  }
-  outs() << "replay: run on " << ran.replayedOn << "\n";
-  return differ ? kv::exitCode(kv::Verdict::NotEquivalent) : 0;
-}
-
-//===----------------------------------------------------------------------===//
 // main
 //===----------------------------------------------------------------------===//
 
@@ -646,12 +463,14 @@ static int run(int argc, char **argv) {
     return fail("expected two arguments BEFORE AFTER, each FILE:KERNEL "
                 "(see --help)");
   // kvalidate replay CEX.json: the kernels named in a saved verdict.
-  std::optional<SavedCex> saved;
+  std::optional<kv_cli::SavedCex> saved;
   unsigned savedUnroll = 0;
   if (BeforeArg == "replay") {
     std::string b, a, e;
     saved.emplace();
-    if (!readSavedCex(AfterArg, *saved, b, a, savedUnroll, e))
+    if (!kv_cli::readSavedCex(AfterArg, ReplayEntry,
+                              ReplayEntry.getNumOccurrences(), *saved, b, a,
+                              savedUnroll, e))
       return fail(e);
     BeforeArg.setValue(b);
     AfterArg.setValue(a);
@@ -663,6 +482,11 @@ static int run(int argc, char **argv) {
   // A saved verdict's kernels are lowered as they were for it.
   if (savedUnroll && !kv_option_table::unroll.getNumOccurrences())
     opts->unroll = savedUnroll;
+  opts->launchBefore = LaunchBefore;
+  opts->launchAfter = LaunchAfter;
+  if (LaunchBefore.getNumOccurrences() != LaunchAfter.getNumOccurrences())
+    return fail("--launch-before and --launch-after go together: each "
+                "kernel's launch, or neither (see --help)");
   if (opts->timeoutSecs)
     startWatchdog(opts->timeoutSecs);
   // Z3 contexts are made while the inputs load (15 ms each).
@@ -732,16 +556,17 @@ static int run(int argc, char **argv) {
       kv::budget::Scope scope({haveIR ? 10u : 0u, 0});
       pair = driver.lowerOnce(opts->unroll, failure);
       if (saved && pair && kv::budget::stopped() == kv::budget::Kind::None) {
-        int rc = replaySaved(pair->before, pair->after, *saved, opts->bits,
-                             beforeFn, afterFn, /*irOnly=*/false, haveIR);
+        int rc =
+            kv_cli::replaySaved(pair->before, pair->after, *saved, opts->bits,
+                                beforeFn, afterFn, /*irOnly=*/false, haveIR);
         if (rc >= 0)
           return rc;
       }
     }
     if (haveIR)
-      return replaySaved(sig.k[0], sig.k[1], *saved, opts->bits, beforeFn,
-                         afterFn,
-                         /*irOnly=*/true);
+      return kv_cli::replaySaved(sig.k[0], sig.k[1], *saved, opts->bits,
+                                 beforeFn, afterFn,
+                                 /*irOnly=*/true);
     if (!pair) {
       kv::Validation v;
       v.result = failure;
@@ -750,8 +575,8 @@ static int run(int argc, char **argv) {
       return kv::exitCode(failure.verdict);
     }
     if (saved)
-      return replaySaved(pair->before, pair->after, *saved, opts->bits,
-                         beforeFn, afterFn);
+      return kv_cli::replaySaved(pair->before, pair->after, *saved, opts->bits,
+                                 beforeFn, afterFn);
     module->print(outs());
     outs().flush();
     return 0;
