@@ -65,9 +65,13 @@ def load_gen():
 
 def run_kvalidate(kv, out_dir, pair, timeout):
     d = os.path.join(out_dir, pair["dir"])
-    cmd = [kv, "--json", "--timeout=%d" % timeout, "--assume=" + pair["assume"],
-           os.path.join(d, pair["before"]) + ":" + pair["kernel"],
-           os.path.join(d, pair["after"]) + ":" + pair["kernel"]]
+    cmd = [kv, "--json", "--timeout=%d" % timeout, "--assume=" + pair["assume"]]
+    # Each kernel at its own launch, where the family changes it.
+    if pair.get("launch_before"):
+        cmd += ["--launch-before=" + pair["launch_before"],
+                "--launch-after=" + pair["launch_after"]]
+    cmd += [os.path.join(d, pair["before"]) + ":" + pair["kernel"],
+            os.path.join(d, pair["after"]) + ":" + pair["kernel"]]
     t0 = time.time()
     # kvalidate's own watchdog answers at the budget plus a grace period
     # (a quarter of it, at least 30 s); the wall limit here is beyond that.

@@ -85,6 +85,8 @@ def generate(args, log=print):
                 "desc": inst.desc, "dir": os.path.relpath(d, args.out),
                 "before": "before.cu", "after": v + ".cu",
                 "kernel": fam_mod.KERNEL, "assume": inst.assume,
+                "launch_before": inst.launch_of("before"),
+                "launch_after": inst.launch_of(v),
                 "variant": v, "designed": designed,
                 "mutation": inst.mutations.get(v),
                 "notes": inst.notes, "truth": truth, "truth_detail": detail,

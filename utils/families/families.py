@@ -8,9 +8,13 @@ shapes, per-thread counts). It holds a `before` kernel, an equivalent
 edit that is meant to break it. All kernels are named `kern` and share one
 parameter list and one launch constraint (`assume`, in kvalidate's
 `--assume` syntax), and `sample_launch` draws small launches that satisfy
-it, for the host runs that give the ground truth (groundtruth.py).
+it, for the host runs that give the ground truth (groundtruth.py). A family
+whose rewrite changes the launch gives each variant a launch of its own
+(`launches`, in kvalidate's --launch-before/--launch-after syntax, over the
+scalars); its `assume` then constrains the scalars alone.
 """
 import random
+import re
 
 KERNEL = "kern"
 ONE_D = ("blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && "
@@ -33,15 +37,42 @@ class Param:
         return "%s%s *%s" % (const, self.ctype, self.name)
 
 
+def parse_launch(spec):
+    """The six C expressions (gridDim x y z, blockDim x y z) of a launch
+    `grid=(X, Y, Z) block=(X, Y, Z)`; a dimension left out is 1."""
+    dims = ["1"] * 6
+    for key, val in re.findall(r"(grid|block)=(\([^=]*\)|\S+)", spec):
+        if val.startswith("("):
+            val = val[1:-1]
+        parts, depth, cur = [], 0, ""
+        for ch in val:
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur)
+        off = 0 if key == "grid" else 3
+        for i, p in enumerate(parts):
+            dims[off + i] = p.strip()
+    return dims
+
+
 class Instance:
     def __init__(self, family, name, params, assume, sample_launch,
-                 before, after, mutants, desc, notes=""):
+                 before, after, mutants, desc, notes="", launches=None,
+                 launch_mutants=()):
         self.family, self.name = family, name
         self.params, self.assume = params, assume
         self.sample_launch = sample_launch   # rng -> (grid, block, scalars)
         self.desc, self.notes = desc, notes
         self.sources = {"before": before, "after": after}
         self.mutations = {}                  # variant -> label
+        # Each variant's own launch ({"before": spec, "after": spec}), or
+        # None: one launch for all.
+        self.launches = dict(launches) if launches else None
         for label, old, new in mutants:
             # Each edit must hit exactly one place, or the label would lie.
             assert after.count(old) == 1, (family, name, label, old)
@@ -49,6 +80,18 @@ class Instance:
             assert var not in self.sources, var
             self.sources[var] = after.replace(old, new)
             self.mutations[var] = label
+            if self.launches:
+                self.launches[var] = self.launches["after"]
+        # Mutants of the after kernel's launch, its source kept.
+        for label, spec in launch_mutants:
+            var = "mut-" + label.split(":")[0].replace(" ", "-")
+            assert var not in self.sources, var
+            self.sources[var] = after
+            self.mutations[var] = label
+            self.launches[var] = spec
+
+    def launch_of(self, variant):
+        return self.launches[variant] if self.launches else None
 
     def signature(self):
         return ", ".join(p.decl() for p in self.params)
@@ -869,7 +912,95 @@ def tiling_transpose(rng, idx, ct, layout):
                     "transpose %s TS=%d %s" % (layout, TS, ct))
 
 
+# --- relaunch: a rewrite that changes the launch (coarsening with a grid C
+# times smaller, another block size); each kernel at its own launch --------
+
+def fam_relaunch(rng, idx):
+    ct = axis(idx, ["int", "float"])
+    C = axis(idx, [2, 1, 3, 4], 2)
+    form = axis(idx, ["contiguous", "cyclic"], 8)
+    # Blocks of a few warps: each host thread is a thread of the OS.
+    B1 = rng.choice([32, 64, 128])
+    B2 = rng.choice([B1, B1 // 2, B1 * 2]) if C > 1 else rng.choice(
+        [b for b in (32, 64, 96, 128, 256) if b != B1])
+    N = size_or_param(rng, [300, 1000], rng.random() < 0.25)
+    if N and N < 2 * C * B2:    # the rounded-down grid must be a launch
+        N = None
+    params = [Param("in", "in", ct, "n_cells"),
+              Param("out", "out", ct, "n_cells")]
+    defines = [("C", C)]
+    nn = "n"
+    if N is None:
+        params.append(Param("n", "scalar"))
+        assume = "n > 0 && n <= 1048576"
+    else:
+        defines.append(("N", N))
+        nn = "N"
+        assume = "1 == 1"
+    lim = nn if N is None else str(N)   # launches know no macros
+    sig = ", ".join(p.decl() for p in params)
+    hdr = header(ct, defines, "relaunch: C=%d %s, n=%s, %s, blocks %d -> %d" %
+                 (C, form, N or "param", ct, B1, B2))
+    before = hdr + f"""__global__ void {KERNEL}({sig}) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < {nn})
+    out[i] = {f_of(ct, "in[i]")};
+}}
+"""
+    if form == "cyclic":
+        base = "int base = blockIdx.x * blockDim.x * C + threadIdx.x;"
+        cell = "int i = base + c * blockDim.x;"
+        stride_mut = ("stride: c * (blockDim.x + 1)", "c * blockDim.x",
+                      "c * (blockDim.x + 1)")
+    else:
+        base = "int base = (blockIdx.x * blockDim.x + threadIdx.x) * C;"
+        cell = "int i = base + c;"
+        stride_mut = ("stride: base + 2 * c", "base + c", "base + 2 * c")
+    after = hdr + f"""__global__ void {KERNEL}({sig}) {{
+  {base}
+  for (int c = 0; c < C; ++c) {{
+    {cell}
+    if (i < {nn})
+      out[i] = {f_of(ct, "in[i]")};
+  }}
+}}
+"""
+    mutants = [("guard: i <= n", "if (i < %s)" % nn, "if (i <= %s)" % nn),
+               ("offset: out[i + 1]", "out[i] =", "out[i + 1] =")]
+    if C > 1:
+        mutants += [("bound: c < C - 1", "c < C;", "c < C - 1;"), stride_mut]
+    per = C * B2
+    launches = {
+        "before": "grid=((%s+%d)/%d) block=%d" % (lim, B1 - 1, B1, B1),
+        "after": "grid=((%s+%d)/%d) block=%d" % (lim, per - 1, per, B2)}
+    # The grid rounded down leaves the last cells (where C * B does not
+    # divide n); a block half the size leaves every other stretch.
+    launch_mutants = [
+        ("grid-floor: grid n/(C*B)", "grid=(%s/%d) block=%d" % (lim, per, B2)),
+        ("block-half: block B/2", "grid=((%s+%d)/%d) block=%d" % (
+            lim, per - 1, per, max(B2 // 2, 1)))]
+
+    def launch(r):
+        # n at least a whole grid of the coarsened kernel, so that the
+        # rounded-down grid is a launch (of 1 block or more).
+        n = N or r.randint(per, 3 * per + 7)
+        g = -(-n // B1)
+        return [g, 1, 1], [B1, 1, 1], ({} if N else {"n": n})
+    inst = Instance("relaunch", "relaunch-%d" % idx, params, assume, launch,
+                    before, after, mutants,
+                    "x%d %s n=%s %s blocks %d->%d" % (
+                        C, form, N or "param", ct, B1, B2),
+                    launches=launches, launch_mutants=launch_mutants)
+    # The arrays' size: the cells any variant touches (n plus a block of
+    # slack for the mutants that write past it).
+    for p in inst.params:
+        if p.kind != "scalar":
+            p.size = "%s + %d" % (lim, 2 * per + B1)
+    return inst
+
+
 FAMILIES = {
+    "relaunch": fam_relaunch,
     "tiling": fam_tiling,
     "coalesce": fam_coalesce,
     "coarsen": fam_coarsen,

@@ -8,6 +8,8 @@ import re
 import shutil
 import subprocess
 
+from families import parse_launch
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAD = 64            # cells before and after each array (see driver_source)
 
@@ -83,9 +85,16 @@ def driver_source(inst):
     L.append("    auto kv_run = [&](int kv_v, %s) {" % ", ".join(
         "std::vector<%s> &w_%s" % (p.ctype, p.name) for p in arrays))
     L.append("      switch (kv_v) {")
-    for i, _ in enumerate(variants):
-        L.append("      case %d: kvh::launch({gx, gy, gz}, {bx, by, bz}, "
-                 "[&] { v%d::%s(%s); }); break;" % (i, i, "kern", args))
+    for i, v in enumerate(variants):
+        # A variant's own launch, computed from the scalars as kvalidate's
+        # --launch-before/--launch-after are.
+        if inst.launches:
+            d = ["(unsigned)(%s)" % e for e in parse_launch(inst.launch_of(v))]
+            launch = "{%s}, {%s}" % (", ".join(d[:3]), ", ".join(d[3:]))
+        else:
+            launch = "{gx, gy, gz}, {bx, by, bz}"
+        L.append("      case %d: kvh::launch(%s, "
+                 "[&] { v%d::%s(%s); }); break;" % (i, launch, i, "kern", args))
     L += ["      }", "    };"]
     for tag in ("ref", "got"):
         for p in arrays:
