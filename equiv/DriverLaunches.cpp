@@ -45,35 +45,43 @@ static bool parseLaunchSpec(StringRef spec, std::string out[6],
     }
     seen[which] = true;
     value = value.ltrim();
-    // The value: a parenthesized list, or one expression up to the next
-    // blank at depth 0.
-    SmallVector<std::string, 3> dims;
+    // The value: up to the next blank outside parentheses. One
+    // parenthesized group is a list of dimensions, (X, Y, Z); anything
+    // else, (n+255)/256 say, is one expression.
     size_t end = 0;
     int depth = 0;
-    bool list = value.starts_with("(");
-    std::string cur;
     for (; end < value.size(); ++end) {
       char c = value[end];
-      if (c == '(' && depth++ == 0 && list)
-        continue;
-      if (c == ')' && --depth == 0 && list) {
-        ++end;
+      depth += c == '(';
+      depth -= c == ')';
+      if (depth < 0 || (depth == 0 && isspace((unsigned char)c)))
         break;
-      }
-      if (depth < 0)
+    }
+    if (depth != 0) {
+      err = "unbalanced parentheses in " + key.str() + "=";
+      return false;
+    }
+    StringRef tok = value.take_front(end);
+    size_t close = 0;
+    for (int d = 0; close < tok.size(); ++close) {
+      d += tok[close] == '(';
+      d -= tok[close] == ')';
+      if (d == 0)
         break;
-      if (!list && depth == 0 && c == ' ')
-        break;
-      if (c == ',' && depth == 1 && list) {
+    }
+    bool list = tok.starts_with("(") && close + 1 == tok.size();
+    SmallVector<std::string, 3> dims;
+    std::string cur;
+    depth = 0;
+    for (char c : list ? tok.drop_front().drop_back() : tok) {
+      depth += c == '(';
+      depth -= c == ')';
+      if (list && c == ',' && depth == 0) {
         dims.push_back(cur);
         cur.clear();
         continue;
       }
       cur += c;
-    }
-    if (depth != 0) {
-      err = "unbalanced parentheses in " + key.str() + "=";
-      return false;
     }
     dims.push_back(cur);
     if (dims.size() > 3) {
@@ -123,6 +131,12 @@ bool Driver::addLaunchAssumptions(std::string &err) {
       std::string expr;
       StringRef s = e[i];
       for (size_t p = 0; p < s.size();) {
+        // A number (0x1f, 256u) is copied whole; an identifier is a name.
+        if (isdigit((unsigned char)s[p])) {
+          while (p < s.size() && (isalnum((unsigned char)s[p]) || s[p] == '_'))
+            expr += s[p++];
+          continue;
+        }
         if (!isalpha((unsigned char)s[p]) && s[p] != '_') {
           expr += s[p++];
           continue;
