@@ -132,6 +132,18 @@ Encoder::Encoder(z3::context &ctx, unsigned bits, KernelOp paramSource)
   paramSymbols = params;
 }
 
+std::vector<z3::expr> &Encoder::bdimOf(unsigned launch) {
+  if (launch)
+    makeAfterLaunch();
+  return launch ? afterBdim : bdim;
+}
+
+std::vector<z3::expr> &Encoder::gdimOf(unsigned launch) {
+  if (launch)
+    makeAfterLaunch();
+  return launch ? afterGdim : gdim;
+}
+
 void Encoder::makeAfterLaunch() {
   if (!afterBdim.empty())
     return;

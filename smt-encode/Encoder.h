@@ -14,6 +14,7 @@
 #define KV_SMTENCODE_ENCODER_H
 
 #include "kv/KVDialect.h"
+#include "smt-encode/IndexMap.h"
 #include "smt-encode/KernelModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include <array>
@@ -28,17 +29,6 @@
 #include <z3++.h>
 
 namespace kv {
-
-/// "l * r does not overflow as a signed product", exactly (not Z3 4.8.12's
-/// bvsmul_noovfl alone, which is wrong on negative constants).
-z3::expr signedMulFits(const z3::expr &l, const z3::expr &r);
-
-/// kv.apply "fcmp.PRED" (or "fcmp.ftz.PRED", subnormal operands compared
-/// as zeros, as `setp.ftz` does) of two floats or doubles, exactly: IEEE
-/// fixes a comparison bit for bit, and -O2 rewrites comparisons freely
-/// (`!(|x| <= inf)` into `x uno 0`). None for other operations and widths.
-std::optional<z3::expr> exactFloatCompare(llvm::StringRef fn, const z3::expr &a,
-                                          const z3::expr &b);
 
 class Encoder {
 public:
@@ -62,16 +52,8 @@ public:
   bool separateLaunches() const { return !afterBdim.empty(); }
   void makeAfterLaunch();
   /// The dimensions of launch \p launch (Thread::launch).
-  std::vector<z3::expr> &bdimOf(unsigned launch) {
-    if (launch)
-      makeAfterLaunch();
-    return launch ? afterBdim : bdim;
-  }
-  std::vector<z3::expr> &gdimOf(unsigned launch) {
-    if (launch)
-      makeAfterLaunch();
-    return launch ? afterGdim : gdim;
-  }
+  std::vector<z3::expr> &bdimOf(unsigned launch);
+  std::vector<z3::expr> &gdimOf(unsigned launch);
   /// Threads of another launch as launch L's thread of the same
   /// coordinates, by (thread id, L): candidates(), across launches.
   std::map<std::pair<unsigned, unsigned>, Thread *> relaunched;
@@ -481,32 +463,7 @@ private:
   std::set<unsigned> nowrapSeen;
 
 public:
-  /// Writes with a mixed-radix index (IndexMaps.cpp).
-  struct IndexMap {
-    struct Digit {
-      std::string name;
-      mlir::Operation *loop = nullptr; // iteration digits
-      int axis = -1;                   // id digits
-      bool block = false;
-      std::vector<std::string> range; // factor atoms
-      int64_t rangeConst = 1;
-      /// A part of an id digit (coordinateDigits only): its quotient by
-      /// subBy (`threadIdx.x / 16`), or with subRem its remainder.
-      int64_t subBy = 0;
-      bool subRem = false;
-    };
-    /// Least significant first.
-    std::vector<Digit> digits;
-    /// The narrowest width a partial sum of the index passes through.
-    unsigned narrowWidth = 64;
-    /// The whole index is a sum in narrowWidth bits, extended once: at the
-    /// last thread it is P - 1.
-    bool narrowWhole = false;
-    /// Every operation of the index is a signed no-wrap one (assumed in
-    /// the trusted kernel) or a launch-index term.
-    bool noWrap = true;
-  };
-
+  using IndexMap = kv::IndexMap;
   /// Whether \p w's index tells apart any two threads of a launch that
   /// differ in one of the ids \p ids ("tid.x" ... "bid.z"): a mixed-radix
   /// number over thread and block ids alone whose cells the launch limits
