@@ -4,8 +4,9 @@
 Usage: utils/gen-families.py --out DIR [--families a,b] [--count N]
                              [--seed S] [--runs R] [--no-truth]
 
-Each family template (utils/families/families.py: tiling, coalesce,
-coarsen, unroll, shuffle, privatize, double-buffer, register-block) is
+Each family template (utils/families/: layout.py has tiling, coalesce,
+coarsen and relaunch; loops.py unroll, shuffle, privatize, double-buffer
+and register-block) is
 instantiated N times with random parameters, reproducibly from the seed.
 An instance is written to DIR/FAMILY/NAME/: before.cu, after.cu (the
 rewrite, meant to be equivalent), mut-LABEL.cu (the rewrite broken by one
