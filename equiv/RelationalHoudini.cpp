@@ -107,6 +107,7 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
   // where n is negative): candidates for those, with each condition
   // computed once as a guard.
   std::vector<z3::expr> rounded, roundedOf;
+  std::map<unsigned, std::pair<z3::expr, uint64_t>> masked; // n & -U: n, U
   for (const z3::expr &t : symbols) {
     uint64_t m = 0;
     if (!t.is_app() || t.decl().decl_kind() != Z3_OP_BAND ||
@@ -122,7 +123,27 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
       if (u >= 2 && u <= 16 && (filled == ones || filled == ones >> 1)) {
         rounded.push_back(t);
         roundedOf.push_back(t.arg(1 - k));
+        masked.emplace(t.id(), std::make_pair(t.arg(1 - k), u));
       }
+    }
+  }
+  // A trip count that is itself offset (`count - 2` rounded: -O2 writes
+  // `(count & -U) - 4` and compares its counter with it before the
+  // increment): the rounded count is that term or U more, and n the
+  // masked term's operand plus the offset and U, or the offset alone.
+  for (const z3::expr &t : symbols) {
+    if (!t.is_app() || t.decl().decl_kind() != Z3_OP_BADD || t.num_args() != 2)
+      continue;
+    for (unsigned k = 0; k < 2; ++k) {
+      auto it = masked.find(t.arg(1 - k).id());
+      if (!t.arg(k).is_numeral() || it == masked.end())
+        continue;
+      auto &[n, u] = it->second;
+      z3::expr du = ctx.bv_val(u, t.get_sort().bv_size());
+      rounded.push_back(t);
+      rounded.push_back(t + du);
+      roundedOf.push_back(n + t.arg(k));
+      roundedOf.push_back(n + t.arg(k) + du);
     }
   }
   if (!rounded.empty() && rounded.size() <= 4) {
@@ -195,6 +216,11 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
         c.push_back(t == ctx.bv_val(0, 1));
       }
   }
+  // (As the facts, pointwise(): where the before kernel steps alone, a
+  // candidate speaks of states whose step is defined.)
+  if (n.aheadUB)
+    for (z3::expr &x : c)
+      x = z3::implies(!*n.aheadUB, x);
   n.goals = c;
   for (int k = 0; k < 4; ++k)
     n.facts.push_back({k, -1});

@@ -76,7 +76,7 @@ z3::expr ArrayElim::rewrite(const z3::expr &e) {
 
 /// The memories (k = 0), written bytes (1) or the read bytes covered (2)
 /// agreeing at address \p x.
-z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
+static z3::expr pointwiseFact(const Node &n, int k, const z3::expr &x, int j) {
   if (k == 0)
     return z3::select(*n.st[0].mem, x) == z3::select(*n.st[1].mem, x);
   if (k == 1)
@@ -106,6 +106,15 @@ z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
       for (unsigned b = 0; b < bytes; ++b)
         covered = covered || x == a + x.ctx().bv_val(b, 64);
   return z3::implies(z3::select(*n.st[1].rd, x), covered);
+}
+
+z3::expr pointwise(const Node &n, int k, const z3::expr &x, int j) {
+  z3::expr f = pointwiseFact(n, k, x, j);
+  // Where the before kernel steps alone, a state whose step is undefined
+  // is reached by no execution the before kernel is assumed to have: the
+  // facts hold where the step is defined (every query from here assumes
+  // it). A K - 1 that wraps breaks a remainder's facts otherwise.
+  return n.aheadUB ? z3::implies(!*n.aheadUB, f) : f;
 }
 
 /// \p f (which assumes the candidates alive at \p n and the step of \p e)

@@ -26,3 +26,14 @@ __global__ void triple(const int *w, int *tops, int len) {
   for (int j = 0; j < 3; ++j)
     tops[base + j] = top[j];
 }
+
+// The same walk over `count - 2` cells: -O2's guard is `count > 2` and its
+// unrolled loop runs (count - 2) & -2 iterations. Where count - 2 would
+// wrap (count near INT_MIN) the source's loop test is undefined, so no
+// execution reaches the state in which the remainder's bounds fail.
+__global__ void interior(const float *src, float *dst, int count) {
+  int first = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = gridDim.x * blockDim.x;
+  for (int r = 0; r < count - 2; ++r)
+    dst[first + r * stride] = src[first + r * stride] * 0.5f;
+}
