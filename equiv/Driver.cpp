@@ -552,19 +552,34 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
     }
     modelledWhy = w.result.reason;
   }
-  // Where the relational proof applies, the model's methods leave it a
-  // share of the proof's budget (they end `unknown` at their limit where
-  // they cannot decide; the relational proof of a loop -O2 unrolled or
-  // reassociated takes seconds).
+  // Where the relational proof applies: the model's methods decide what they
+  // cover in a fraction of a second to a few seconds; where they have not
+  // within a fifth of the budget, the relational proof comes next (an -O2 loop
+  // it proves in seconds is one they often spend their whole share on), and the
+  // model's methods then get what is left.
   CheckOptions mco = co;
-  if (mco.timeoutSecs && !launch && relationalApplies(co))
-    mco.timeoutSecs = std::max(1u, co.timeoutSecs * 3 / 5);
+  bool relationalNext = mco.timeoutSecs && !launch && relationalApplies(co);
+  if (relationalNext)
+    mco.timeoutSecs = std::max(1u, co.timeoutSecs / 5);
   Validation v = prove(mco);
+  if (relationalNext && open(v.result.verdict) && !v.result.defect &&
+      !v.result.possibleDefect) {
+    if (std::optional<Validation> r = relational())
+      return total(std::move(*r));
+    unsigned spent = (unsigned)std::chrono::duration_cast<std::chrono::seconds>(
+                         Clock::now() - start)
+                         .count();
+    if (spent < co.timeoutSecs) {
+      mco.timeoutSecs = co.timeoutSecs - spent;
+      v = prove(mco);
+    }
+  }
   if (!modelledWhy.empty() && open(v.result.verdict))
     v.result.reason +=
         "; with loops of constant trip counts modelled as loops: " +
         modelledWhy;
-  if ((v.result.verdict == Verdict::Unknown ||
+  if (!relationalNext &&
+      (v.result.verdict == Verdict::Unknown ||
        v.result.verdict == Verdict::Unsupported) &&
       !v.result.defect && !v.result.possibleDefect)
     if (std::optional<Validation> r = relational())

@@ -14,5 +14,5 @@
 // RUN:   -mllvm -kvalidate-cache= \
 // RUN:   %inputs/defects.cu -o %t.with.s 2>&1 | FileCheck %s
 // RUN: cmp %t.without.s %t.with.s
-// CHECK: defects.cu:18:17: remark: kvalidate: kernel 'sum_barrier': unknown: {{(timeout: |budget: time [^;]*; )}}the time budget ran out while encoding the query, before the solver ran
+// CHECK: defects.cu:18:17: remark: kvalidate: kernel 'sum_barrier': unknown: {{(timeout: |budget: time \([^)]*\); )}}the time budget ran out while encoding the query, before the solver ran
 // CHECK-NOT: kvalidate: kernel
