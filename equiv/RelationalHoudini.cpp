@@ -129,8 +129,8 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
   }
   // A trip count that is itself offset (`count - 2` rounded: -O2 writes
   // `(count & -U) - 4` and compares its counter with it before the
-  // increment): the rounded count is that term or U more, and n the
-  // masked term's operand plus the offset and U, or the offset alone.
+  // increment): the rounded count is that term, or that term plus U; n is
+  // the masked operand plus the offset, or plus the offset and U.
   for (const z3::expr &t : symbols) {
     if (!t.is_app() || t.decl().decl_kind() != Z3_OP_BADD || t.num_args() != 2)
       continue;
