@@ -65,30 +65,10 @@ def fam_coarsen(rng, idx):
     return coarsen_2d(rng, idx, ct, C)
 
 
-def coarsen_1d(rng, idx, ct, C):
-    N = size_or_param(rng, [100, 1000], rng.random() < 0.5)
-    fixed_b = rng.choice([None, 64, 128])
-    form = rng.choice(["cyclic", "contiguous"])
-    params = [Param("in", "in", ct, "gx * bx"),
-              Param("out", "out", ct, "gx * bx")]
-    defines = [("C", C)]
-    nn = "n"
-    if N is None:
-        params.append(Param("n", "scalar"))
-        assume = "n > 0 && n <= 1048576 && "
-    else:
-        defines.append(("N", N))
-        nn = "N"
-        assume = ""
-    lim = nn if N is None else str(N)   # --assume knows no macros
-    assume += ("gridDim.x * blockDim.x >= %s && "
-               "gridDim.x * blockDim.x < %s + blockDim.x && " % (lim, lim))
-    assume += ONE_D
-    if fixed_b:
-        assume = "blockDim.x == %d && " % fixed_b + assume
-    sig = ", ".join(p.decl() for p in params)
-    hdr = header(ct, defines, "coarsen 1-D: C=%d %s, n=%s, %s, block %s" %
-                 (C, form, N or "param", ct, fixed_b or "free"))
+def coarsened_1d(hdr, sig, ct, nn, form):
+    """One cell per thread, and C cells per thread (cyclic: blockDim.x
+    apart; else contiguous): the before and after kernels of the coarsen
+    and relaunch families, and the after kernel's stride mutant."""
     before = hdr + f"""__global__ void {KERNEL}({sig}) {{
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < {nn})
@@ -113,6 +93,34 @@ def coarsen_1d(rng, idx, ct, C):
   }}
 }}
 """
+    return before, after, stride_mut
+
+
+def coarsen_1d(rng, idx, ct, C):
+    N = size_or_param(rng, [100, 1000], rng.random() < 0.5)
+    fixed_b = rng.choice([None, 64, 128])
+    form = rng.choice(["cyclic", "contiguous"])
+    params = [Param("in", "in", ct, "gx * bx"),
+              Param("out", "out", ct, "gx * bx")]
+    defines = [("C", C)]
+    nn = "n"
+    if N is None:
+        params.append(Param("n", "scalar"))
+        assume = "n > 0 && n <= 1048576 && "
+    else:
+        defines.append(("N", N))
+        nn = "N"
+        assume = ""
+    lim = nn if N is None else str(N)   # --assume knows no macros
+    assume += ("gridDim.x * blockDim.x >= %s && "
+               "gridDim.x * blockDim.x < %s + blockDim.x && " % (lim, lim))
+    assume += ONE_D
+    if fixed_b:
+        assume = "blockDim.x == %d && " % fixed_b + assume
+    sig = ", ".join(p.decl() for p in params)
+    hdr = header(ct, defines, "coarsen 1-D: C=%d %s, n=%s, %s, block %s" %
+                 (C, form, N or "param", ct, fixed_b or "free"))
+    before, after, stride_mut = coarsened_1d(hdr, sig, ct, nn, form)
     mutants = [
         ("bound: c < C - 1", "c < C;", "c < C - 1;"),
         ("guard: i <= n", "if (i < %s)" % nn, "if (i <= %s)" % nn),
@@ -362,30 +370,7 @@ def fam_relaunch(rng, idx):
     sig = ", ".join(p.decl() for p in params)
     hdr = header(ct, defines, "relaunch: C=%d %s, n=%s, %s, blocks %d -> %d" %
                  (C, form, N or "param", ct, B1, B2))
-    before = hdr + f"""__global__ void {KERNEL}({sig}) {{
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < {nn})
-    out[i] = {f_of(ct, "in[i]")};
-}}
-"""
-    if form == "cyclic":
-        base = "int base = blockIdx.x * blockDim.x * C + threadIdx.x;"
-        cell = "int i = base + c * blockDim.x;"
-        stride_mut = ("stride: c * (blockDim.x + 1)", "c * blockDim.x",
-                      "c * (blockDim.x + 1)")
-    else:
-        base = "int base = (blockIdx.x * blockDim.x + threadIdx.x) * C;"
-        cell = "int i = base + c;"
-        stride_mut = ("stride: base + 2 * c", "base + c", "base + 2 * c")
-    after = hdr + f"""__global__ void {KERNEL}({sig}) {{
-  {base}
-  for (int c = 0; c < C; ++c) {{
-    {cell}
-    if (i < {nn})
-      out[i] = {f_of(ct, "in[i]")};
-  }}
-}}
-"""
+    before, after, stride_mut = coarsened_1d(hdr, sig, ct, nn, form)
     mutants = [("guard: i <= n", "if (i < %s)" % nn, "if (i <= %s)" % nn),
                ("offset: out[i + 1]", "out[i] =", "out[i + 1] =")]
     if C > 1:
