@@ -536,6 +536,9 @@ RelationalResult Product::run(const Function &before, const Function &after) {
   }
   background = sh.facts();
   sample();
+  // (What the runs left, before any query.)
+  if (debugEnabled("relational-runs"))
+    dump();
   bool ok = houdini() && obligations();
   if (debugEnabled("relational"))
     dump();

@@ -71,9 +71,29 @@ private:
       return true;
     case Z3_OP_BSHL:
       return e.arg(1).is_numeral();
+    case Z3_OP_CONCAT:
+      return shifted(e).has_value();
     default:
       return false;
     }
+  }
+
+  /// Z3's simplifier writes `x << k` as concat(extract(w-k-1, 0, x), 0^k):
+  /// x and k, where \p e has that form.
+  static std::optional<std::pair<z3::expr, unsigned>>
+  shifted(const z3::expr &e) {
+    if (e.num_args() != 2 || !e.arg(1).is_numeral())
+      return std::nullopt;
+    uint64_t low = 1;
+    z3::expr hi = e.arg(0);
+    unsigned k = e.arg(1).get_sort().bv_size();
+    if (!e.arg(1).is_numeral_u64(low) || low != 0 || !hi.is_app() ||
+        hi.decl().decl_kind() != Z3_OP_EXTRACT || hi.lo() != 0)
+      return std::nullopt;
+    z3::expr x = hi.arg(0);
+    if (x.get_sort().bv_size() != e.get_sort().bv_size())
+      return std::nullopt;
+    return std::make_pair(x, k);
   }
 
   Poly atom(const z3::expr &e) {
@@ -157,6 +177,12 @@ private:
           r.emplace();
           add(*r, sub(e.arg(0)), 1ull << k, m);
         }
+        break;
+      }
+      case Z3_OP_CONCAT: {
+        auto [x, k] = *shifted(e);
+        r.emplace();
+        add(*r, sub(x), 1ull << k, m);
         break;
       }
       default:

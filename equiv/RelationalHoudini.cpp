@@ -257,16 +257,29 @@ void guess(Node &n, const std::vector<z3::expr> *terms,
 }
 
 /// (A model alone would leave the memory all zeros, where unrelated values
-/// agree.)
+/// agree.) Each aligned 4-byte word holds a small value, -32..31: full
+/// random words make the product of two loaded ints overflow, a step the
+/// before kernel does not define, and the run would stop at the first
+/// multiply (a register block's accumulators were then never compared
+/// around their loop); negative ones drop sign candidates that only
+/// non-negative inputs keep.
 z3::expr Product::concreteInitial(const z3::expr &e) {
   if (!initialBytes) {
     z3::expr addr = ctx.bv_const("kv.addr", 64);
     z3::expr_vector f(ctx), t(ctx);
     f.push_back(ctx.constant("initial", sh.memSort()));
+    z3::expr word = addr & ctx.bv_val((uint64_t)~3ull, 64);
+    z3::expr low =
+        (z3::lshr(word * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
+                  ctx.bv_val(23u, 64))
+             .extract(7, 0) &
+         ctx.bv_val(0x3fu, 8)) -
+        ctx.bv_val(32u, 8);
+    z3::expr sign = z3::ite(z3::slt(low, ctx.bv_val(0u, 8)),
+                            ctx.bv_val(0xffu, 8), ctx.bv_val(0u, 8));
     t.push_back(z3::lambda(
-        addr, z3::lshr(addr * ctx.bv_val((uint64_t)0x9E3779B97F4A7C15ull, 64),
-                       ctx.bv_val(23u, 64))
-                  .extract(7, 0)));
+        addr,
+        z3::ite((addr & ctx.bv_val(3u, 64)) == ctx.bv_val(0u, 64), low, sign)));
     initialBytes.emplace(f, t);
   }
   return z3::expr(e).substitute(initialBytes->first, initialBytes->second);
@@ -361,14 +374,21 @@ std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
       const Edge &x = edges[o];
       if (nodes[x.to].kind == Kind::Bad)
         continue;
-      if (taint(x.cond))
+      if (taint(x.cond)) {
+        if (debugEnabled("relational-queries"))
+          errs() << "[kv] relational: run: a branch depends on memory\n";
         return changed;
+      }
       if (value(x.cond).is_true() && !next)
         next = &x;
     }
     // (A step where the before kernel is undefined is not an execution.)
-    if (!next || (!taint(next->ub) && !value(next->ub).is_false()))
+    if (!next || (!taint(next->ub) && !value(next->ub).is_false())) {
+      if (debugEnabled("relational-queries"))
+        errs() << "[kv] relational: run: "
+               << (next ? "the step is undefined" : "no edge taken") << "\n";
       return changed;
+    }
     e = next;
   }
   return changed;
@@ -376,7 +396,7 @@ std::set<unsigned> Product::simulate(const z3::model &m, const Edge &first,
 
 void Product::sample() {
   std::vector<z3::expr> syms = sh.symbols();
-  for (uint64_t run = 1; run <= 3 && !timeUp(); ++run) {
+  for (uint64_t run = 1; run <= 8 && !timeUp(); ++run) {
     z3::solver s(ctx);
     s.add(*background);
     // Small pseudo-random launches and parameters (a model alone would be
@@ -397,7 +417,8 @@ void Product::sample() {
       bool block = name.rfind("ntid.", 0) == 0;
       if (!block && name.rfind("nctaid.", 0) != 0)
         continue;
-      uint64_t v = 1 + next(block ? 96 : 8);
+      // (A block of at most 96 x 2 x 2 threads: within CUDA's 1,024.)
+      uint64_t v = 1 + next(!block ? 8 : name == "ntid.x" ? 96 : 2);
       dims[name] = v;
       assumed.push_back(x == ctx.bv_val(v, x.get_sort().bv_size()));
     }
@@ -410,10 +431,19 @@ void Product::sample() {
       unsigned w = x.get_sort().bv_size();
       uint64_t v;
       if (name.rfind("tid.", 0) == 0 || name.rfind("ctaid.", 0) == 0) {
+        // (Every other run takes a thread near the origin: one far out
+        // is often past every bound and runs no loop at all.)
         auto d = dims.find("n" + name);
-        v = next(d != dims.end() ? d->second : 8);
+        uint64_t range = d != dims.end() ? d->second : 8;
+        v = next(run % 2 ? std::min<uint64_t>(range, 2) : range);
       } else {
-        v = w == 64 ? (1 + next(1 << 16)) << 12 : next(200);
+        // (Scalars of three sizes: -2..2 are the sizes at which loops do
+        // not run, and small and large ones drop bounds that one size
+        // keeps.)
+        v = w == 64        ? (1 + next(1 << 16)) << 12
+            : run % 4 == 0 ? next(5) - 2
+            : run > 4      ? next(100000)
+                           : next(24);
       }
       assumed.push_back(x == ctx.bv_val((uint64_t)v, w));
     }
