@@ -445,6 +445,9 @@ void Product::sample() {
             : run > 4      ? next(100000)
                            : next(24);
       }
+      // (-2..2 wrapped around 2^64: the value at the scalar's width.)
+      if (w < 64)
+        v &= (1ull << w) - 1;
       assumed.push_back(x == ctx.bv_val((uint64_t)v, w));
     }
     bool launched = s.check(assumed) == z3::sat;
