@@ -126,6 +126,8 @@ static std::string caseLine(const Case &pins) {
 static void labelCase(CheckResult &r, const Case &pins) {
   if (pins.empty())
     return;
+  // Proved for this case's values only.
+  r.beforeSafetyProved = false;
   std::string line = describeCase(pins) + " (--assume)";
   for (std::string &a : r.assumptions)
     if (a == line)

@@ -190,6 +190,10 @@ struct CheckResult {
   std::vector<std::string> uncountedLoops;
   /// How a counterexample was found, when not by the solver.
   std::string foundBy;
+  /// The before kernel's safety checks (races, barrier divergence,
+  /// out-of-bounds shared accesses) all proved, for every launch: what the
+  /// relational proof assumes of it.
+  bool beforeSafetyProved = false;
   double timeMs = 0;
 };
 

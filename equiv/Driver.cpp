@@ -495,9 +495,13 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   };
   // The relational proof over the kernels' own IR, within the proof's
   // share of the budget (DriverRelational.cpp).
-  auto relational = [&]() -> std::optional<Validation> {
+  // (\p model: the model's verdict, whose proof of the before kernel's
+  // safety, where it has one, the relational proof rests on.)
+  auto relational =
+      [&](const CheckResult *model) -> std::optional<Validation> {
     if (launch)
       return std::nullopt;
+    bool beforeSafe = model && model->beforeSafetyProved;
     unsigned proofSecs = co.timeoutSecs ? co.timeoutSecs : timeout;
     long long leftMs =
         proofSecs ? (long long)proofSecs * 1000 -
@@ -505,13 +509,18 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
                             Clock::now() - start)
                             .count()
                   : -1;
-    return proveRelationally(co, leftMs);
+    std::optional<Validation> r = proveRelationally(co, leftMs, beforeSafe);
+    if (r && beforeSafe && !co.assumeSafe)
+      for (const std::string &a : model->assumptions)
+        if (llvm::StringRef(a).starts_with("checked: the before kernel"))
+          r->result.assumptions.insert(r->result.assumptions.begin(), a);
+    return r;
   };
   // The relational proof runs where the model's methods leave the pair
   // open (their proofs of the shapes they cover are cheaper), and first
   // under --kv-debug=relational-only.
   if (debugEnabled("relational-only")) {
-    if (std::optional<Validation> r = relational())
+    if (std::optional<Validation> r = relational(nullptr))
       return total(std::move(*r));
     Validation v;
     v.result.verdict = Verdict::Unknown;
@@ -556,15 +565,17 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // cover in a fraction of a second to a few seconds; where they have not
   // within a fifth of the budget, the relational proof comes next (an -O2 loop
   // it proves in seconds is one they often spend their whole share on), and the
-  // model's methods then get what is left.
+  // model's methods then get what is left. With the safety checks on, it
+  // applies once they have proved the before kernel safe.
   CheckOptions mco = co;
-  bool relationalNext = mco.timeoutSecs && !launch && relationalApplies(co);
+  bool relationalNext = mco.timeoutSecs && !launch &&
+                        relationalApplies(co, /*beforeSafe=*/true);
   if (relationalNext)
     mco.timeoutSecs = std::max(1u, co.timeoutSecs / 5);
   Validation v = prove(mco);
   if (relationalNext && open(v.result.verdict) && !v.result.defect &&
       !v.result.possibleDefect) {
-    if (std::optional<Validation> r = relational())
+    if (std::optional<Validation> r = relational(&v.result))
       return total(std::move(*r));
     unsigned spent = (unsigned)std::chrono::duration_cast<std::chrono::seconds>(
                          Clock::now() - start)
@@ -582,7 +593,7 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
       (v.result.verdict == Verdict::Unknown ||
        v.result.verdict == Verdict::Unsupported) &&
       !v.result.defect && !v.result.possibleDefect)
-    if (std::optional<Validation> r = relational())
+    if (std::optional<Validation> r = relational(&v.result))
       return total(std::move(*r));
   // Loops with breaks that did not align (a loop -O2 rotated against its
   // source): the lowering without them unrolls, splits or unrolls exactly.

@@ -193,11 +193,15 @@ private:
   /// The relational proof over the kernels' own IR (DriverRelational.cpp),
   /// where it applies: an `equivalent` verdict, or nothing (relationalWhy
   /// says why). \p proofLeftMs is what is left of the proof's share of the
-  /// budget (negative: no budget).
+  /// budget (negative: no budget). \p beforeSafe: the model's safety
+  /// checks proved the before kernel free of races, barrier divergence and
+  /// out-of-bounds shared accesses, which the relational proof otherwise
+  /// assumes (as the plugin does).
   std::optional<Validation> proveRelationally(const CheckOptions &co,
-                                              long long proofLeftMs);
+                                              long long proofLeftMs,
+                                              bool beforeSafe);
   /// Whether proveRelationally would try the pair.
-  bool relationalApplies(const CheckOptions &co) const;
+  bool relationalApplies(const CheckOptions &co, bool beforeSafe) const;
 };
 
 } // namespace kv

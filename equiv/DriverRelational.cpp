@@ -2,9 +2,11 @@
 //
 // Where the relational proof (Relational.h) applies and how much of a
 // kernel's budget it gets. It assumes the before kernel free of races,
-// barrier divergence and undefined behaviour, so it runs only where safety
-// is assumed (the plugin; --safety-checks=false), on kernels with a loop or
-// a barrier (without either, the model's own methods are complete).
+// barrier divergence and undefined behaviour, so it runs where safety is
+// assumed (the plugin; --safety-checks=false) or where the model's safety
+// checks proved the before kernel free of races and divergence (the command
+// line), on kernels with a loop or a barrier (without either, the model's
+// own methods are complete).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,22 +54,25 @@ static bool hasLoopOrBarrier(const llvm::Function &f) {
   return !f.empty() && cyclic(&f.getEntryBlock());
 }
 
-bool Driver::relationalApplies(const CheckOptions &co) const {
+bool Driver::relationalApplies(const CheckOptions &co,
+                               bool beforeSafe) const {
   // Its integers are the kernels' own: not under --bits; nor over the
   // reals.
   // It follows one thread through both kernels: one launch for both.
   return opts.relational && !ownLaunches() && before.function &&
          after.function && !co.realFloats && co.bits == 32 &&
          hasLoopOrBarrier(*after.function) &&
-         (co.assumeSafe || debugEnabled("relational-only"));
+         (co.assumeSafe || beforeSafe || debugEnabled("relational-only"));
 }
 
 std::optional<Validation> Driver::proveRelationally(const CheckOptions &co,
-                                                    long long proofLeftMs) {
+                                                    long long proofLeftMs,
+                                                    bool beforeSafe) {
   bool only = debugEnabled("relational-only");
-  if (!relationalApplies(co))
+  if (!relationalApplies(co, beforeSafe))
     return std::nullopt;
   RelationalOptions ro;
+  ro.beforeSafetyChecked = beforeSafe && !co.assumeSafe;
   ro.timeoutMs = relationalMaxMs;
   // What is left of the proof's share of the budget (the bounded search
   // keeps its own; the model's methods left it this share), and half of

@@ -570,10 +570,17 @@ RelationalResult Product::run(const Function &before, const Function &after) {
       " invariant candidates inductive, " + std::to_string(queries) +
       " queries";
   r.assumptions.push_back(
-      "the before kernel has no data race, barrier divergence or undefined "
-      "behaviour (the relational proof shows the after kernel's accesses are "
-      "among the before kernel's, and that it is free of undefined "
-      "behaviour where the before kernel is)");
+      std::string(opts.beforeSafetyChecked
+                      ? "the before kernel has no undefined behaviour"
+                      : "the before kernel has no data race, barrier "
+                        "divergence or undefined behaviour") +
+      " (the relational proof shows the after kernel's accesses are among "
+      "the before kernel's, and that it is free of undefined behaviour "
+      "where the before kernel is" +
+      (opts.beforeSafetyChecked
+           ? "; the before kernel's freedom from data races, barrier "
+             "divergence and out-of-bounds shared accesses is checked)"
+           : ")"));
   r.assumptions.push_back("the before kernel's loops terminate");
   if (!sides[0].isExchange.empty())
     r.assumptions.push_back(

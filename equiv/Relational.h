@@ -50,6 +50,10 @@ struct RelationalOptions {
   /// Product nodes explored before giving up (the product of two large
   /// kernels' cut graphs grows quadratically).
   unsigned maxNodes = 96;
+  /// The before kernel's freedom from races, barrier divergence and
+  /// out-of-bounds shared accesses was proved (the verdict says so rather
+  /// than assuming it).
+  bool beforeSafetyChecked = false;
 };
 
 /// Prove that \p after leaves the same memory as \p before for every

@@ -433,6 +433,9 @@ void SafetyCheck::listProperties() {
         std::string("the ") + label + " kernel has " +
         llvm::join(assumed, ", ") +
         " (assumed: not proved within the solver's budget)");
+  result.beforeSafetyProved |= !loopsOnly && !boundsAssumed &&
+                                assumed.empty() && impliedByBounds.empty() &&
+                                llvm::StringRef(label) == "before";
   if (!impliedByBounds.empty())
     result.assumptions.push_back(
         std::string("the ") + label + " kernel has " +
