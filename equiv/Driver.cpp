@@ -497,8 +497,7 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // share of the budget (DriverRelational.cpp).
   // (\p model: the model's verdict, whose proof of the before kernel's
   // safety, where it has one, the relational proof rests on.)
-  auto relational =
-      [&](const CheckResult *model) -> std::optional<Validation> {
+  auto relational = [&](const CheckResult *model) -> std::optional<Validation> {
     if (launch)
       return std::nullopt;
     bool beforeSafe = model && model->beforeSafetyProved;
@@ -568,8 +567,8 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // model's methods then get what is left. With the safety checks on, it
   // applies once they have proved the before kernel safe.
   CheckOptions mco = co;
-  bool relationalNext = mco.timeoutSecs && !launch &&
-                        relationalApplies(co, /*beforeSafe=*/true);
+  bool relationalNext =
+      mco.timeoutSecs && !launch && relationalApplies(co, /*beforeSafe=*/true);
   if (relationalNext)
     mco.timeoutSecs = std::max(1u, co.timeoutSecs / 5);
   Validation v = prove(mco);

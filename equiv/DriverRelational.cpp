@@ -54,8 +54,7 @@ static bool hasLoopOrBarrier(const llvm::Function &f) {
   return !f.empty() && cyclic(&f.getEntryBlock());
 }
 
-bool Driver::relationalApplies(const CheckOptions &co,
-                               bool beforeSafe) const {
+bool Driver::relationalApplies(const CheckOptions &co, bool beforeSafe) const {
   // Its integers are the kernels' own: not under --bits; nor over the
   // reals.
   // It follows one thread through both kernels: one launch for both.

@@ -434,8 +434,8 @@ void SafetyCheck::listProperties() {
         llvm::join(assumed, ", ") +
         " (assumed: not proved within the solver's budget)");
   result.beforeSafetyProved |= !loopsOnly && !boundsAssumed &&
-                                assumed.empty() && impliedByBounds.empty() &&
-                                llvm::StringRef(label) == "before";
+                               assumed.empty() && impliedByBounds.empty() &&
+                               llvm::StringRef(label) == "before";
   if (!impliedByBounds.empty())
     result.assumptions.push_back(
         std::string("the ") + label + " kernel has " +
