@@ -192,6 +192,9 @@ static constexpr unsigned exactMaxThreads = 40;
 /// it does so in 2-15 s idle (a 2-D coarsening's digits), twice that on a
 /// loaded machine, and the unrolled model of such a loop seldom proves.
 static constexpr unsigned modelledLoopsSecs = 60;
+/// The least budget under which the command line (safety checks on)
+/// splits it for the relational proof.
+static constexpr unsigned relationalSplitMinSecs = 30;
 static constexpr unsigned modelledLoopsFreeSecs = 30;
 
 bool loopNotCounted(StringRef reason) {
@@ -565,10 +568,14 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
   // within a fifth of the budget, the relational proof comes next (an -O2 loop
   // it proves in seconds is one they often spend their whole share on), and the
   // model's methods then get what is left. With the safety checks on, it
-  // applies once they have proved the before kernel safe.
+  // applies once they have proved the before kernel safe within that fifth,
+  // and only under a budget that leaves it room (a split of a few seconds
+  // would cost the pairs the model's methods decide late).
   CheckOptions mco = co;
   bool relationalNext =
-      mco.timeoutSecs && !launch && relationalApplies(co, /*beforeSafe=*/true);
+      mco.timeoutSecs && !launch &&
+      (co.assumeSafe || co.timeoutSecs >= relationalSplitMinSecs) &&
+      relationalApplies(co, /*beforeSafe=*/true);
   if (relationalNext)
     mco.timeoutSecs = std::max(1u, co.timeoutSecs / 5);
   Validation v = prove(mco);
