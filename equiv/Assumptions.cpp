@@ -13,6 +13,7 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/Executor.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -480,6 +481,37 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
               negZeroAddend |= ia.getValue().isSignMask();
       }
     });
+  // A factor or divisor of +-1, which the encoding folds (see
+  // Encoder::encodeApply).
+  bool unitFactor = false;
+  for (KernelOp k : {before, after})
+    k.walk([&](ApplyOp a) {
+      bool div = a.getFn() == "fdiv";
+      if ((a.getFn() != "fmul" && !div) || a.getNumOperands() != 2)
+        return;
+      for (unsigned i = div ? 1 : 0; i < 2; ++i) {
+        Value o = a.getOperand(i);
+        llvm::SmallVector<Value, 2> cands = {o};
+        if (auto sel = o.getDefiningOp<arith::SelectOp>())
+          cands = {sel.getTrueValue(), sel.getFalseValue()};
+        for (Value c : cands)
+          if (auto cst = c.getDefiningOp<arith::ConstantOp>())
+            if (auto ia = dyn_cast<IntegerAttr>(cst.getValue());
+                ia && (ia.getValue().getBitWidth() == 32 ||
+                       ia.getValue().getBitWidth() == 64)) {
+              llvm::APFloat f(ia.getValue().getBitWidth() == 32
+                                  ? llvm::APFloat::IEEEsingle()
+                                  : llvm::APFloat::IEEEdouble(),
+                              ia.getValue());
+              unitFactor |= f.isExactlyValue(1.0) || f.isExactlyValue(-1.0);
+            }
+      }
+    });
+  if (unitFactor)
+    result.assumptions.push_back(
+        "x * 1 and x / 1 are x, x * -1 and x / -1 are -x, as LLVM folds them "
+        "(they differ only in a NaN operand's sign and payload, which LLVM "
+        "leaves unspecified)");
   if (negZeroAddend)
     result.assumptions.push_back(
         "x + (-0.0) is x, as LLVM folds it (the two differ only in a NaN "

@@ -11,6 +11,7 @@
 #include "smt-encode/Encoder.h"
 #include "smt-encode/EncoderInternal.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -229,6 +230,43 @@ z3::expr Encoder::encodeApply(KernelModel &k, ApplyOp a, const Thread &t) {
         if (negZero(x.arg(1)))
           return z3::ite(x.arg(0), other, apply("fadd", {other, x.arg(2)}));
       }
+    }
+  }
+  // x * 1 and x / 1 are x, x * -1 and x / -1 are -x (but for a NaN x's
+  // sign and payload, which LLVM leaves unspecified): -O2 folds
+  // `x * (c ? -1.0f : 1.0f)` into `c ? -x : x`. A factor that is a select
+  // of such constants is the select of the folded products.
+  if ((a.getFn() == "fmul" || a.getFn() == "fdiv") && ops.size() == 2 &&
+      (w == 32 || w == 64) && ops[0].get_sort().bv_size() == w &&
+      ops[1].get_sort().bv_size() == w) {
+    bool div = a.getFn() == "fdiv";
+    const llvm::fltSemantics &sem =
+        w == 32 ? llvm::APFloat::IEEEsingle() : llvm::APFloat::IEEEdouble();
+    // The product of \p x and the constant \p c, where c is +-1.
+    auto unit = [&](const z3::expr &x,
+                    const z3::expr &c) -> std::optional<z3::expr> {
+      if (!c.is_numeral())
+        return std::nullopt;
+      llvm::APFloat f(sem, numeralOf(c, w));
+      if (f.isExactlyValue(1.0))
+        return x;
+      if (f.isExactlyValue(-1.0))
+        return apply("fneg", {x});
+      return std::nullopt;
+    };
+    auto product = [&](const z3::expr &x, const z3::expr &c) {
+      if (std::optional<z3::expr> r = unit(x, c))
+        return *r;
+      return apply(a.getFn().str(), div ? std::vector<z3::expr>{x, c}
+                                        : std::vector<z3::expr>{c, x});
+    };
+    for (int i = div ? 1 : 0; i < 2; ++i) {
+      const z3::expr &c = ops[i], &x = ops[1 - i];
+      if (std::optional<z3::expr> r = unit(x, c))
+        return *r;
+      if (c.is_app() && c.decl().decl_kind() == Z3_OP_ITE &&
+          (unit(x, c.arg(1)) || unit(x, c.arg(2))))
+        return z3::ite(c.arg(0), product(x, c.arg(1)), product(x, c.arg(2)));
     }
   }
   // An unsigned conversion of an integer whose sign bit is clear is the
