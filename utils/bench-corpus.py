@@ -9,7 +9,10 @@ with it and its default options, each compile under a memory cap
 (RLIMIT_AS) and a wall-clock limit. One line per file: kernels validated,
 plain time, time with the plugin, added time, the compile's peak resident
 memory, and the verdicts; then the worst files, the totals, the date and
-the machine. The corpus itself (public repositories) is never committed.
+the machine. The corpus itself (public repositories) is never committed:
+fetch each repository and extract its sources with
+utils/corpus-extract.sh GIT_DIR OWNER/NAME ROOT, which records the
+repository and commit the report names.
 
 Include directories: the file's own, every directory named Common, common,
 inc or include under its ROOT, and CUDA's cccl headers when they exist.

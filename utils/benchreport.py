@@ -37,6 +37,12 @@ def commit(path=ROOT, length=7):
     def git(*a):
         return subprocess.run(["git", "-C", path] + list(a),
                               capture_output=True, text=True).stdout.strip()
+    # A corpus root from utils/corpus-extract.sh names its source.
+    recorded = os.path.join(path, ".kv-corpus")
+    if os.path.exists(recorded):
+        with open(recorded) as f:
+            repo, sha = f.read().split()[:2]
+        return "%s %s" % (repo, sha[:length])
     try:
         head = git("rev-parse", "--short=%d" % length, "HEAD")
         dirty = git("status", "--porcelain", "--untracked-files=no")
