@@ -512,10 +512,17 @@ Driver::validateUnbounded(const std::optional<LaunchConfig> &launch) {
                             .count()
                   : -1;
     std::optional<Validation> r = proveRelationally(co, leftMs, beforeSafe);
-    if (r && beforeSafe && !co.assumeSafe)
+    // The safety checks it rests on hold where the assumptions do: the
+    // verdict lists both.
+    if (r && beforeSafe && !co.assumeSafe) {
+      std::vector<std::string> checked;
       for (const std::string &a : model->assumptions)
-        if (llvm::StringRef(a).starts_with("checked: the before kernel"))
-          r->result.assumptions.insert(r->result.assumptions.begin(), a);
+        if (llvm::StringRef(a).ends_with(" (--assume)") ||
+            llvm::StringRef(a).starts_with("checked: the before kernel"))
+          checked.push_back(a);
+      r->result.assumptions.insert(r->result.assumptions.begin(),
+                                   checked.begin(), checked.end());
+    }
     return r;
   };
   // The relational proof runs where the model's methods leave the pair

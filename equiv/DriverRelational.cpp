@@ -4,9 +4,9 @@
 // kernel's budget it gets. It assumes the before kernel free of races,
 // barrier divergence and undefined behaviour, so it runs where safety is
 // assumed (the plugin; --safety-checks=false) or where the model's safety
-// checks proved the before kernel free of races and divergence (the command
-// line), on kernels with a loop or a barrier (without either, the model's
-// own methods are complete).
+// checks proved the before kernel free of races, divergence and
+// out-of-bounds shared accesses (the command line), on kernels with a loop or a
+// barrier (without either, the model's own methods are complete).
 //
 //===----------------------------------------------------------------------===//
 
