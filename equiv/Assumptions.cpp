@@ -465,47 +465,37 @@ void listAssumptions(KernelOp before, KernelOp after, const CheckOptions &opts,
         (breakLoops.size() > 1 ? " stop" : " stops") +
         " within 2^31 iterations (a loop that never stops and has no "
         "volatile or atomic access is undefined behaviour in C++)");
-  // An addend of -0.0, which the encoding drops (see Encoder::encodeOp).
-  bool negZeroAddend = false;
-  for (KernelOp k : {before, after})
-    k.walk([&](ApplyOp a) {
-      if (a.getFn() != "fadd")
-        return;
-      for (Value o : a.getOperands()) {
-        llvm::SmallVector<Value, 2> cands = {o};
-        if (auto sel = o.getDefiningOp<arith::SelectOp>())
-          cands = {sel.getTrueValue(), sel.getFalseValue()};
-        for (Value c : cands)
-          if (auto cst = c.getDefiningOp<arith::ConstantOp>())
-            if (auto ia = dyn_cast<IntegerAttr>(cst.getValue()))
-              negZeroAddend |= ia.getValue().isSignMask();
-      }
-    });
-  // A factor or divisor of +-1, which the encoding folds (see
-  // Encoder::encodeApply).
-  bool unitFactor = false;
+  // An addend of -0.0, and a factor or divisor of +-1, which the encoding
+  // folds (see Encoder::encodeApply): an operand that is such a constant,
+  // or a select with such a constant arm.
+  bool negZeroAddend = false, unitFactor = false;
+  auto constantArms = [](Value o, llvm::function_ref<void(llvm::APInt)> f) {
+    llvm::SmallVector<Value, 2> cands = {o};
+    if (auto sel = o.getDefiningOp<arith::SelectOp>())
+      cands = {sel.getTrueValue(), sel.getFalseValue()};
+    for (Value c : cands)
+      if (auto cst = c.getDefiningOp<arith::ConstantOp>())
+        if (auto ia = dyn_cast<IntegerAttr>(cst.getValue()))
+          f(ia.getValue());
+  };
   for (KernelOp k : {before, after})
     k.walk([&](ApplyOp a) {
       bool div = a.getFn() == "fdiv";
+      if (a.getFn() == "fadd")
+        for (Value o : a.getOperands())
+          constantArms(o,
+                       [&](llvm::APInt v) { negZeroAddend |= v.isSignMask(); });
       if ((a.getFn() != "fmul" && !div) || a.getNumOperands() != 2)
         return;
-      for (unsigned i = div ? 1 : 0; i < 2; ++i) {
-        Value o = a.getOperand(i);
-        llvm::SmallVector<Value, 2> cands = {o};
-        if (auto sel = o.getDefiningOp<arith::SelectOp>())
-          cands = {sel.getTrueValue(), sel.getFalseValue()};
-        for (Value c : cands)
-          if (auto cst = c.getDefiningOp<arith::ConstantOp>())
-            if (auto ia = dyn_cast<IntegerAttr>(cst.getValue());
-                ia && (ia.getValue().getBitWidth() == 32 ||
-                       ia.getValue().getBitWidth() == 64)) {
-              llvm::APFloat f(ia.getValue().getBitWidth() == 32
-                                  ? llvm::APFloat::IEEEsingle()
-                                  : llvm::APFloat::IEEEdouble(),
-                              ia.getValue());
-              unitFactor |= f.isExactlyValue(1.0) || f.isExactlyValue(-1.0);
-            }
-      }
+      for (unsigned i = div ? 1 : 0; i < 2; ++i)
+        constantArms(a.getOperand(i), [&](llvm::APInt v) {
+          if (v.getBitWidth() != 32 && v.getBitWidth() != 64)
+            return;
+          llvm::APFloat f(v.getBitWidth() == 32 ? llvm::APFloat::IEEEsingle()
+                                                : llvm::APFloat::IEEEdouble(),
+                          v);
+          unitFactor |= f.isExactlyValue(1.0) || f.isExactlyValue(-1.0);
+        });
     });
   if (unitFactor)
     result.assumptions.push_back(
