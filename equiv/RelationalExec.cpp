@@ -203,7 +203,7 @@ bool Stepper::exec(Instruction &i) {
     default: {
       if (std::optional<z3::expr> c = exactFloatCompare(
               floatCompareName(*llvm::cast<FCmpInst>(cmp)), *a, *b)) {
-        set(i, *c);
+        set(i, bit(*c)); // a Boolean; values here are bit-vectors
         return true;
       }
       auto [p, swap] = canonical(cmp->getPredicate());

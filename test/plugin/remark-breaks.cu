@@ -8,7 +8,11 @@
 // exit of each conjunct), a copy that stops after a write, and a float sum
 // whose exit reads the accumulator.
 //
+// These are the model's proofs: with no time budget they run to the end
+// before the relational proof would (with one, a loaded machine can hand a
+// slow float sum to the relational proof, which then names itself).
 // RUN: %clang-cuda -O2 -S -fpass-plugin=%plugin -Rpass=kvalidate \
+// RUN:   -mllvm -kvalidate-timeout=0 \
 // RUN:   -mllvm -kvalidate-kernel=find -mllvm -kvalidate-kernel=copy_to_zero \
 // RUN:   -mllvm -kvalidate-kernel=sum_until -mllvm -kvalidate-kernel=sum_until_for \
 // RUN:   -mllvm -kvalidate-kernel=find_ptr -mllvm -kvalidate-kernel=chase \
