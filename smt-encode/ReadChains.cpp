@@ -15,6 +15,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -612,6 +613,10 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
                     << "\n";
             std::vector<z3::expr> tid = ob->tid, bid = ob->bid;
             std::map<Operation *, z3::expr> iters;
+            // All coordinates' digits put together: one id may be made of
+            // two (a block of 256 numbering a 16 x 16 tile: tid.x / 16 is
+            // the row, tid.x % 16 the column).
+            std::vector<std::pair<IndexMap::Digit, z3::expr>> all;
             bool made = true;
             for (auto &[coord, x] : eqs) {
               auto digits = coordinateDigits(k, coord, x);
@@ -619,10 +624,27 @@ Encoder::candidates(KernelModel &k, unsigned arg, unsigned interval,
                 made = false;
                 break;
               }
-              putDigits(*digits, tid, bid, iters);
+              all.insert(all.end(), digits->begin(), digits->end());
             }
             if (!made)
               continue;
+            putDigits(all, tid, bid, iters);
+            // The ids no digit gives do not number the cell: their value in
+            // the other launch may be none of k's (tid.y of a 16 x 16 block
+            // against a block of 256 threads). Id 0 is in every launch.
+            std::array<bool, 6> given{};
+            for (auto &[d, v] : all)
+              if (!d.loop)
+                given[(d.block ? 3 : 0) + d.axis] = true;
+            std::vector<z3::expr> tid0 = tid, bid0 = bid;
+            bool zeroed = false;
+            for (int a = 0; a < 6; ++a)
+              if (!given[a]) {
+                (a < 3 ? tid0 : bid0)[a % 3] = ctx.bv_val(0, 32);
+                zeroed = true;
+              }
+            if (zeroed)
+              addMade(std::move(tid0), std::move(bid0), iters, "match0");
             addMade(std::move(tid), std::move(bid), std::move(iters), "match");
           }
     }

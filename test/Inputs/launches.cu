@@ -28,8 +28,9 @@ __global__ void scale_strided(int *out, const int *in, int k, int len) {
     out[i + blockDim.x] = k * in[i + blockDim.x];
 }
 
-// Naive matrix-vector rows in 2-D blocks of 16 x 16 and in one dimension
-// of 256 threads: the same element per thread, numbered differently.
+// An element-wise sum of matrices in 2-D blocks of 16 x 16 and in one
+// dimension of 256 threads: the same element per thread, numbered
+// differently (threadIdx.x / 16 is the row in the tile, % 16 the column).
 __global__ void add2d(float *c, const float *a, const float *b, int n) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -40,6 +41,15 @@ __global__ void add2d(float *c, const float *a, const float *b, int n) {
 __global__ void add1d(float *c, const float *a, const float *b, int n) {
   int row = blockIdx.y * 16 + threadIdx.x / 16;
   int col = blockIdx.x * 16 + threadIdx.x % 16;
+  if (row < n && col < n)
+    c[row * n + col] = a[row * n + col] + b[row * n + col];
+}
+
+// The same in tiles of 32 x 8: a block of 256 threads, four warps along
+// the row.
+__global__ void add1d_wide(float *c, const float *a, const float *b, int n) {
+  int row = blockIdx.y * 8 + threadIdx.x / 32;
+  int col = blockIdx.x * 32 + threadIdx.x % 32;
   if (row < n && col < n)
     c[row * n + col] = a[row * n + col] + b[row * n + col];
 }
